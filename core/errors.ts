@@ -1,0 +1,88 @@
+// The one table of Lightwire error codes. Every layer throws or returns a LightwireError built from it;
+// each face translates at its border (HTTP status from `httpStatus`, Node-RED done(err), HomeKit status).
+// This module imports nothing, so core/protocol may use it without depending on the rest of core.
+
+interface ErrorSpec<P> {
+  readonly httpStatus: number;
+  readonly message: (params: P) => string;
+}
+
+function spec<P>(httpStatus: number, message: (params: P) => string): ErrorSpec<P> {
+  return { httpStatus, message };
+}
+
+export const ERRORS = {
+  // core/protocol: decoding never throws, it returns one of these.
+  DATAGRAM_TOO_SHORT: spec<{ lengthBytes: number }>(
+    400,
+    (p) => `datagram is ${p.lengthBytes} bytes; a LIFX header needs 36`,
+  ),
+  SIZE_MISMATCH: spec<{ sizeField: number; lengthBytes: number }>(
+    400,
+    (p) => `header size field says ${p.sizeField} bytes but the datagram is ${p.lengthBytes} bytes`,
+  ),
+  PROTOCOL_UNSUPPORTED: spec<{ protocol: number }>(
+    400,
+    (p) => `protocol number ${p.protocol} is not 1024 (LIFX LAN v2)`,
+  ),
+  PAYLOAD_TOO_SHORT: spec<{ messageName: string; type: number; payloadBytes: number; neededBytes: number }>(
+    400,
+    (p) => `${p.messageName} (type ${p.type}) needs ${p.neededBytes} payload bytes, got ${p.payloadBytes}`,
+  ),
+  // core/protocol: encoding rejects values that do not fit their field.
+  VALUE_OUT_OF_RANGE: spec<{ field: string; value: string; expected: string }>(
+    400,
+    (p) => `field ${p.field}: ${p.value} is not ${p.expected}`,
+  ),
+  MESSAGE_UNKNOWN: spec<{ message: string }>(400, (p) => `unknown message ${p.message}`),
+  HEX_INVALID: spec<{ reason: string }>(400, (p) => `not a hex datagram: ${p.reason}`),
+  SERIAL_INVALID: spec<{ serial: string }>(
+    400,
+    (p) => `serial ${JSON.stringify(p.serial)} is not 12 hex digits (like d073d5001337)`,
+  ),
+  // core/protocol/products
+  PRODUCT_DATA_INVALID: spec<{ reason: string }>(500, (p) => `product registry data is invalid: ${p.reason}`),
+  // core/simulator
+  FLEET_INVALID: spec<{ path: string; reason: string }>(
+    400,
+    (p) => `fleet ${p.path ? `${p.path}: ` : ''}${p.reason}`,
+  ),
+  ADDRESS_IN_USE: spec<{ address: string; port: number }>(
+    409,
+    (p) => `UDP ${p.address}:${p.port} is already in use by another program`,
+  ),
+  ADDRESS_UNAVAILABLE: spec<{ address: string; port: number; reason: string }>(
+    500,
+    (p) => `cannot bind UDP ${p.address}:${p.port}: ${p.reason}`,
+  ),
+  LIGHT_NOT_FOUND: spec<{ serial: string }>(404, (p) => `no virtual light with serial ${p.serial}`),
+  CONTROL_REQUEST_INVALID: spec<{ reason: string }>(400, (p) => `control request invalid: ${p.reason}`),
+  // core/cli
+  CLI_USAGE: spec<{ reason: string }>(400, (p) => p.reason),
+} as const;
+
+export type ErrorCode = keyof typeof ERRORS;
+export type ErrorParams<C extends ErrorCode> = Parameters<(typeof ERRORS)[C]['message']>[0];
+
+export class LightwireError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
+  readonly params: ErrorParams<C>;
+  readonly httpStatus: number;
+
+  constructor(code: C, params: ErrorParams<C>) {
+    const entry = ERRORS[code] as ErrorSpec<ErrorParams<C>>;
+    super(entry.message(params));
+    this.name = 'LightwireError';
+    this.code = code;
+    this.params = params;
+    this.httpStatus = entry.httpStatus;
+  }
+
+  toJSON(): { code: C; message: string; params: ErrorParams<C> } {
+    return { code: this.code, message: this.message, params: this.params };
+  }
+}
+
+export function isLightwireError<C extends ErrorCode>(err: unknown, code?: C): err is LightwireError<C> {
+  return err instanceof LightwireError && (code === undefined || err.code === code);
+}

@@ -1,0 +1,46 @@
+// MultiZone namespace, types 501-512 (lan-protocol.md §3 "MultiZone").
+
+import { message } from './message.js';
+import { ENUMS, Hsbk, MultiZoneEffectSettings, array, enumOf, field, u16, u32, u8 } from './structs.js';
+
+const apply = enumOf(u8, ENUMS.MultiZoneApplicationRequest);
+
+export const MULTIZONE = {
+  SetColorZones: message(
+    501,
+    [
+      field('startIndex', u8),
+      field('endIndex', u8),
+      field('color', Hsbk),
+      field('durationMs', u32, 'ms'),
+      field('apply', apply),
+    ],
+    { reply: 'StateMultiZone' },
+  ),
+  // One StateZone when start = end, otherwise StateMultiZone messages of 8 zones (§1.6).
+  GetColorZones: message(502, [field('startIndex', u8), field('endIndex', u8)], { reply: 'StateMultiZone' }),
+  StateZone: message(503, [field('count', u8), field('index', u8), field('color', Hsbk)]),
+  StateMultiZone: message(506, [field('count', u8), field('index', u8), field('colors', array(Hsbk, 8))]),
+  GetMultiZoneEffect: message(507, [], { reply: 'StateMultiZoneEffect' }),
+  SetMultiZoneEffect: message(508, [field('settings', MultiZoneEffectSettings)], { reply: 'StateMultiZoneEffect' }),
+  StateMultiZoneEffect: message(509, [field('settings', MultiZoneEffectSettings)]),
+  SetExtendedColorZones: message(
+    510,
+    [
+      field('durationMs', u32, 'ms'),
+      field('apply', apply),
+      field('index', u16),
+      field('colorsCount', u8),
+      field('colors', array(Hsbk, 82)),
+    ],
+    { reply: 'StateExtendedColorZones' },
+  ),
+  // ceil(zones / 82) replies (§1.6, §7.3 pitfall 14).
+  GetExtendedColorZones: message(511, [], { reply: 'StateExtendedColorZones' }),
+  StateExtendedColorZones: message(512, [
+    field('count', u16),
+    field('index', u16),
+    field('colorsCount', u8),
+    field('colors', array(Hsbk, 82)),
+  ]),
+} as const;
