@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { decodeCommand, parseHex } from '../../core/cli/decode.js';
+import { main } from '../../core/cli/main.js';
+import { isLightwireError } from '../../core/errors.js';
+import { captureIO } from '../helpers/cli-io.js';
+
+// lan-protocol.md §6 V6: SetColor unicast with ack+res.
+const V6 = '3100001480dd8f29d073d522932200000000000000000301000000000000000066000000001c079919ff7fc409e8030000';
+
+describe('lightwire decode', () => {
+  it('prints a SetColor datagram with hue in degrees, fractions and seconds', async () => {
+    const io = captureIO();
+    const code = await decodeCommand.run([V6], io);
+    expect(code).to.equal(0);
+    const out = JSON.parse(io.out());
+    expect(out.message).to.equal('SetColor');
+    expect(out.header).to.include({ source: 697294208, target: 'd073d5229322', ackRequired: true, resRequired: true, sequence: 1, type: 102 });
+    expect(out.payload).to.deep.equal({ color: { hue: 10, saturation: 0.1, brightness: 0.5, kelvin: 2500 }, durationS: 1 });
+  });
+
+  it('prints wire units with --wire', async () => {
+    const io = captureIO();
+    expect(await decodeCommand.run(['--wire', V6], io)).to.equal(0);
+    expect(JSON.parse(io.out()).payload).to.deep.equal({
+      color: { hue: 1820, saturation: 6553, brightness: 32767, kelvin: 2500 },
+      durationMs: 1000,
+    });
+  });
+
+  it('accepts hex split by spaces and colons, with a 0x prefix', async () => {
+    const io = captureIO();
+    const spaced = `0x${V6.match(/../g)!.join(' ')}`;
+    expect(await decodeCommand.run(spaced.split(' '), io)).to.equal(0);
+    expect(JSON.parse(io.out()).message).to.equal('SetColor');
+    expect(parseHex('24:00').equals(Buffer.from([0x24, 0]))).to.equal(true);
+  });
+
+  it('shows an unknown message type with its raw payload', async () => {
+    // A 38-byte datagram of type 406 (seen unsolicited on real networks, lan-protocol.md §1.5).
+    const hex = '260000140000000000000000000000000000000000000000000000000000000096010000abcd';
+    const io = captureIO();
+    expect(await decodeCommand.run([hex], io)).to.equal(0);
+    const out = JSON.parse(io.out());
+    expect(out.message).to.equal('Unknown(406)');
+    expect(out.payload).to.equal('abcd');
+  });
+
+  it('exits 2 with a clear message for input that is not hex', async () => {
+    const io = captureIO();
+    expect(await decodeCommand.run(['24zz'], io)).to.equal(2);
+    expect(io.err()).to.match(/not a hex datagram: character "z"/);
+    expect(io.out()).to.equal('');
+  });
+
+  it('exits 2 naming the error code for a datagram that does not decode', async () => {
+    const io = captureIO();
+    expect(await decodeCommand.run(['240000'], io)).to.equal(2);
+    expect(io.err()).to.contain('DATAGRAM_TOO_SHORT');
+  });
+
+  it('exits 2 for an odd number of hex digits and for no input', async () => {
+    const odd = captureIO();
+    expect(await decodeCommand.run(['240'], odd)).to.equal(2);
+    expect(odd.err()).to.contain('odd number of hex digits');
+    const none = captureIO();
+    expect(await decodeCommand.run([], none)).to.equal(2);
+    expect(none.err()).to.contain('Usage: lightwire decode');
+  });
+
+  it('throws coded errors from parseHex', () => {
+    expect(() => parseHex('')).to.throw().that.satisfies((e: unknown) => isLightwireError(e, 'HEX_INVALID'));
+  });
+
+  it('prints its help with --help and exits 0', async () => {
+    const io = captureIO();
+    expect(await decodeCommand.run(['--help'], io)).to.equal(0);
+    expect(io.out()).to.contain('Usage: lightwire decode');
+  });
+});
+
+describe('lightwire (top level)', () => {
+  it('lists the commands with --help', async () => {
+    const io = captureIO();
+    expect(await main(['--help'], io)).to.equal(0);
+    expect(io.out()).to.contain('decode');
+  });
+
+  it('exits 2 for an unknown command and names it', async () => {
+    const io = captureIO();
+    expect(await main(['frobnicate'], io)).to.equal(2);
+    expect(io.err()).to.contain('unknown command "frobnicate"');
+  });
+
+  it('prints the package version', async () => {
+    const io = captureIO();
+    expect(await main(['--version'], io)).to.equal(0);
+    expect(io.out().trim()).to.match(/^\d+\.\d+\.\d+$/);
+  });
+});
