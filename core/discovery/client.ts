@@ -1,0 +1,292 @@
+// LightClient: the one object that owns the socket, the requester, the registry, discovery and the
+// background refresh. start() / stop(); a stopped client leaves no timer and no socket behind.
+
+import { EventEmitter } from 'node:events';
+import { LightwireError } from '../errors.js';
+import {
+  hsbkFromWire,
+  powerFromWire,
+  PRODUCTS,
+  signalQuality,
+  signalToRssi,
+  nsToSeconds,
+  type KnownPacket,
+  type Product,
+} from '../protocol/index.js';
+import { transportOptions, type TransportOptions } from '../transport/options.js';
+import { Requester, type DeviceAddress } from '../transport/requester.js';
+import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
+import { discoveryOptions, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
+import { LightRegistry, type FactValues, type LightRecord, type RegistryEvents } from './registry.js';
+
+export interface LightClientOptions {
+  readonly transport?: Partial<TransportOptions>;
+  readonly discovery?: DiscoveryOptionsInput;
+}
+
+export interface ClientEvents extends RegistryEvents {
+  /** Something went wrong in the background (a socket error); the client keeps running. */
+  error: [Error];
+}
+
+/** How many sweep probes are in flight at once, so a /22 sweep does not burst 1022 packets. */
+const SWEEP_CONCURRENCY = 32;
+const SWEEP_PROBE_TIMEOUT_MS = 600;
+
+export class LightClient extends EventEmitter<ClientEvents> {
+  readonly transportOptions: TransportOptions;
+  readonly discoveryOptions: DiscoveryOptions;
+  readonly registry: LightRegistry;
+  private endpoint: DatagramEndpoint | undefined;
+  private requesterInstance: Requester | undefined;
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly infoInFlight = new Map<string, Promise<void>>();
+  private running = false;
+
+  constructor(options: LightClientOptions = {}) {
+    super();
+    this.transportOptions = transportOptions(options.transport);
+    this.discoveryOptions = discoveryOptions(options.discovery);
+    this.registry = new LightRegistry(this.discoveryOptions.offlineAfterMisses);
+    for (const event of ['added', 'changed', 'offline', 'online'] as const) {
+      this.registry.on(event, (...args: unknown[]) => (this.emit as (e: string, ...a: unknown[]) => boolean)(event, ...args));
+    }
+    this.registry.on('added', (light) => this.onAdded(light));
+  }
+
+  get started(): boolean {
+    return this.running;
+  }
+
+  get requester(): Requester {
+    if (!this.requesterInstance) throw new LightwireError('CLIENT_STOPPED', {});
+    return this.requesterInstance;
+  }
+
+  /** Opens the socket and starts discovery. `endpoint` replaces the UDP socket (tests). */
+  async start(endpoint?: DatagramEndpoint): Promise<void> {
+    if (this.running) return;
+    const o = this.transportOptions;
+    this.endpoint =
+      endpoint ??
+      (await UdpEndpoint.open({
+        bindAddress: o.bindAddress,
+        bindPort: o.bindPort,
+        receiveBufferBytes: o.receiveBufferBytes,
+        onError: (err) => this.emit('error', err),
+      }));
+    this.requesterInstance = new Requester(this.endpoint, o);
+    this.requesterInstance.onPacket((packet, from) => this.onPacket(packet as KnownPacket, from));
+    this.running = true;
+    const d = this.discoveryOptions;
+    for (const offsetMs of d.burstScheduleMs) this.after(offsetMs, () => this.discoverNow());
+    const lastBurstMs = d.burstScheduleMs.length > 0 ? Math.max(...d.burstScheduleMs) : 0;
+    this.every(lastBurstMs + d.heartbeatMs, d.heartbeatMs, () => this.discoverNow());
+    if (d.sweepSubnets.length > 0) {
+      this.after(0, () => void this.sweep());
+      this.every(d.sweepIntervalMs, d.sweepIntervalMs, () => void this.sweep());
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.requesterInstance?.close();
+    await this.endpoint?.close();
+    this.endpoint = undefined;
+    this.requesterInstance = undefined;
+  }
+
+  /** Broadcasts GetService to every configured address and probes every static host, once. */
+  discoverNow(): void {
+    if (!this.running) return;
+    const d = this.discoveryOptions;
+    for (const address of d.broadcastAddresses) {
+      this.requester.broadcast(address, d.port, 'GetService', {}).catch((err: Error) => this.backgroundError(err));
+    }
+    for (const host of d.staticHosts) {
+      this.requester.probe(host.address, host.port, { timeoutMs: d.readTimeoutMs }).catch((err: Error) => this.backgroundError(err));
+    }
+  }
+
+  /** Probes every host of the configured subnets by unicast GetService (VLANs, routed networks). */
+  async sweep(): Promise<number> {
+    const hosts = this.discoveryOptions.sweepSubnets.flatMap(subnetHosts);
+    let found = 0;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (this.running && next < hosts.length) {
+        const address = hosts[next++]!;
+        const replies = await this.requester
+          .probe(address, this.discoveryOptions.port, { timeoutMs: SWEEP_PROBE_TIMEOUT_MS })
+          .catch(() => []);
+        if (replies.length > 0) found++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SWEEP_CONCURRENCY, hosts.length) }, worker));
+    return found;
+  }
+
+  /** The lights known so far, in serial order. */
+  lights(): LightRecord[] {
+    return this.registry.all();
+  }
+
+  /** Where to send to a light, or undefined when it is unknown. */
+  addressOf(serial: string): DeviceAddress | undefined {
+    const r = this.registry.get(serial);
+    return r ? { serial: r.serial, address: r.address, port: r.port } : undefined;
+  }
+
+  /** Waits until `count` lights are known or the time is up; resolves with the lights known then. */
+  waitForLights(count: number, timeoutMs: number): Promise<LightRecord[]> {
+    return new Promise((resolve) => {
+      if (this.registry.size >= count) return resolve(this.lights());
+      const done = (): void => {
+        clearTimeout(timer);
+        this.timers.delete(timer);
+        this.registry.off('added', check);
+        resolve(this.lights());
+      };
+      const check = (): void => {
+        if (this.registry.size >= count) done();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.timers.add(timer);
+      this.registry.on('added', check);
+    });
+  }
+
+  /** Reads colour, power and label (or power, for non-lights). A failure counts as a miss. */
+  async refreshState(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<LightRecord | undefined> {
+    const device = this.addressOf(serial);
+    if (!device || !this.running) return undefined;
+    const product = this.registry.get(serial)?.facts.product?.value;
+    try {
+      if (product && !product.capabilities.isLight) {
+        const reply = await this.requester.get(device, 'GetPower', {}, { timeoutMs });
+        if (reply.name === 'StatePower') this.registry.update(serial, { power: powerFromWire(reply.payload.level) });
+      } else {
+        const reply = await this.requester.get(device, 'GetColor', {}, { timeoutMs });
+        if (reply.name === 'LightState') {
+          this.registry.update(serial, {
+            color: hsbkFromWire(reply.payload.color),
+            power: powerFromWire(reply.payload.power),
+            label: reply.payload.label,
+          });
+        }
+      }
+      this.registry.answered(serial);
+    } catch (err) {
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.registry.missed(serial);
+      else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+    }
+    return this.registry.get(serial);
+  }
+
+  /** Reads product, firmware, label, group, location, wifi and uptime. Concurrent calls share one read. */
+  refreshInfo(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<void> {
+    const running = this.infoInFlight.get(serial);
+    if (running) return running;
+    const promise = this.readInfo(serial, timeoutMs).finally(() => this.infoInFlight.delete(serial));
+    this.infoInFlight.set(serial, promise);
+    return promise;
+  }
+
+  private async readInfo(serial: string, timeoutMs: number): Promise<void> {
+    const device = this.addressOf(serial);
+    if (!device || !this.running) return;
+    const r = this.requester;
+    const read = (name: Parameters<Requester['get']>[1]): Promise<KnownPacket | undefined> =>
+      r.get(device, name, {} as never, { timeoutMs }).catch((err: unknown) => {
+        if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+        return undefined;
+      });
+    const [version, firmware, group, location, wifi, info] = await Promise.all([
+      read('GetVersion'),
+      read('GetHostFirmware'),
+      read('GetGroup'),
+      read('GetLocation'),
+      read('GetWifiInfo'),
+      read('GetInfo'),
+    ]);
+    const facts: FactValues = {};
+    let product: Product | undefined;
+    const fw = firmware?.name === 'StateHostFirmware' ? firmware.payload : undefined;
+    if (fw) facts.firmware = { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs };
+    if (version?.name === 'StateVersion') {
+      product = PRODUCTS.get(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
+      facts.product = product;
+    }
+    if (group?.name === 'StateGroup') {
+      facts.group = { id: group.payload.group, label: group.payload.label, updatedAtNs: group.payload.updatedAtNs };
+    }
+    if (location?.name === 'StateLocation') {
+      facts.location = { id: location.payload.location, label: location.payload.label, updatedAtNs: location.payload.updatedAtNs };
+    }
+    if (wifi?.name === 'StateWifiInfo') {
+      const signal = wifi.payload.signal;
+      facts.wifi = { signal, rssi: signal > 0 ? signalToRssi(signal) : 0, quality: signalQuality(signal) };
+    }
+    if (info?.name === 'StateInfo') facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
+    this.registry.update(serial, facts);
+    if (product?.capabilities.infrared) {
+      const ir = await read('GetInfrared');
+      if (ir?.name === 'StateInfrared') this.registry.update(serial, { infrared: ir.payload.brightness / 0xffff });
+    }
+  }
+
+  private onPacket(packet: KnownPacket, from: RemoteAddress): void {
+    if (packet.name !== 'StateService') {
+      if (packet.header.target !== '000000000000') this.registry.answered(packet.header.target);
+      return;
+    }
+    // Only service 1 (UDP) counts; port 0 means "unavailable" (lan-protocol.md §1.6).
+    if (packet.payload.service !== 1 || packet.payload.port === 0) return;
+    this.registry.seen(packet.header.target, from.address, packet.payload.port);
+  }
+
+  private onAdded(light: LightRecord): void {
+    if (!this.running) return;
+    const d = this.discoveryOptions;
+    // Spread the first read of each light over a short window, then refresh with jitter (users.md).
+    const jitter = (ms: number): number => Math.round(ms * (0.9 + Math.random() * 0.2));
+    this.after(Math.round(Math.random() * 250), () => {
+      void this.refreshInfo(light.serial);
+      void this.refreshState(light.serial);
+    });
+    if (d.refreshIntervalMs > 0) {
+      const loop = (): void => {
+        void this.refreshState(light.serial).finally(() => this.after(jitter(d.refreshIntervalMs), loop));
+      };
+      this.after(Math.round(Math.random() * d.refreshIntervalMs) + d.refreshIntervalMs, loop);
+      const infoLoop = (): void => {
+        void this.refreshInfo(light.serial).finally(() => this.after(jitter(d.infoRefreshIntervalMs), infoLoop));
+      };
+      this.after(jitter(d.infoRefreshIntervalMs), infoLoop);
+    }
+  }
+
+  private after(delayMs: number, fn: () => void): void {
+    if (!this.running) return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      if (this.running) fn();
+    }, delayMs);
+    this.timers.add(t);
+  }
+
+  private every(firstMs: number, intervalMs: number, fn: () => void): void {
+    this.after(firstMs, () => {
+      fn();
+      this.every(intervalMs, intervalMs, fn);
+    });
+  }
+
+  private backgroundError(err: Error): void {
+    if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) return;
+    if (this.listenerCount('error') > 0) this.emit('error', err);
+  }
+}

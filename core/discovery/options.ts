@@ -1,0 +1,121 @@
+// Discovery options: validated once, frozen, units in the names.
+
+import { isIPv4 } from 'node:net';
+import os from 'node:os';
+import { LightwireError } from '../errors.js';
+
+export const LIFX_PORT = 56700;
+
+export interface StaticHost {
+  readonly address: string;
+  readonly port: number;
+}
+
+export interface DiscoveryOptions {
+  /** Where GetService is broadcast. Default: the broadcast address of each IPv4 interface. */
+  readonly broadcastAddresses: readonly string[];
+  /** The port lights listen on for broadcasts. */
+  readonly port: number;
+  /** Lights behind routers or on other VLANs, probed by unicast GetService (`ip[:port]`). */
+  readonly staticHosts: readonly StaticHost[];
+  /** Subnets swept host by host with unicast GetService (CIDR, at most /22 each). */
+  readonly sweepSubnets: readonly string[];
+  /** Offsets of the start-up burst of broadcasts (users.md: re-broadcasting found 72-73 of 73 bulbs). */
+  readonly burstScheduleMs: readonly number[];
+  /** After the burst, one broadcast (and static-host probe) this often. */
+  readonly heartbeatMs: number;
+  /** How often the subnets are swept again. */
+  readonly sweepIntervalMs: number;
+  /** How often each light's state (colour, power, label) is read in the background; 0 turns refresh off. */
+  readonly refreshIntervalMs: number;
+  /** How often slow-changing facts (firmware, group, location, wifi, uptime) are read again. */
+  readonly infoRefreshIntervalMs: number;
+  /** Consecutive failed reads before a light is marked offline (users.md: one miss is not "offline"). */
+  readonly offlineAfterMisses: number;
+  /** Deadline of one background read. */
+  readonly readTimeoutMs: number;
+}
+
+export const DEFAULT_BURST_SCHEDULE_MS = Object.freeze([0, 600, 1800, 3600, 5600, 7600]);
+
+export function interfaceBroadcastAddresses(
+  interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> = os.networkInterfaces(),
+): string[] {
+  const out = new Set<string>();
+  for (const infos of Object.values(interfaces)) {
+    for (const info of infos ?? []) {
+      if (info.family !== 'IPv4' || info.internal) continue;
+      const addr = ipv4ToInt(info.address);
+      const mask = ipv4ToInt(info.netmask);
+      out.add(intToIpv4((addr | ~mask) >>> 0));
+    }
+  }
+  return [...out];
+}
+
+export function ipv4ToInt(address: string): number {
+  return address.split('.').reduce((acc, part) => ((acc << 8) | Number(part)) >>> 0, 0);
+}
+
+export function intToIpv4(value: number): string {
+  return [24, 16, 8, 0].map((shift) => (value >>> shift) & 0xff).join('.');
+}
+
+function invalid(option: string, reason: string): never {
+  throw new LightwireError('OPTIONS_INVALID', { option, reason });
+}
+
+export function parseHost(text: string, defaultPort = LIFX_PORT): StaticHost {
+  const match = /^([^:]+)(?::(\d+))?$/.exec(text.trim());
+  const address = match?.[1] ?? '';
+  const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
+  if (!isIPv4(address)) invalid('staticHosts', `entry ${JSON.stringify(text)} is not an IPv4 address with an optional :port`);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) invalid('staticHosts', `entry ${JSON.stringify(text)} has a bad port`);
+  return Object.freeze({ address, port });
+}
+
+/** The host addresses of a CIDR subnet (network and broadcast addresses excluded). */
+export function subnetHosts(cidr: string): string[] {
+  const match = /^(\d+\.\d+\.\d+\.\d+)\/(\d+)$/.exec(cidr.trim());
+  if (!match || !isIPv4(match[1]!)) invalid('sweepSubnets', `${JSON.stringify(cidr)} is not a CIDR subnet like 172.20.4.0/24`);
+  const bits = Number(match[2]);
+  if (bits < 22 || bits > 30) invalid('sweepSubnets', `${cidr}: prefix must be /22 to /30 (at most 1022 hosts per subnet)`);
+  const size = 2 ** (32 - bits);
+  const network = (ipv4ToInt(match[1]!) & ~(size - 1)) >>> 0;
+  return Array.from({ length: size - 2 }, (_, i) => intToIpv4(network + 1 + i));
+}
+
+function intAtLeast(name: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) invalid(name, `must be an integer >= ${min}`);
+  return value;
+}
+
+export interface DiscoveryOptionsInput extends Partial<Omit<DiscoveryOptions, 'staticHosts'>> {
+  /** `ip[:port]` strings or parsed hosts. */
+  readonly staticHosts?: readonly (string | StaticHost)[];
+}
+
+export function discoveryOptions(input: DiscoveryOptionsInput = {}): DiscoveryOptions {
+  const broadcastAddresses = input.broadcastAddresses ?? interfaceBroadcastAddresses();
+  for (const a of broadcastAddresses) if (!isIPv4(a)) invalid('broadcastAddresses', `${JSON.stringify(a)} is not an IPv4 address`);
+  const staticHosts = (input.staticHosts ?? []).map((h) => (typeof h === 'string' ? parseHost(h) : parseHost(`${h.address}:${h.port}`)));
+  const sweepSubnets = input.sweepSubnets ?? [];
+  sweepSubnets.forEach(subnetHosts);
+  const burst = input.burstScheduleMs ?? DEFAULT_BURST_SCHEDULE_MS;
+  burst.forEach((v, i) => intAtLeast(`burstScheduleMs[${i}]`, v, 0));
+  const o: DiscoveryOptions = {
+    broadcastAddresses: Object.freeze([...broadcastAddresses]),
+    port: intAtLeast('port', input.port ?? LIFX_PORT, 1),
+    staticHosts: Object.freeze(staticHosts),
+    sweepSubnets: Object.freeze([...sweepSubnets]),
+    burstScheduleMs: Object.freeze([...burst]),
+    heartbeatMs: intAtLeast('heartbeatMs', input.heartbeatMs ?? 20_000, 100),
+    sweepIntervalMs: intAtLeast('sweepIntervalMs', input.sweepIntervalMs ?? 300_000, 1000),
+    refreshIntervalMs: intAtLeast('refreshIntervalMs', input.refreshIntervalMs ?? 10_000, 0),
+    infoRefreshIntervalMs: intAtLeast('infoRefreshIntervalMs', input.infoRefreshIntervalMs ?? 300_000, 1000),
+    offlineAfterMisses: intAtLeast('offlineAfterMisses', input.offlineAfterMisses ?? 3, 1),
+    readTimeoutMs: intAtLeast('readTimeoutMs', input.readTimeoutMs ?? 3000, 1),
+  };
+  if (o.port > 65535) invalid('port', 'must be at most 65535');
+  return Object.freeze(o);
+}

@@ -1,0 +1,182 @@
+// What the client knows about each light, keyed by serial: where it is, when it was last seen, whether
+// it is online, and each fact with the time it was read. Emits added / changed / offline / online.
+
+import { EventEmitter } from 'node:events';
+import type { FirmwareVersion, Hsbk, PowerState, Product, SignalQuality } from '../protocol/index.js';
+
+export interface Fact<T> {
+  readonly value: T;
+  /** Epoch ms when the value was read from the light. */
+  readonly readAt: number;
+}
+
+export interface GroupMembership {
+  /** 32 hex digits. */
+  readonly id: string;
+  /** The label this light carries for the group; see LightRegistry.groupLabel for the resolved one. */
+  readonly label: string;
+  readonly updatedAtNs: bigint;
+}
+
+export interface WifiInfo {
+  readonly signal: number;
+  readonly rssi: number;
+  readonly quality: SignalQuality;
+}
+
+export interface FirmwareInfo extends FirmwareVersion {
+  readonly buildNs: bigint;
+}
+
+export interface LightFacts {
+  readonly label?: Fact<string>;
+  readonly power?: Fact<PowerState>;
+  readonly color?: Fact<Hsbk>;
+  readonly product?: Fact<Product>;
+  readonly firmware?: Fact<FirmwareInfo>;
+  readonly group?: Fact<GroupMembership>;
+  readonly location?: Fact<GroupMembership>;
+  readonly wifi?: Fact<WifiInfo>;
+  readonly uptimeS?: Fact<number>;
+  readonly infrared?: Fact<number>;
+}
+
+export interface LightRecord {
+  readonly serial: string;
+  readonly address: string;
+  readonly port: number;
+  /** Epoch ms. */
+  readonly firstSeenAt: number;
+  /** Epoch ms of the last packet from this light. */
+  readonly lastSeenAt: number;
+  readonly online: boolean;
+  /** Consecutive failed reads. */
+  readonly misses: number;
+  readonly facts: LightFacts;
+}
+
+/** Fact values as read, before they get their read time. */
+export type FactValues = { -readonly [K in keyof LightFacts]?: NonNullable<LightFacts[K]>['value'] };
+
+export interface RegistryEvents {
+  added: [LightRecord];
+  changed: [LightRecord, readonly string[]];
+  offline: [LightRecord];
+  online: [LightRecord];
+}
+
+type MutableRecord = { -readonly [K in keyof LightRecord]: LightRecord[K] } & { facts: { -readonly [K in keyof LightFacts]: LightFacts[K] } };
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+export class LightRegistry extends EventEmitter<RegistryEvents> {
+  private readonly lights = new Map<string, MutableRecord>();
+
+  constructor(
+    private readonly offlineAfterMisses: number,
+    private readonly clock: () => number = Date.now,
+  ) {
+    super();
+  }
+
+  get size(): number {
+    return this.lights.size;
+  }
+
+  get(serial: string): LightRecord | undefined {
+    const r = this.lights.get(serial);
+    return r ? snapshot(r) : undefined;
+  }
+
+  /** Every known light, in a stable order (by serial). */
+  all(): LightRecord[] {
+    return [...this.lights.values()].sort((a, b) => (a.serial < b.serial ? -1 : 1)).map(snapshot);
+  }
+
+  /** A packet came from this light at this address: adds it, follows an address change, marks it online. */
+  seen(serial: string, address: string, port: number): void {
+    const now = this.clock();
+    const existing = this.lights.get(serial);
+    if (existing === undefined) {
+      const record: MutableRecord = { serial, address, port, firstSeenAt: now, lastSeenAt: now, online: true, misses: 0, facts: {} };
+      this.lights.set(serial, record);
+      this.emit('added', snapshot(record));
+      return;
+    }
+    existing.lastSeenAt = now;
+    existing.misses = 0;
+    if (existing.address !== address || existing.port !== port) {
+      existing.address = address;
+      existing.port = port;
+      this.emit('changed', snapshot(existing), ['address']);
+    }
+    if (!existing.online) {
+      existing.online = true;
+      this.emit('online', snapshot(existing));
+    }
+  }
+
+  /** A light answered a request (any reply counts as seen, without moving its address). */
+  answered(serial: string): void {
+    const r = this.lights.get(serial);
+    if (r) this.seen(serial, r.address, r.port);
+  }
+
+  /** A read failed. After offlineAfterMisses in a row the light is offline. */
+  missed(serial: string): void {
+    const r = this.lights.get(serial);
+    if (r === undefined) return;
+    r.misses++;
+    if (r.online && r.misses >= this.offlineAfterMisses) {
+      r.online = false;
+      this.emit('offline', snapshot(r));
+    }
+  }
+
+  /** Records facts just read; emits `changed` naming the facts whose values differ. */
+  update(serial: string, facts: FactValues): void {
+    const r = this.lights.get(serial);
+    if (r === undefined) return;
+    const now = this.clock();
+    const changed: string[] = [];
+    for (const [key, value] of Object.entries(facts) as [keyof LightFacts, unknown][]) {
+      if (value === undefined) continue;
+      const before = r.facts[key];
+      if (!before || !sameValue(before.value, value)) changed.push(key);
+      (r.facts as Record<string, Fact<unknown>>)[key] = Object.freeze({ value, readAt: now });
+    }
+    if (changed.length > 0) this.emit('changed', snapshot(r), changed);
+  }
+
+  remove(serial: string): boolean {
+    return this.lights.delete(serial);
+  }
+
+  /** The label of a group: the one from the member with the newest updated_at wins (lan-protocol.md §5.7). */
+  groupLabel(id: string): string | undefined {
+    return this.newestLabel('group', id);
+  }
+
+  locationLabel(id: string): string | undefined {
+    return this.newestLabel('location', id);
+  }
+
+  private newestLabel(kind: 'group' | 'location', id: string): string | undefined {
+    let best: GroupMembership | undefined;
+    for (const r of this.lights.values()) {
+      const m = r.facts[kind]?.value;
+      if (m && m.id === id && (best === undefined || m.updatedAtNs > best.updatedAtNs)) best = m;
+    }
+    return best?.label;
+  }
+}
+
+function snapshot(r: MutableRecord): LightRecord {
+  return Object.freeze({ ...r, facts: Object.freeze({ ...r.facts }) });
+}

@@ -1,0 +1,69 @@
+// Transport timing and limits: named, documented, validated once and frozen per client (coapjs
+// parameters.ts style). Nothing here is global or mutable.
+
+import { LightwireError } from '../errors.js';
+
+export interface TransportOptions {
+  /** Address the client socket binds; 0.0.0.0 receives replies on every interface. */
+  readonly bindAddress: string;
+  /** 0 = ephemeral (v2 firmware replies to the sender's port, lan-protocol.md §5.1); 56700 for fw 1.x. */
+  readonly bindPort: number;
+  /** Kernel receive buffer; large fleets answer a broadcast all at once. */
+  readonly receiveBufferBytes: number;
+  /** Default deadline for one request (every retry happens inside it). */
+  readonly requestTimeoutMs: number;
+  /**
+   * Gaps between transmissions of one request: the first retransmit no sooner than ~200 ms, then growing
+   * (photons' schedule, users.md "Numbers worth knowing"); the last gap repeats until the deadline.
+   */
+  readonly retryScheduleMs: readonly number[];
+  /** Vendor guidance: at most 20 messages per second to one device (lan-protocol.md §5.3). */
+  readonly maxMessagesPerSecond: number;
+  /** Part of each light's per-second budget kept for discovery broadcasts, which every light receives. */
+  readonly broadcastReservePerSecond: number;
+  /** For replies of unknown count: finish this long after the last one (photons' gap_between_results). */
+  readonly multiReplyGapMs: number;
+}
+
+export const DEFAULT_TRANSPORT_OPTIONS: TransportOptions = Object.freeze({
+  bindAddress: '0.0.0.0',
+  bindPort: 0,
+  receiveBufferBytes: 4 * 1024 * 1024,
+  requestTimeoutMs: 5000,
+  retryScheduleMs: Object.freeze([200, 300, 400, 600, 800, 1000]),
+  maxMessagesPerSecond: 20,
+  broadcastReservePerSecond: 2,
+  multiReplyGapMs: 400,
+});
+
+function invalid(option: string, reason: string): never {
+  throw new LightwireError('OPTIONS_INVALID', { option, reason });
+}
+
+function positiveInt(name: string, value: unknown, min = 1): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    invalid(name, `must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** Validates user options over the defaults and returns a frozen copy. */
+export function transportOptions(input: Partial<TransportOptions> = {}): TransportOptions {
+  const o = { ...DEFAULT_TRANSPORT_OPTIONS, ...input };
+  if (typeof o.bindAddress !== 'string' || o.bindAddress.length === 0) invalid('bindAddress', 'must be an IPv4 address');
+  positiveInt('bindPort', o.bindPort, 0);
+  if (o.bindPort > 65535) invalid('bindPort', 'must be at most 65535');
+  positiveInt('receiveBufferBytes', o.receiveBufferBytes, 0);
+  positiveInt('requestTimeoutMs', o.requestTimeoutMs);
+  if (!Array.isArray(o.retryScheduleMs) || o.retryScheduleMs.length === 0) {
+    invalid('retryScheduleMs', 'must be a non-empty list of milliseconds');
+  }
+  o.retryScheduleMs.forEach((gap, i) => positiveInt(`retryScheduleMs[${i}]`, gap));
+  positiveInt('maxMessagesPerSecond', o.maxMessagesPerSecond);
+  positiveInt('broadcastReservePerSecond', o.broadcastReservePerSecond, 0);
+  if (o.broadcastReservePerSecond >= o.maxMessagesPerSecond) {
+    invalid('broadcastReservePerSecond', 'must be below maxMessagesPerSecond');
+  }
+  positiveInt('multiReplyGapMs', o.multiReplyGapMs);
+  return Object.freeze({ ...o, retryScheduleMs: Object.freeze([...o.retryScheduleMs]) });
+}

@@ -1,0 +1,519 @@
+// The requester answers "did my light hear me": source and sequence, reply matching on
+// (source, sequence, target), acks and state replies, multi-reply collection, retries on an escalating
+// schedule inside the caller's deadline, per-light pacing and latest-wins coalescing of Sets.
+// lan-protocol.md §1.4-1.6, §5.3; users.md "Numbers worth knowing".
+
+import { randomInt } from 'node:crypto';
+import { LightwireError } from '../errors.js';
+import {
+  BROADCAST_TARGET,
+  decode,
+  encode,
+  MESSAGES,
+  type KnownPacket,
+  type MessageName,
+  type MessageSpec,
+  type Packet,
+  type Payload,
+} from '../protocol/index.js';
+import type { TransportOptions } from './options.js';
+import { Pacer, type PacedJob } from './pacer.js';
+import type { DatagramEndpoint, RemoteAddress } from './udp.js';
+
+/** Where one light lives. The serial is the target; the address and port come from StateService. */
+export interface DeviceAddress {
+  readonly serial: string;
+  readonly address: string;
+  readonly port: number;
+}
+
+export type PacketOf<N extends MessageName> = Extract<KnownPacket, { readonly name: N }>;
+
+export interface RequestOptions {
+  /** Deadline for the whole exchange, retries included. Defaults to the client's requestTimeoutMs. */
+  readonly timeoutMs?: number;
+}
+
+export interface SetOptions extends RequestOptions {
+  /** Also wait for the State reply (res_required). */
+  readonly withReply?: boolean;
+  /**
+   * Latest wins: a newer Set with the same key to the same light replaces this one if it has not been
+   * acknowledged yet. Defaults to the message name; `false` never coalesces.
+   */
+  readonly coalesceKey?: string | false;
+}
+
+export interface SetResult<R = KnownPacket> {
+  /** The light acknowledged this Set. */
+  readonly acked: boolean;
+  /** A newer Set with the same key replaced this one before the light acknowledged it. */
+  readonly superseded: boolean;
+  readonly reply: R | undefined;
+  readonly attempts: number;
+  readonly rttMs: number;
+}
+
+export interface RequesterStats {
+  sent: number;
+  retransmits: number;
+  received: number;
+  malformed: number;
+  duplicates: number;
+  unmatched: number;
+  timeouts: number;
+}
+
+export type PacketListener = (packet: Packet, from: RemoteAddress) => void;
+
+/** Replies of a request that can answer with several messages (§1.6), and how to tell it is complete. */
+interface ReplyRule {
+  readonly names: readonly MessageName[];
+  /** Identity of one reply, to drop duplicates after retransmits. */
+  readonly key?: (reply: KnownPacket) => string;
+  /** Complete when true; undefined = a single reply completes. */
+  readonly complete?: (request: Record<string, unknown>, replies: readonly KnownPacket[]) => boolean;
+  /** Unknown count: finish multiReplyGapMs after the last reply (photons' gap_between_results). */
+  readonly gap?: boolean;
+}
+
+function zoneRange(reply: KnownPacket): { count: number; first: number; n: number } {
+  switch (reply.name) {
+    case 'StateZone':
+      return { count: reply.payload.count, first: reply.payload.index, n: 1 };
+    case 'StateMultiZone':
+      return { count: reply.payload.count, first: reply.payload.index, n: 8 };
+    case 'StateExtendedColorZones':
+      return { count: reply.payload.count, first: reply.payload.index, n: reply.payload.colorsCount };
+    default:
+      return { count: 0, first: 0, n: 0 };
+  }
+}
+
+function zonesCovered(start: number, end: number, replies: readonly KnownPacket[]): boolean {
+  if (replies.length === 0) return false;
+  const count = zoneRange(replies[0]!).count;
+  const last = Math.min(end, count - 1);
+  if (count === 0 || last < start) return true;
+  const seen = new Uint8Array(last - start + 1);
+  for (const reply of replies) {
+    const r = zoneRange(reply);
+    for (let z = r.first; z < r.first + r.n; z++) if (z >= start && z <= last) seen[z - start] = 1;
+  }
+  return seen.every((v) => v === 1);
+}
+
+const ZONE_KEY = (reply: KnownPacket): string => `${reply.name}:${zoneRange(reply).first}`;
+
+const REPLY_RULES: Partial<Record<MessageName, ReplyRule>> = {
+  GetService: { names: ['StateService'], gap: true, key: (r) => (r.name === 'StateService' ? `${r.payload.service}:${r.payload.port}` : '') },
+  GetColorZones: {
+    names: ['StateZone', 'StateMultiZone'],
+    key: ZONE_KEY,
+    complete: (req, replies) => zonesCovered(req.startIndex as number, req.endIndex as number, replies),
+  },
+  SetColorZones: {
+    names: ['StateZone', 'StateMultiZone'],
+    key: ZONE_KEY,
+    complete: (req, replies) => zonesCovered(req.startIndex as number, req.endIndex as number, replies),
+  },
+  GetExtendedColorZones: {
+    names: ['StateExtendedColorZones'],
+    key: ZONE_KEY,
+    complete: (_req, replies) => zonesCovered(0, 0xffff, replies),
+  },
+  SetExtendedColorZones: {
+    names: ['StateExtendedColorZones'],
+    key: ZONE_KEY,
+    complete: (_req, replies) => zonesCovered(0, 0xffff, replies),
+  },
+  Get64: {
+    names: ['State64'],
+    key: (r) => (r.name === 'State64' ? `tile:${r.payload.tileIndex}` : ''),
+    complete: (req, replies) => replies.length >= (req.length as number),
+    gap: true,
+  },
+};
+
+function replyRule(name: MessageName): ReplyRule {
+  const rule = REPLY_RULES[name];
+  if (rule) return rule;
+  const reply = (MESSAGES[name] as MessageSpec).reply;
+  return { names: reply === undefined ? [] : [reply as MessageName] };
+}
+
+interface Exchange {
+  readonly device: DeviceAddress;
+  readonly name: MessageName;
+  readonly request: Record<string, unknown>;
+  readonly datagram: Buffer;
+  readonly pendingKey: string;
+  readonly laneKey: string;
+  readonly wantAck: boolean;
+  readonly wantReply: boolean;
+  readonly rule: ReplyRule;
+  readonly timeoutMs: number;
+  readonly startedAt: number;
+  readonly coalesceId: string | undefined;
+  attempts: number;
+  acked: boolean;
+  readonly replies: KnownPacket[];
+  readonly replyKeys: Set<string>;
+  job: PacedJob | undefined;
+  retryTimer: ReturnType<typeof setTimeout> | undefined;
+  gapTimer: ReturnType<typeof setTimeout> | undefined;
+  deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+  settled: boolean;
+  readonly resolve: (outcome: { superseded: boolean }) => void;
+  readonly reject: (err: Error) => void;
+}
+
+export class Requester {
+  /** Random, non-zero, once per client (lan-protocol.md §1.4). */
+  readonly source: number = randomInt(1, 0x1_0000_0000);
+  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, timeouts: 0 };
+
+  private readonly pending = new Map<string, Exchange>();
+  private readonly sequences = new Map<string, number>();
+  /** Per light and coalesce key: the Set on the wire (sent, not yet acknowledged) and the newest one waiting. */
+  private readonly coalescing = new Map<string, { inFlight: Exchange | undefined; held: Exchange | undefined }>();
+  private readonly unackedSets = new Map<string, Set<Promise<unknown>>>();
+  private readonly listeners = new Set<PacketListener>();
+  private readonly pacer: Pacer;
+  private closed = false;
+
+  constructor(
+    private readonly endpoint: DatagramEndpoint,
+    private readonly options: TransportOptions,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.pacer = new Pacer(
+      options.maxMessagesPerSecond - options.broadcastReservePerSecond,
+      options.broadcastReservePerSecond,
+      now,
+    );
+    endpoint.onDatagram((datagram, from) => this.receive(datagram, from));
+  }
+
+  /** Every packet carrying this client's source, matched or not (discovery listens for StateService here). */
+  onPacket(listener: PacketListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** A Get: resolves with its single State reply. */
+  async get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<KnownPacket> {
+    await this.afterPendingSets(device.serial);
+    const replies = await this.exchange(device, name, payload, { ack: false, reply: true, timeoutMs: options.timeoutMs });
+    return replies.replies[0]!;
+  }
+
+  /** A Get with several replies (zones, tiles, services): resolves with all of them. */
+  async getAll<N extends MessageName>(
+    device: DeviceAddress,
+    name: N,
+    payload: Payload<N>,
+    options: RequestOptions = {},
+  ): Promise<KnownPacket[]> {
+    await this.afterPendingSets(device.serial);
+    const result = await this.exchange(device, name, payload, { ack: false, reply: true, timeoutMs: options.timeoutMs });
+    return result.replies;
+  }
+
+  /** A Set: resolves once the light acknowledged it (and sent its State, with `withReply`). */
+  set<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: SetOptions = {}): Promise<SetResult> {
+    const coalesceKey = options.coalesceKey === undefined ? name : options.coalesceKey;
+    const started = this.now();
+    const promise = this.exchange(device, name, payload, {
+      ack: true,
+      reply: options.withReply === true,
+      timeoutMs: options.timeoutMs,
+      coalesceKey: coalesceKey === false ? undefined : coalesceKey,
+    }).then((r) => ({
+      acked: !r.superseded,
+      superseded: r.superseded,
+      reply: r.replies[0],
+      attempts: r.attempts,
+      rttMs: Math.round(this.now() - started),
+    }));
+    this.trackSet(device.serial, promise);
+    return promise;
+  }
+
+  /** Fast mode: no ack, no reply; resolves when the datagram is handed to the socket (still paced). */
+  fire<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>): Promise<void> {
+    if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
+    const sequence = this.nextSequence(device.serial);
+    const datagram = encode({ name, header: { source: this.source, sequence, target: device.serial }, payload });
+    return new Promise((resolve, reject) => {
+      this.pacer.schedule(device.serial, {
+        cancelled: false,
+        run: () => {
+          this.stats.sent++;
+          this.endpoint.send(datagram, device.port, device.address).then(resolve, reject);
+        },
+      });
+    });
+  }
+
+  /** A tagged message to a broadcast address (discovery); replies reach onPacket listeners. */
+  broadcast<N extends MessageName>(address: string, port: number, name: N, payload: Payload<N>): Promise<void> {
+    if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
+    const sequence = this.nextSequence(BROADCAST_TARGET);
+    const datagram = encode({ name, header: { source: this.source, sequence, resRequired: true }, payload });
+    return new Promise((resolve, reject) => {
+      this.pacer.scheduleBroadcast({
+        cancelled: false,
+        run: () => {
+          this.stats.sent++;
+          this.endpoint.send(datagram, port, address).then(resolve, reject);
+        },
+      });
+    });
+  }
+
+  /**
+   * GetService unicast to an address whose serial is not known yet (static hosts, subnet sweeps):
+   * tagged, all-zero target; resolves with the StateService replies (empty when nobody answered).
+   */
+  async probe(address: string, port: number, options: RequestOptions = {}): Promise<KnownPacket[]> {
+    const device = { serial: BROADCAST_TARGET, address, port };
+    try {
+      return (await this.exchange(device, 'GetService', {}, { ack: false, reply: true, timeoutMs: options.timeoutMs })).replies;
+    } catch (err) {
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') return [];
+      throw err;
+    }
+  }
+
+  /** Cancels every request, clears every timer. The endpoint is closed by its owner. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const ex of [...this.pending.values()]) {
+      this.finish(ex, new LightwireError('REQUEST_CANCELLED', { serial: ex.device.serial, message: ex.name }));
+    }
+    this.pacer.stop();
+    this.listeners.clear();
+  }
+
+  // ---- internals ----
+
+  private nextSequence(key: string): number {
+    const next = ((this.sequences.get(key) ?? -1) + 1) & 0xff;
+    this.sequences.set(key, next);
+    return next;
+  }
+
+  private trackSet(serial: string, promise: Promise<unknown>): void {
+    let sets = this.unackedSets.get(serial);
+    if (!sets) {
+      sets = new Set();
+      this.unackedSets.set(serial, sets);
+    }
+    sets.add(promise);
+    const done = (): void => {
+      sets.delete(promise);
+      if (sets.size === 0) this.unackedSets.delete(serial);
+    };
+    promise.then(done, done);
+  }
+
+  /** A read after a Set waits for the Set's ack (users.md: a Get right after a Set can return the old state). */
+  private async afterPendingSets(serial: string): Promise<void> {
+    const sets = this.unackedSets.get(serial);
+    if (sets && sets.size > 0) await Promise.allSettled([...sets]);
+  }
+
+  private exchange<N extends MessageName>(
+    device: DeviceAddress,
+    name: N,
+    payload: Payload<N>,
+    opts: { ack: boolean; reply: boolean; timeoutMs: number | undefined; coalesceKey?: string },
+  ): Promise<{ replies: KnownPacket[]; attempts: number; superseded: boolean }> {
+    if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
+    const timeoutMs = opts.timeoutMs ?? this.options.requestTimeoutMs;
+    const tagged = device.serial === BROADCAST_TARGET;
+    const sequence = this.nextSequence(tagged ? `${device.address}:${device.port}` : device.serial);
+    // Encoding validates the payload; a bad value rejects here, before anything is sent.
+    let datagram: Buffer;
+    try {
+      datagram = encode({
+        name,
+        header: { source: this.source, sequence, target: device.serial, ackRequired: opts.ack, resRequired: opts.reply },
+        payload,
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise((resolve, reject) => {
+      const ex: Exchange = {
+        device,
+        name,
+        request: payload as Record<string, unknown>,
+        datagram,
+        pendingKey: `${tagged ? `${device.address}:${device.port}` : device.serial}/${sequence}`,
+        laneKey: tagged ? `${device.address}:${device.port}` : device.serial,
+        wantAck: opts.ack,
+        wantReply: opts.reply,
+        rule: replyRule(name),
+        timeoutMs,
+        startedAt: this.now(),
+        coalesceId: opts.coalesceKey === undefined ? undefined : `${device.serial}/${opts.coalesceKey}`,
+        attempts: 0,
+        acked: false,
+        replies: [],
+        replyKeys: new Set(),
+        job: undefined,
+        retryTimer: undefined,
+        gapTimer: undefined,
+        deadlineTimer: undefined,
+        settled: false,
+        resolve: ({ superseded }) => resolve({ replies: ex.replies, attempts: ex.attempts, superseded }),
+        reject,
+      };
+      const stale = this.pending.get(ex.pendingKey);
+      if (stale) this.finish(stale, new LightwireError('REQUEST_TIMED_OUT', { serial: device.serial, message: stale.name, timeoutMs: stale.timeoutMs }));
+      this.pending.set(ex.pendingKey, ex);
+      ex.deadlineTimer = setTimeout(() => {
+        this.stats.timeouts++;
+        this.finish(ex, new LightwireError('REQUEST_TIMED_OUT', { serial: device.serial, message: name, timeoutMs }));
+      }, timeoutMs);
+      if (ex.coalesceId === undefined) {
+        this.transmit(ex);
+        return;
+      }
+      // Latest wins, one on the wire per key: while a Set is unacknowledged, a newer one waits and
+      // replaces any older waiting one, so a dragged slider sends one Set per round trip, never a backlog.
+      let slot = this.coalescing.get(ex.coalesceId);
+      if (!slot) {
+        slot = { inFlight: undefined, held: undefined };
+        this.coalescing.set(ex.coalesceId, slot);
+      }
+      if (slot.held) this.finish(slot.held, 'superseded');
+      if (slot.inFlight) {
+        slot.held = ex;
+      } else {
+        slot.inFlight = ex;
+        this.transmit(ex);
+      }
+    });
+  }
+
+  private transmit(ex: Exchange): void {
+    const job: PacedJob = {
+      cancelled: false,
+      run: () => {
+        if (ex.settled) return;
+        ex.attempts++;
+        this.stats.sent++;
+        if (ex.attempts > 1) this.stats.retransmits++;
+        this.endpoint.send(ex.datagram, ex.device.port, ex.device.address).catch(() => {
+          // A failed send is a lost packet: the retry schedule covers it.
+        });
+        const schedule = this.options.retryScheduleMs;
+        const gapMs = schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
+        ex.retryTimer = setTimeout(() => {
+          ex.retryTimer = undefined;
+          if (!ex.settled) this.transmit(ex);
+        }, gapMs);
+      },
+    };
+    ex.job = job;
+    this.pacer.schedule(ex.laneKey, job);
+  }
+
+  private finish(ex: Exchange, outcome: 'done' | 'superseded' | Error): void {
+    if (ex.settled) return;
+    ex.settled = true;
+    if (ex.job) ex.job.cancelled = true;
+    if (ex.retryTimer !== undefined) clearTimeout(ex.retryTimer);
+    if (ex.gapTimer !== undefined) clearTimeout(ex.gapTimer);
+    if (ex.deadlineTimer !== undefined) clearTimeout(ex.deadlineTimer);
+    if (this.pending.get(ex.pendingKey) === ex) this.pending.delete(ex.pendingKey);
+    this.release(ex);
+    if (outcome instanceof Error) ex.reject(outcome);
+    else ex.resolve({ superseded: outcome === 'superseded' });
+  }
+
+  /** A coalesced Set left the wire (acknowledged or settled): the newest waiting one goes out. */
+  private release(ex: Exchange): void {
+    if (ex.coalesceId === undefined) return;
+    const slot = this.coalescing.get(ex.coalesceId);
+    if (!slot) return;
+    if (slot.held === ex) slot.held = undefined;
+    if (slot.inFlight === ex) {
+      slot.inFlight = slot.held;
+      slot.held = undefined;
+      if (slot.inFlight) this.transmit(slot.inFlight);
+    }
+    if (!slot.inFlight && !slot.held) this.coalescing.delete(ex.coalesceId);
+  }
+
+  private receive(datagram: Buffer, from: RemoteAddress): void {
+    const result = decode(datagram);
+    if (!result.ok) {
+      this.stats.malformed++;
+      return;
+    }
+    const { packet } = result;
+    if (packet.header.source !== this.source) return;
+    this.stats.received++;
+    for (const listener of this.listeners) listener(packet, from);
+    const { sequence, target } = packet.header;
+    // Key = (source, sequence, target); tagged requests are keyed by the address they were sent to (§1.5).
+    if (packet.name !== null) {
+      const byTarget = this.pending.get(`${target}/${sequence}`);
+      if (byTarget && this.wants(byTarget, packet)) return this.accept(byTarget, packet);
+      const byAddress = this.pending.get(`${from.address}:${from.port}/${sequence}`);
+      if (byAddress && this.wants(byAddress, packet)) return this.accept(byAddress, packet);
+    }
+    this.stats.unmatched++;
+  }
+
+  private wants(ex: Exchange, packet: KnownPacket): boolean {
+    return packet.name === 'Acknowledgement' || packet.name === 'StateUnhandled' || ex.rule.names.includes(packet.name);
+  }
+
+  private accept(ex: Exchange, packet: KnownPacket): void {
+    if (packet.name === 'Acknowledgement') {
+      if (ex.acked) this.stats.duplicates++;
+      ex.acked = true;
+      this.release(ex);
+      this.maybeComplete(ex);
+      return;
+    }
+    if (packet.name === 'StateUnhandled' && packet.payload.unhandledType === (MESSAGES[ex.name] as MessageSpec).type) {
+      this.finish(ex, new LightwireError('UNHANDLED_BY_DEVICE', { serial: ex.device.serial, message: ex.name }));
+      return;
+    }
+    if (packet.name === 'StateUnhandled') return;
+    const key = ex.rule.key ? ex.rule.key(packet) : 'single';
+    if (ex.replyKeys.has(key)) {
+      this.stats.duplicates++;
+      return;
+    }
+    ex.replyKeys.add(key);
+    ex.replies.push(packet);
+    if (ex.rule.gap) {
+      if (ex.gapTimer !== undefined) clearTimeout(ex.gapTimer);
+      ex.gapTimer = setTimeout(() => {
+        ex.gapTimer = undefined;
+        if (!ex.wantAck || ex.acked) this.finish(ex, 'done');
+      }, this.options.multiReplyGapMs);
+    }
+    this.maybeComplete(ex);
+  }
+
+  private maybeComplete(ex: Exchange): void {
+    if (ex.wantAck && !ex.acked) return;
+    if (ex.wantReply) {
+      if (ex.replies.length === 0) return;
+      const complete = ex.rule.complete ? ex.rule.complete(ex.request, ex.replies) : !ex.rule.gap;
+      if (!complete) return;
+    }
+    this.finish(ex, 'done');
+  }
+}
+
+export { type Packet };

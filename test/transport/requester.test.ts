@@ -1,0 +1,236 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { isLightwireError } from '../../core/errors.js';
+import { encode, type KnownPacket } from '../../core/protocol/index.js';
+import { transportOptions } from '../../core/transport/options.js';
+import { Requester } from '../../core/transport/requester.js';
+import { MemoryEndpoint } from '../helpers/memory-endpoint.js';
+
+const LIGHT = { serial: 'd073d5000001', address: '127.0.0.2', port: 56700 };
+const FROM = { address: LIGHT.address, port: LIGHT.port };
+const RED = { hue: 0, saturation: 65535, brightness: 65535, kelvin: 3500 };
+const lightState = { color: RED, power: 65535, label: 'Kitchen' };
+
+describe('Requester', () => {
+  let clock: sinon.SinonFakeTimers;
+  let endpoint: MemoryEndpoint;
+  let requester: Requester;
+
+  beforeEach(() => {
+    clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    endpoint = new MemoryEndpoint();
+    requester = new Requester(endpoint, transportOptions({ requestTimeoutMs: 5000 }));
+  });
+
+  afterEach(() => {
+    requester.close();
+    clock.restore();
+  });
+
+  it('uses a random non-zero source and puts it in every request', async () => {
+    expect(requester.source).to.be.greaterThan(0).and.lessThan(2 ** 32);
+    const p = requester.get(LIGHT, 'GetColor', {});
+    await clock.tickAsync(0);
+    expect(endpoint.sent[0]!.packet.header.source).to.equal(requester.source);
+    expect(endpoint.sent[0]!.packet.header.target).to.equal(LIGHT.serial);
+    endpoint.reply(endpoint.sent[0]!.packet, LIGHT.serial, 'LightState', lightState, FROM);
+    expect((await p).name).to.equal('LightState');
+  });
+
+  it('retransmits on an escalating schedule starting at 200 ms and gives up at the deadline', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 3000 });
+    const outcome = p.then(() => 'resolved', (err: unknown) => err);
+    await clock.tickAsync(3000);
+    const err = await outcome;
+    expect(isLightwireError(err, 'REQUEST_TIMED_OUT')).to.equal(true);
+    const times = endpoint.sent.map((s) => s.atMs);
+    // 0, +200, +300, +400, +600, +800 (then +1000 would be 3300 > deadline).
+    expect(times).to.deep.equal([0, 200, 500, 900, 1500, 2300]);
+    expect(new Set(endpoint.sent.map((s) => s.packet.header.sequence)).size).to.equal(1);
+    await clock.tickAsync(5000);
+    expect(endpoint.sent).to.have.length(6);
+    expect(clock.countTimers()).to.equal(0);
+  });
+
+  it('stops retransmitting once the reply arrives', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {});
+    await clock.tickAsync(250);
+    expect(endpoint.sent).to.have.length(2);
+    endpoint.reply(endpoint.sent[1]!.packet, LIGHT.serial, 'LightState', lightState, FROM);
+    const reply = await p;
+    expect(reply.name === 'LightState' && reply.payload.label).to.equal('Kitchen');
+    await clock.tickAsync(5000);
+    expect(endpoint.sent).to.have.length(2);
+  });
+
+  it('resolves a Set on its acknowledgement and asks for ack only', async () => {
+    const p = requester.set(LIGHT, 'SetColor', { color: RED, durationMs: 0 });
+    await clock.tickAsync(0);
+    const sent = endpoint.sent[0]!.packet;
+    expect(sent.header.ackRequired).to.equal(true);
+    expect(sent.header.resRequired).to.equal(false);
+    endpoint.reply(sent, LIGHT.serial, 'Acknowledgement', {}, FROM);
+    const result = await p;
+    expect(result).to.include({ acked: true, superseded: false, attempts: 1 });
+  });
+
+  it('waits for both the ack and the state reply when both are asked for', async () => {
+    const p = requester.set(LIGHT, 'SetColor', { color: RED, durationMs: 0 }, { withReply: true });
+    let settled = false;
+    void p.then(() => (settled = true));
+    await clock.tickAsync(0);
+    const sent = endpoint.sent[0]!.packet;
+    expect(sent.header.resRequired).to.equal(true);
+    endpoint.reply(sent, LIGHT.serial, 'Acknowledgement', {}, FROM);
+    await clock.tickAsync(0);
+    expect(settled).to.equal(false);
+    endpoint.reply(sent, LIGHT.serial, 'LightState', lightState, FROM);
+    const result = await p;
+    expect(result.acked).to.equal(true);
+    expect(result.reply?.name).to.equal('LightState');
+  });
+
+  it('matches replies on the target: a reply from another serial with the same sequence is ignored', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 1000 });
+    const outcome = p.then(() => 'resolved', (err: unknown) => err);
+    await clock.tickAsync(0);
+    endpoint.reply(endpoint.sent[0]!.packet, 'd073d5999999', 'LightState', lightState, { address: '127.0.0.9', port: 56700 });
+    await clock.tickAsync(1000);
+    expect(isLightwireError(await outcome, 'REQUEST_TIMED_OUT')).to.equal(true);
+    expect(requester.stats.unmatched).to.equal(1);
+  });
+
+  it('drops late duplicates silently and counts them', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {});
+    await clock.tickAsync(0);
+    const sent = endpoint.sent[0]!.packet;
+    endpoint.reply(sent, LIGHT.serial, 'LightState', lightState, FROM);
+    await p;
+    endpoint.reply(sent, LIGHT.serial, 'LightState', lightState, FROM);
+    expect(requester.stats.unmatched).to.equal(1);
+  });
+
+  it('ignores malformed datagrams without disturbing a request in flight', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {});
+    await clock.tickAsync(0);
+    endpoint.deliverRaw(Buffer.from('2400', 'hex'), FROM);
+    const good = encode({ name: 'LightState', header: { source: requester.source, sequence: 0, target: LIGHT.serial }, payload: lightState });
+    endpoint.deliverRaw(good.subarray(0, 50), FROM);
+    endpoint.deliverRaw(Buffer.concat([good, Buffer.from([1])]), FROM);
+    expect(requester.stats.malformed).to.equal(3);
+    endpoint.reply(endpoint.sent[0]!.packet, LIGHT.serial, 'LightState', lightState, FROM);
+    expect((await p).name).to.equal('LightState');
+  });
+
+  it('ignores packets with another source', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 500 });
+    const outcome = p.then(() => 'resolved', (err: unknown) => err);
+    await clock.tickAsync(0);
+    const seq = endpoint.sent[0]!.packet.header.sequence;
+    const foreign = encode({ name: 'LightState', header: { source: (requester.source % 1000) + 1, sequence: seq, target: LIGHT.serial }, payload: lightState });
+    endpoint.deliverRaw(foreign, FROM);
+    await clock.tickAsync(500);
+    expect(isLightwireError(await outcome, 'REQUEST_TIMED_OUT')).to.equal(true);
+  });
+
+  it('collects every StateMultiZone chunk of GetColorZones before resolving', async () => {
+    const p = requester.getAll(LIGHT, 'GetColorZones', { startIndex: 0, endIndex: 255 });
+    await clock.tickAsync(0);
+    const req = endpoint.sent[0]!.packet;
+    const colors = Array.from({ length: 8 }, () => RED);
+    let done = false;
+    void p.then(() => (done = true));
+    endpoint.reply(req, LIGHT.serial, 'StateMultiZone', { count: 20, index: 0, colors }, FROM);
+    endpoint.reply(req, LIGHT.serial, 'StateMultiZone', { count: 20, index: 8, colors }, FROM);
+    await clock.tickAsync(0);
+    expect(done).to.equal(false);
+    endpoint.reply(req, LIGHT.serial, 'StateMultiZone', { count: 20, index: 8, colors }, FROM);
+    endpoint.reply(req, LIGHT.serial, 'StateMultiZone', { count: 20, index: 16, colors }, FROM);
+    const replies = await p;
+    expect(replies.map((r: KnownPacket) => (r.name === 'StateMultiZone' ? r.payload.index : -1))).to.deep.equal([0, 8, 16]);
+    expect(requester.stats.duplicates).to.equal(1);
+  });
+
+  it('rejects with UNHANDLED_BY_DEVICE when the device answers StateUnhandled', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {});
+    const outcome = p.then(() => 'resolved', (err: unknown) => err);
+    await clock.tickAsync(0);
+    endpoint.reply(endpoint.sent[0]!.packet, LIGHT.serial, 'StateUnhandled', { unhandledType: 101 }, FROM);
+    expect(isLightwireError(await outcome, 'UNHANDLED_BY_DEVICE')).to.equal(true);
+  });
+
+  it('never sends more than 20 messages to one light in any second, even for a burst of 100 Sets', async () => {
+    endpoint.respond = (packet, to) => {
+      if (packet.header.ackRequired) setTimeout(() => endpoint.reply(packet, LIGHT.serial, 'Acknowledgement', {}, to), 5);
+    };
+    const results = Array.from({ length: 100 }, (_, i) =>
+      requester.set(LIGHT, 'SetColor', { color: { ...RED, hue: i * 100 }, durationMs: 0 }, { coalesceKey: false, timeoutMs: 20_000 }),
+    );
+    await clock.tickAsync(10_000);
+    const settled = await Promise.all(results);
+    expect(settled.every((r) => r.acked)).to.equal(true);
+    const times = endpoint.sent.map((s) => s.atMs);
+    expect(times).to.have.length(100);
+    let worst = 0;
+    for (let i = 0; i < times.length; i++) {
+      const inWindow = times.filter((t) => t >= times[i]! && t < times[i]! + 1000).length;
+      worst = Math.max(worst, inWindow);
+    }
+    expect(worst).to.be.at.most(20);
+  });
+
+  it('replaces a Set superseded before it was sent: latest wins', async () => {
+    endpoint.respond = (packet, to) => {
+      if (packet.header.ackRequired) setTimeout(() => endpoint.reply(packet, LIGHT.serial, 'Acknowledgement', {}, to), 5);
+    };
+    const results = Array.from({ length: 100 }, (_, i) =>
+      requester.set(LIGHT, 'SetColor', { color: { ...RED, hue: i * 100 }, durationMs: 0 }),
+    );
+    await clock.tickAsync(5000);
+    const settled = await Promise.all(results);
+    const sentHues = endpoint.sentOf('SetColor').map((s) => (s.packet.name === 'SetColor' ? s.packet.payload.color.hue : -1));
+    // The first went straight out; every other one but the last was replaced before its turn.
+    expect(sentHues).to.deep.equal([0, 9900]);
+    expect(settled.filter((r) => r.superseded)).to.have.length(98);
+    expect(settled[99]).to.include({ acked: true, superseded: false });
+  });
+
+  it('holds a read until the Set before it has been acknowledged', async () => {
+    const set = requester.set(LIGHT, 'SetColor', { color: RED, durationMs: 0 });
+    const get = requester.get(LIGHT, 'GetColor', {});
+    await clock.tickAsync(100);
+    expect(endpoint.sentOf('GetColor')).to.have.length(0);
+    endpoint.reply(endpoint.sent[0]!.packet, LIGHT.serial, 'Acknowledgement', {}, FROM);
+    await set;
+    await clock.tickAsync(0);
+    expect(endpoint.sentOf('GetColor')).to.have.length(1);
+    endpoint.reply(endpoint.sentOf('GetColor')[0]!.packet, LIGHT.serial, 'LightState', lightState, FROM);
+    expect((await get).name).to.equal('LightState');
+  });
+
+  it('wraps the sequence number after 255', async () => {
+    for (let i = 0; i < 258; i++) void requester.fire(LIGHT, 'GetPower', {});
+    await clock.tickAsync(30_000);
+    const seqs = endpoint.sent.map((s) => s.packet.header.sequence);
+    expect(seqs.slice(254, 258)).to.deep.equal([254, 255, 0, 1]);
+  });
+
+  it('rejects a payload that does not fit before sending anything', async () => {
+    const err = await requester
+      .set(LIGHT, 'SetColor', { color: { ...RED, hue: -1 }, durationMs: 0 })
+      .then(() => undefined, (e: unknown) => e);
+    expect(isLightwireError(err, 'VALUE_OUT_OF_RANGE')).to.equal(true);
+    expect(endpoint.sent).to.have.length(0);
+  });
+
+  it('cancels every request and leaves no timer behind when closed', async () => {
+    const pending = [requester.get(LIGHT, 'GetColor', {}), requester.set(LIGHT, 'SetPower', { level: 65535 })].map((p) =>
+      p.then(() => 'resolved', (err: unknown) => err),
+    );
+    await clock.tickAsync(10);
+    requester.close();
+    const outcomes = await Promise.all(pending);
+    expect(outcomes.every((e) => isLightwireError(e, 'REQUEST_CANCELLED'))).to.equal(true);
+    expect(clock.countTimers()).to.equal(0);
+  });
+});
