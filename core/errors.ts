@@ -57,6 +57,25 @@ export const ERRORS = {
   ),
   LIGHT_NOT_FOUND: spec<{ serial: string }>(404, (p) => `no virtual light with serial ${p.serial}`),
   CONTROL_REQUEST_INVALID: spec<{ reason: string }>(400, (p) => `control request invalid: ${p.reason}`),
+  CONTROL_HOST_NOT_LOOPBACK: spec<{ host: string }>(
+    400,
+    (p) => `the control endpoint only listens on loopback (127.0.0.0/8, ::1, localhost), not ${p.host}`,
+  ),
+  // core/transport and core/discovery
+  OPTIONS_INVALID: spec<{ option: string; reason: string }>(400, (p) => `option ${p.option} ${p.reason}`),
+  REQUEST_TIMED_OUT: spec<{ serial: string; message: string; timeoutMs: number }>(
+    504,
+    (p) => `light ${p.serial} did not answer ${p.message} within ${p.timeoutMs} ms`,
+  ),
+  REQUEST_CANCELLED: spec<{ serial: string; message: string }>(
+    503,
+    (p) => `${p.message} to light ${p.serial} was cancelled because the client stopped`,
+  ),
+  CLIENT_STOPPED: spec<Record<string, never>>(503, () => 'the client is stopped'),
+  UNHANDLED_BY_DEVICE: spec<{ serial: string; message: string }>(
+    422,
+    (p) => `light ${p.serial} does not support ${p.message} (it answered StateUnhandled)`,
+  ),
   // core/cli
   CLI_USAGE: spec<{ reason: string }>(400, (p) => p.reason),
 } as const;
