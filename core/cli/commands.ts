@@ -2,5 +2,6 @@
 
 import type { Command } from './command.js';
 import { decodeCommand } from './decode.js';
+import { discoverCommand } from './discover.js';
 
-export const COMMANDS: readonly Command[] = [decodeCommand];
+export const COMMANDS: readonly Command[] = [discoverCommand, decodeCommand];
