@@ -1,0 +1,403 @@
+// The declarative fleet file and its strict validation. A fleet file is JSON; every key is checked and every
+// mistake is a FLEET_INVALID error naming the path, like `lights[3].color.hue`. See examples/fleet.json.
+//
+// {
+//   "description": "optional free text",
+//   "lights": [
+//     {
+//       "serial": "d073d5000001",            // required: 12 hex digits, unique in the fleet
+//       "product": 91,                        // required: product id in the registry (core/protocol/products)
+//       "vendor": 1,                          // default 1 (LIFX)
+//       "label": "Kitchen",                   // <= 32 UTF-8 bytes; default "<product name> <last 6 serial digits>"
+//       "firmware": { "major": 3, "minor": 70 },   // default 3.70; capabilities are resolved for it
+//       "group":    { "id": "<32 hex>", "label": "Kitchen" },   // id defaults to a hash of the label, so
+//       "location": { "id": "<32 hex>", "label": "Home" },      // equal labels share one id; updated_at = load time
+//       "power": "on",                        // "on" | "off", default "on"
+//       "color": { "hue": 120, "saturation": 1, "brightness": 0.5, "kelvin": 3500 },
+//                                             // user units: degrees 0-360, fractions 0-1, kelvin 1500-9000;
+//                                             // missing parts default to 0, 0, 1, 3500
+//       "infrared": 0.5,                      // 0-1, infrared products only, default 0
+//       "zoneCount": 16,                      // multizone products only: 1-255, default 16
+//       "tileCount": 5,                       // matrix products only: 1-16 for chains (the Tile), else 1
+//       "wifiSignal": 1e-5,                   // StateWifiInfo.signal (lan-protocol.md §5.6), default 1e-5 (-50 dBm)
+//       "faults": {
+//         "lossProbability": 0.1,             // 0-1: incoming datagrams dropped before the light sees them
+//         "latencyMs": 40,                    // added before every reply
+//         "duplicateReplies": false,          // send each reply datagram twice
+//         "malformedReplies": "off",          // "off" | "instead" | "also" (true = "also"); see faults.ts
+//         "unresponsive": false,              // answers GetService only
+//         "offline": false                    // answers nothing
+//       }
+//     }
+//   ]
+// }
+
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { LightwireError } from '../errors.js';
+import { PRODUCTS, type FirmwareVersion, type Product } from '../protocol/products.js';
+import type { Hsbk, PowerState } from '../protocol/units.js';
+import { NO_FAULTS, type Faults, type MalformedMode } from './faults.js';
+
+// ---- input shapes (what a file or a PATCH body may contain) ----
+
+export interface HsbkInput {
+  readonly hue?: number;
+  readonly saturation?: number;
+  readonly brightness?: number;
+  readonly kelvin?: number;
+}
+
+export interface GroupInput {
+  /** 32 hex digits (16 bytes); default: derived from the label. */
+  readonly id?: string;
+  readonly label: string;
+  /** ns since the epoch, as a decimal string or a safe integer; default: when the fleet was built. */
+  readonly updatedAtNs?: string | number;
+}
+
+export interface FaultsInput {
+  readonly lossProbability?: number;
+  readonly latencyMs?: number;
+  readonly duplicateReplies?: boolean;
+  readonly malformedReplies?: MalformedMode | boolean;
+  readonly unresponsive?: boolean;
+  readonly offline?: boolean;
+}
+
+export interface LightInput {
+  readonly serial: string;
+  readonly product: number;
+  readonly vendor?: number;
+  readonly label?: string;
+  readonly firmware?: { readonly major: number; readonly minor: number };
+  readonly group?: GroupInput;
+  readonly location?: GroupInput;
+  readonly power?: PowerState;
+  readonly color?: HsbkInput;
+  readonly infrared?: number;
+  readonly zoneCount?: number;
+  readonly tileCount?: number;
+  readonly wifiSignal?: number;
+  readonly faults?: FaultsInput;
+}
+
+export interface FleetInput {
+  readonly description?: string;
+  readonly lights: readonly LightInput[];
+}
+
+// ---- validated shapes ----
+
+export interface GroupSpec {
+  readonly id: string;
+  readonly label: string;
+  readonly updatedAtNs: bigint;
+}
+
+export interface LightSpec {
+  readonly serial: string;
+  readonly product: Product;
+  readonly label: string;
+  readonly firmware: FirmwareVersion;
+  readonly group: GroupSpec;
+  readonly location: GroupSpec;
+  readonly power: PowerState;
+  readonly color: Hsbk;
+  /** 0-1. */
+  readonly infrared: number;
+  /** 0 unless multizone. */
+  readonly zoneCount: number;
+  /** 0 unless matrix. */
+  readonly tileCount: number;
+  readonly wifiSignal: number;
+  readonly faults: Faults;
+}
+
+export interface FleetSpec {
+  readonly lights: readonly LightSpec[];
+}
+
+/** A change to a running light (PATCH /lights/:serial `state`, VirtualLight.setState). */
+export interface LightStatePatch {
+  readonly power?: PowerState;
+  /** Merged with the current colour. */
+  readonly color?: HsbkInput;
+  readonly label?: string;
+  readonly infrared?: number;
+  readonly group?: GroupInput;
+  readonly location?: GroupInput;
+  /** Multizone: colours for zones 0, 1, … (each merged with the zone's current colour). */
+  readonly zones?: readonly HsbkInput[];
+  /** Switch: relay levels from relay 0. */
+  readonly relays?: readonly PowerState[];
+  readonly wifiSignal?: number;
+}
+
+export const DEFAULT_FIRMWARE: FirmwareVersion = Object.freeze({ major: 3, minor: 70 });
+export const DEFAULT_ZONE_COUNT = 16;
+export const DEFAULT_CHAIN_LENGTH = 5;
+export const DEFAULT_WIFI_SIGNAL = 1e-5;
+export const DEFAULT_COLOR: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
+export const MAX_ZONES = 255;
+export const MAX_TILES = 16;
+
+// ---- the validator ----
+
+function invalid(path: string, reason: string): never {
+  throw new LightwireError('FLEET_INVALID', { path, reason });
+}
+
+const describe = (v: unknown): string =>
+  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? JSON.stringify(v) : typeof v === 'object' ? 'an object' : String(v);
+
+function object(raw: unknown, path: string, allowed: readonly string[]): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) invalid(path, `must be an object, got ${describe(raw)}`);
+  for (const key of Object.keys(raw)) {
+    if (!allowed.includes(key)) invalid(join(path, key), `unknown key (allowed: ${allowed.join(', ')})`);
+  }
+  return raw as Record<string, unknown>;
+}
+
+const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+function number(raw: unknown, path: string, min: number, max: number, integer = false): number {
+  if (typeof raw !== 'number' || !Number.isFinite(raw)) invalid(path, `must be a number, got ${describe(raw)}`);
+  if (integer && !Number.isInteger(raw)) invalid(path, `must be an integer, got ${raw}`);
+  if (raw < min || raw > max) invalid(path, `must be from ${min} to ${max}, got ${raw}`);
+  return raw;
+}
+
+function boolean(raw: unknown, path: string): boolean {
+  if (typeof raw !== 'boolean') invalid(path, `must be true or false, got ${describe(raw)}`);
+  return raw;
+}
+
+function string(raw: unknown, path: string): string {
+  if (typeof raw !== 'string') invalid(path, `must be a string, got ${describe(raw)}`);
+  return raw;
+}
+
+function labelText(raw: unknown, path: string): string {
+  const text = string(raw, path);
+  if (Buffer.byteLength(text, 'utf8') > 32) invalid(path, 'must be at most 32 bytes of UTF-8');
+  return text;
+}
+
+function power(raw: unknown, path: string): PowerState {
+  if (raw !== 'on' && raw !== 'off') invalid(path, `must be "on" or "off", got ${describe(raw)}`);
+  return raw;
+}
+
+export function parseSerial(raw: unknown, path: string): string {
+  const text = string(raw, path);
+  if (!/^[0-9a-fA-F]{12}$/.test(text)) invalid(path, `must be 12 hex digits (like d073d5000001), got ${describe(raw)}`);
+  return text.toLowerCase();
+}
+
+const HSBK_KEYS = ['hue', 'saturation', 'brightness', 'kelvin'] as const;
+
+/** A partial colour in user units, each part range-checked. */
+export function parseHsbk(raw: unknown, path: string): HsbkInput {
+  const o = object(raw, path, HSBK_KEYS);
+  const out: { hue?: number; saturation?: number; brightness?: number; kelvin?: number } = {};
+  if (o.hue !== undefined) out.hue = number(o.hue, join(path, 'hue'), 0, 360);
+  if (o.saturation !== undefined) out.saturation = number(o.saturation, join(path, 'saturation'), 0, 1);
+  if (o.brightness !== undefined) out.brightness = number(o.brightness, join(path, 'brightness'), 0, 1);
+  if (o.kelvin !== undefined) out.kelvin = number(o.kelvin, join(path, 'kelvin'), 1500, 9000, true);
+  return out;
+}
+
+export function mergeHsbk(base: Hsbk, patch: HsbkInput): Hsbk {
+  return {
+    hue: patch.hue ?? base.hue,
+    saturation: patch.saturation ?? base.saturation,
+    brightness: patch.brightness ?? base.brightness,
+    kelvin: patch.kelvin ?? base.kelvin,
+  };
+}
+
+function updatedAt(raw: unknown, path: string): bigint {
+  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) return BigInt(raw);
+  if (typeof raw === 'string' && /^\d{1,20}$/.test(raw) && BigInt(raw) < 1n << 64n) return BigInt(raw);
+  invalid(path, `must be ns since the epoch as a decimal string or a safe integer, got ${describe(raw)}`);
+}
+
+/** The 16-byte id every light with this label shares when the file gives none (lan-protocol.md §5.7). */
+export function idFromLabel(kind: 'group' | 'location', label: string): string {
+  return createHash('sha256').update(`lightwire ${kind}\0${label}`).digest('hex').slice(0, 32);
+}
+
+export function parseGroup(raw: unknown, path: string, kind: 'group' | 'location', nowNs: bigint): GroupSpec {
+  const o = object(raw, path, ['id', 'label', 'updatedAtNs']);
+  if (o.label === undefined) invalid(join(path, 'label'), 'is required');
+  const label = labelText(o.label, join(path, 'label'));
+  let id: string;
+  if (o.id === undefined) id = idFromLabel(kind, label);
+  else {
+    const text = string(o.id, join(path, 'id'));
+    if (!/^[0-9a-fA-F]{32}$/.test(text)) invalid(join(path, 'id'), 'must be 32 hex digits (16 bytes)');
+    id = text.toLowerCase();
+  }
+  const at = o.updatedAtNs === undefined ? nowNs : updatedAt(o.updatedAtNs, join(path, 'updatedAtNs'));
+  return { id, label, updatedAtNs: at };
+}
+
+const FAULT_KEYS = ['lossProbability', 'latencyMs', 'duplicateReplies', 'malformedReplies', 'unresponsive', 'offline'] as const;
+export const MAX_LATENCY_MS = 60_000;
+
+/** A partial fault set, range-checked; merge it over the current faults. */
+export function parseFaults(raw: unknown, path: string): Partial<Faults> {
+  const o = object(raw, path, FAULT_KEYS);
+  const out: { -readonly [K in keyof Faults]?: Faults[K] } = {};
+  if (o.lossProbability !== undefined) out.lossProbability = number(o.lossProbability, join(path, 'lossProbability'), 0, 1);
+  if (o.latencyMs !== undefined) out.latencyMs = number(o.latencyMs, join(path, 'latencyMs'), 0, MAX_LATENCY_MS);
+  if (o.duplicateReplies !== undefined) out.duplicateReplies = boolean(o.duplicateReplies, join(path, 'duplicateReplies'));
+  if (o.malformedReplies !== undefined) {
+    const m = o.malformedReplies;
+    if (m === true) out.malformedReplies = 'also';
+    else if (m === false) out.malformedReplies = 'off';
+    else if (m === 'off' || m === 'instead' || m === 'also') out.malformedReplies = m;
+    else invalid(join(path, 'malformedReplies'), `must be "off", "instead", "also" or a boolean, got ${describe(m)}`);
+  }
+  if (o.unresponsive !== undefined) out.unresponsive = boolean(o.unresponsive, join(path, 'unresponsive'));
+  if (o.offline !== undefined) out.offline = boolean(o.offline, join(path, 'offline'));
+  return out;
+}
+
+const LIGHT_KEYS = [
+  'serial', 'product', 'vendor', 'label', 'firmware', 'group', 'location', 'power', 'color', 'infrared',
+  'zoneCount', 'tileCount', 'wifiSignal', 'faults',
+] as const;
+
+function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
+  const o = object(raw, path, LIGHT_KEYS);
+  if (o.serial === undefined) invalid(join(path, 'serial'), 'is required');
+  if (o.product === undefined) invalid(join(path, 'product'), 'is required');
+  const serial = parseSerial(o.serial, join(path, 'serial'));
+  const vendorId = o.vendor === undefined ? 1 : number(o.vendor, join(path, 'vendor'), 0, 0xffffffff, true);
+  const productId = number(o.product, join(path, 'product'), 0, 0xffffffff, true);
+  let firmware = DEFAULT_FIRMWARE;
+  if (o.firmware !== undefined) {
+    const f = object(o.firmware, join(path, 'firmware'), ['major', 'minor']);
+    if (f.major === undefined || f.minor === undefined) invalid(join(path, 'firmware'), 'needs major and minor');
+    firmware = {
+      major: number(f.major, join(path, 'firmware.major'), 0, 0xffff, true),
+      minor: number(f.minor, join(path, 'firmware.minor'), 0, 0xffff, true),
+    };
+  }
+  const product = PRODUCTS.get(vendorId, productId, firmware);
+  if (!product.known) invalid(join(path, 'product'), `${vendorId}:${productId} is not in the product registry`);
+  const caps = product.capabilities;
+  const onlyFor = (key: string, what: string): never => invalid(join(path, key), `is only for ${what} products; ${product.name} is not one`);
+
+  const label = o.label === undefined ? defaultLabel(product.name, serial) : labelText(o.label, join(path, 'label'));
+  const group = o.group === undefined ? { id: idFromLabel('group', ''), label: '', updatedAtNs: nowNs } : parseGroup(o.group, join(path, 'group'), 'group', nowNs);
+  const location =
+    o.location === undefined ? { id: idFromLabel('location', ''), label: '', updatedAtNs: nowNs } : parseGroup(o.location, join(path, 'location'), 'location', nowNs);
+  if (o.color !== undefined && !caps.isLight) onlyFor('color', 'light');
+  const color = mergeHsbk(DEFAULT_COLOR, o.color === undefined ? {} : parseHsbk(o.color, join(path, 'color')));
+  if (o.infrared !== undefined && !caps.infrared) onlyFor('infrared', 'infrared');
+  const infrared = o.infrared === undefined ? 0 : number(o.infrared, join(path, 'infrared'), 0, 1);
+  if (o.zoneCount !== undefined && !caps.multizone) onlyFor('zoneCount', 'multizone');
+  const zoneCount = !caps.multizone ? 0 : o.zoneCount === undefined ? DEFAULT_ZONE_COUNT : number(o.zoneCount, join(path, 'zoneCount'), 1, MAX_ZONES, true);
+  if (o.tileCount !== undefined && !caps.matrix) onlyFor('tileCount', 'matrix');
+  const maxTiles = caps.chain ? MAX_TILES : 1;
+  const tileCount = !caps.matrix
+    ? 0
+    : o.tileCount === undefined
+      ? (caps.chain ? DEFAULT_CHAIN_LENGTH : 1)
+      : number(o.tileCount, join(path, 'tileCount'), 1, maxTiles, true);
+  const wifiSignal = o.wifiSignal === undefined ? DEFAULT_WIFI_SIGNAL : number(o.wifiSignal, join(path, 'wifiSignal'), 0, 1e6);
+  const faults = { ...NO_FAULTS, ...(o.faults === undefined ? {} : parseFaults(o.faults, join(path, 'faults'))) };
+  return {
+    serial,
+    product,
+    label,
+    firmware,
+    group,
+    location,
+    power: o.power === undefined ? 'on' : power(o.power, join(path, 'power')),
+    color,
+    infrared,
+    zoneCount,
+    tileCount,
+    wifiSignal,
+    faults,
+  };
+}
+
+function defaultLabel(productName: string, serial: string): string {
+  const text = `${productName.replace(/^LIFX /, '')} ${serial.slice(-6)}`;
+  return Buffer.byteLength(text) <= 32 ? text : serial;
+}
+
+/** Validates a fleet document (already parsed from JSON). Throws FLEET_INVALID naming the first bad path. */
+export function parseFleet(raw: unknown, nowNs: bigint = BigInt(Date.now()) * 1_000_000n): FleetSpec {
+  const o = object(raw, '', ['description', 'lights']);
+  if (o.description !== undefined) string(o.description, 'description');
+  if (!Array.isArray(o.lights)) invalid('lights', `must be an array of lights, got ${describe(o.lights)}`);
+  if (o.lights.length === 0) invalid('lights', 'must hold at least one light');
+  const seen = new Map<string, number>();
+  const lights = o.lights.map((entry: unknown, i) => {
+    const light = parseLight(entry, `lights[${i}]`, nowNs);
+    const first = seen.get(light.serial);
+    if (first !== undefined) invalid(`lights[${i}].serial`, `${light.serial} is already used by lights[${first}]`);
+    seen.set(light.serial, i);
+    return light;
+  });
+  return { lights };
+}
+
+/** Reads and validates a fleet file; unreadable files and bad JSON are FLEET_INVALID too. */
+export async function loadFleetFile(file: string, nowNs?: bigint): Promise<FleetSpec> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    invalid('', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    invalid('', `${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  return parseFleet(raw, nowNs);
+}
+
+const PATCH_KEYS = ['power', 'color', 'label', 'infrared', 'group', 'location', 'zones', 'relays', 'wifiSignal'] as const;
+
+/** Validates a state change for a running light (the capability checks happen in the light). */
+export function parseStatePatch(raw: unknown, path: string): LightStatePatch {
+  const o = object(raw, path, PATCH_KEYS);
+  const out: { -readonly [K in keyof LightStatePatch]?: LightStatePatch[K] } = {};
+  if (o.power !== undefined) out.power = power(o.power, join(path, 'power'));
+  if (o.color !== undefined) out.color = parseHsbk(o.color, join(path, 'color'));
+  if (o.label !== undefined) out.label = labelText(o.label, join(path, 'label'));
+  if (o.infrared !== undefined) out.infrared = number(o.infrared, join(path, 'infrared'), 0, 1);
+  // The group and location ids/labels are checked here; updatedAtNs defaults to "now" in the light.
+  if (o.group !== undefined) out.group = groupInput(o.group, join(path, 'group'));
+  if (o.location !== undefined) out.location = groupInput(o.location, join(path, 'location'));
+  if (o.zones !== undefined) {
+    if (!Array.isArray(o.zones)) invalid(join(path, 'zones'), `must be an array of colours, got ${describe(o.zones)}`);
+    if (o.zones.length > MAX_ZONES) invalid(join(path, 'zones'), `must hold at most ${MAX_ZONES} colours`);
+    out.zones = o.zones.map((z: unknown, i) => parseHsbk(z, `${join(path, 'zones')}[${i}]`));
+  }
+  if (o.relays !== undefined) {
+    if (!Array.isArray(o.relays)) invalid(join(path, 'relays'), `must be an array of "on"/"off", got ${describe(o.relays)}`);
+    out.relays = o.relays.map((r: unknown, i) => power(r, `${join(path, 'relays')}[${i}]`));
+  }
+  if (o.wifiSignal !== undefined) out.wifiSignal = number(o.wifiSignal, join(path, 'wifiSignal'), 0, 1e6);
+  return out;
+}
+
+function groupInput(raw: unknown, path: string): GroupInput {
+  const spec = parseGroup(raw, path, 'group', 0n);
+  const o = raw as Record<string, unknown>;
+  return {
+    label: spec.label,
+    ...(o.id === undefined ? {} : { id: spec.id }),
+    ...(o.updatedAtNs === undefined ? {} : { updatedAtNs: spec.updatedAtNs.toString() }),
+  };
+}

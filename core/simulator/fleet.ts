@@ -1,0 +1,315 @@
+// A fleet of virtual lights on real UDP sockets (architecture.md §1; lan-protocol.md §1.7, §5.1).
+//
+// Address modes:
+// - 'ip' (default): light i owns `baseAddress + i` (127.0.0.2, 127.0.0.3, …, skipping host octets 0 and 255)
+//   on one port. A socket bound to 127.0.0.N does not receive broadcasts to 127.255.255.255, so one shared
+//   listener on 0.0.0.0:<port> takes discovery broadcasts and hands them to every light, and each light
+//   answers from its own socket, hence from its own address (ecosystem.md "The network rule for tests").
+//   All these sockets use SO_REUSEADDR so they can share the port.
+// - 'port': every light binds `baseAddress` (default 127.0.0.1) on its own port (port+1, port+2, … or, with
+//   port 0, ports the system picks) and advertises it in StateService; the shared listener on 0.0.0.0:<port>
+//   still answers broadcasts, each light replying from its own socket so the source port is the light's port.
+//
+// Port 0 picks a free port for the shared listener (and, in ip mode, the lights then share it): tests use it.
+// Datagrams on the shared listener that name one serial go to that light only; a broadcast is handed to the
+// lights in batches of FANOUT_BATCH with setImmediate between batches, so a client in the same process gets
+// to drain its socket between bursts: 500 StateService replies sent at once overflow a default 208 KiB receive
+// buffer (about 256 small datagrams), and libuv reads at most 32 datagrams per socket per loop iteration.
+
+import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { LightwireError } from '../errors.js';
+import { decode, type Packet } from '../protocol/codec.js';
+import { BROADCAST_TARGET } from '../protocol/header.js';
+import { allocateAddresses, parseIpv4 } from './addresses.js';
+import { parseFleet, type FleetInput, type FleetSpec } from './fleet-file.js';
+import { DEFAULT_RECORD_LIMIT } from './records.js';
+import { VirtualLight, type LightEnvironment } from './virtual-light.js';
+
+export type AddressMode = 'ip' | 'port';
+
+export interface FleetOptions {
+  readonly mode?: AddressMode;
+  /** ip mode: the first light's address (default 127.0.0.2). port mode: every light's address (default 127.0.0.1). */
+  readonly baseAddress?: string;
+  /** The discovery port (and in ip mode every light's port); default 56700, 0 = pick a free one. */
+  readonly port?: number;
+  /** Where the shared discovery listener binds; default 0.0.0.0 (it must, to hear 127.255.255.255). */
+  readonly listenAddress?: string;
+  /** Receive buffer of the shared listener, bytes (the kernel caps it at net.core.rmem_max). Default 4 MiB. */
+  readonly recvBufferSize?: number;
+  /** Clock in ms since the epoch; inject one to move transitions and rates in tests. Default Date.now. */
+  readonly now?: () => number;
+  /** Randomness for lossProbability, in [0, 1). Default Math.random. */
+  readonly random?: () => number;
+  /** Packets kept per light (counts and rates cover all). Default 10 000. */
+  readonly recordLimit?: number;
+  /** Errors caught in socket handlers (they never escape). Default: ignored, counted in `fleet.errors`. */
+  readonly onError?: (err: unknown) => void;
+}
+
+export const DEFAULT_PORT = 56700;
+export const DEFAULT_IP_BASE = '127.0.0.2';
+export const DEFAULT_PORT_MODE_ADDRESS = '127.0.0.1';
+export const FANOUT_BATCH = 16;
+const DEFAULT_RECV_BUFFER = 4 * 1024 * 1024;
+
+type Timer = ReturnType<typeof setTimeout>;
+type Immediate = ReturnType<typeof setImmediate>;
+
+function bindError(err: unknown, address: string, port: number): LightwireError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new LightwireError('ADDRESS_IN_USE', { address, port });
+  return new LightwireError('ADDRESS_UNAVAILABLE', { address, port, reason: code ?? String(err) });
+}
+
+export class Fleet {
+  readonly mode: AddressMode;
+  readonly lights: readonly VirtualLight[];
+  private readonly bySerial = new Map<string, VirtualLight>();
+  private readonly requestedPort: number;
+  private readonly listenAddress: string;
+  private readonly recvBufferSize: number;
+  private readonly onError: (err: unknown) => void;
+  private sockets: Socket[] = [];
+  private sharedPort = 0;
+  private readonly timers = new Set<Timer>();
+  private readonly immediates = new Set<Immediate>();
+  private state: 'stopped' | 'starting' | 'running' | 'stopping' = 'stopped';
+  /** Errors caught inside socket handlers (kept, never thrown). */
+  readonly errors: unknown[] = [];
+  /** Datagrams on the shared listener that did not decode. */
+  undecodable = 0;
+
+  /** Validates `fleet` (a fleet file's content or a validated spec) and places the lights; nothing is bound yet. */
+  constructor(fleet: FleetInput | FleetSpec, options: FleetOptions = {}) {
+    const now = options.now ?? Date.now;
+    const spec = isSpec(fleet) ? fleet : parseFleet(fleet, BigInt(Math.round(now())) * 1_000_000n);
+    this.mode = options.mode ?? 'ip';
+    if (this.mode !== 'ip' && this.mode !== 'port') {
+      throw new LightwireError('FLEET_INVALID', { path: 'mode', reason: `must be "ip" or "port", got ${String(this.mode)}` });
+    }
+    const port = options.port ?? DEFAULT_PORT;
+    if (!Number.isInteger(port) || port < 0 || port > 0xffff) {
+      throw new LightwireError('FLEET_INVALID', { path: 'port', reason: `must be an integer from 0 to 65535, got ${port}` });
+    }
+    if (this.mode === 'port' && port !== 0 && port + spec.lights.length > 0xffff) {
+      throw new LightwireError('FLEET_INVALID', { path: 'port', reason: `${spec.lights.length} lights after port ${port} pass 65535` });
+    }
+    this.requestedPort = port;
+    this.listenAddress = options.listenAddress ?? '0.0.0.0';
+    this.recvBufferSize = options.recvBufferSize ?? DEFAULT_RECV_BUFFER;
+    const base = options.baseAddress ?? (this.mode === 'ip' ? DEFAULT_IP_BASE : DEFAULT_PORT_MODE_ADDRESS);
+    if (parseIpv4(base) === null) {
+      throw new LightwireError('FLEET_INVALID', { path: 'baseAddress', reason: `must be an IPv4 address, got ${JSON.stringify(base)}` });
+    }
+    const addresses = this.mode === 'ip' ? allocateAddresses(base, spec.lights.length) : spec.lights.map(() => base);
+    if (addresses === null) {
+      throw new LightwireError('FLEET_INVALID', {
+        path: 'baseAddress',
+        reason: `${spec.lights.length} addresses from ${base} do not fit in ${base.split('.')[0]}.0.0.0/8`,
+      });
+    }
+    this.onError = (err) => {
+      if (this.errors.length < 100) this.errors.push(err);
+      options.onError?.(err);
+    };
+    const env: LightEnvironment = {
+      now,
+      random: options.random ?? Math.random,
+      recordLimit: options.recordLimit ?? DEFAULT_RECORD_LIMIT,
+      setTimer: (fn, ms) => this.setTimer(fn, ms),
+      onError: this.onError,
+    };
+    this.lights = Object.freeze(spec.lights.map((l, i) => new VirtualLight(l, addresses[i]!, env)));
+    for (const light of this.lights) this.bySerial.set(light.serial, light);
+  }
+
+  /** The discovery port (the shared listener's); known once started. */
+  get port(): number {
+    return this.sharedPort;
+  }
+
+  get running(): boolean {
+    return this.state === 'running';
+  }
+
+  /** The light with this serial; LIGHT_NOT_FOUND otherwise. */
+  light(serial: string): VirtualLight {
+    const light = this.bySerial.get(serial.toLowerCase());
+    if (light === undefined) throw new LightwireError('LIGHT_NOT_FOUND', { serial });
+    return light;
+  }
+
+  /** Most messages any light received in a sliding one-second window. */
+  maxMessagesPerSecond(): number {
+    let max = 0;
+    for (const light of this.lights) max = Math.max(max, light.maxMessagesPerSecond());
+    return max;
+  }
+
+  clearRecords(): void {
+    for (const light of this.lights) light.clearRecords();
+    this.undecodable = 0;
+  }
+
+  /** Binds every socket (in parallel). ADDRESS_IN_USE / ADDRESS_UNAVAILABLE on failure, with nothing left open. */
+  async start(): Promise<void> {
+    if (this.state !== 'stopped') throw new Error(`fleet is ${this.state}`);
+    this.state = 'starting';
+    try {
+      const shared = this.openSocket(true, this.recvBufferSize);
+      shared.on('message', (msg, rinfo) => this.onShared(msg, rinfo));
+      await this.bind(shared, this.listenAddress, this.requestedPort);
+      this.sharedPort = shared.address().port;
+      await Promise.all(
+        this.lights.map(async (light, i) => {
+          const port = this.mode === 'ip' ? this.sharedPort : this.requestedPort === 0 ? 0 : this.requestedPort + 1 + i;
+          // ip-mode lights share the listener's port, so they need SO_REUSEADDR; port-mode lights own theirs,
+          // and binding without it lets a port taken by another program fail loudly.
+          const socket = this.openSocket(this.mode === 'ip');
+          socket.on('message', (msg, rinfo) => this.onUnicast(light, msg, rinfo));
+          await this.bind(socket, light.address, port);
+          light.attach(socket, socket.address().port);
+        }),
+      );
+      this.state = 'running';
+    } catch (err) {
+      await this.closeAll();
+      this.state = 'stopped';
+      throw err;
+    }
+  }
+
+  /** Closes every socket and clears every timer, resolving once the handles are released; it can start again. */
+  async stop(): Promise<void> {
+    if (this.state === 'stopped') return;
+    this.state = 'stopping';
+    await this.closeAll();
+    this.state = 'stopped';
+  }
+
+  // ---- internals ----
+
+  private openSocket(reuseAddr: boolean, recvBufferSize?: number): Socket {
+    const socket = createSocket({ type: 'udp4', reuseAddr, ...(recvBufferSize ? { recvBufferSize } : {}) });
+    // Every socket has an error listener from birth: no unhandled 'error' event, ever.
+    socket.on('error', (err) => this.onError(err));
+    this.sockets.push(socket);
+    return socket;
+  }
+
+  private bind(socket: Socket, address: string, port: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => {
+        socket.off('listening', onListening);
+        reject(bindError(err, address, port));
+      };
+      const onListening = (): void => {
+        socket.off('error', onError);
+        resolve();
+      };
+      socket.once('error', onError);
+      socket.once('listening', onListening);
+      try {
+        socket.bind({ address, port, exclusive: true });
+      } catch (err) {
+        socket.off('error', onError);
+        socket.off('listening', onListening);
+        reject(bindError(err, address, port));
+      }
+    });
+  }
+
+  private async closeAll(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const i of this.immediates) clearImmediate(i);
+    this.immediates.clear();
+    const sockets = this.sockets;
+    this.sockets = [];
+    for (const light of this.lights) light.attach(null, light.port);
+    await Promise.all(
+      sockets.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            try {
+              s.close(() => resolve());
+            } catch {
+              resolve(); // never bound or already closed
+            }
+          }),
+      ),
+    );
+    // 'close' fires before libuv releases the handles (in the loop's close phase); wait for that, so a stopped
+    // fleet shows no UDP handle in process.getActiveResourcesInfo().
+    if (sockets.length > 0) for (let i = 0; i < 2; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  private setTimer(fn: () => void, ms: number): void {
+    if (this.state !== 'running') return;
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.guard(fn);
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
+  private onUnicast(light: VirtualLight, msg: Buffer, rinfo: RemoteInfo): void {
+    this.guard(() => {
+      const result = decode(msg);
+      if (!result.ok) {
+        light.noteUndecodable();
+        return;
+      }
+      light.receive(result.packet, { address: rinfo.address, port: rinfo.port });
+    });
+  }
+
+  private onShared(msg: Buffer, rinfo: RemoteInfo): void {
+    this.guard(() => {
+      const result = decode(msg);
+      if (!result.ok) {
+        this.undecodable++;
+        return;
+      }
+      const packet = result.packet;
+      const from = { address: rinfo.address, port: rinfo.port };
+      if (packet.header.target !== BROADCAST_TARGET) {
+        this.bySerial.get(packet.header.target)?.receive(packet, from);
+        return;
+      }
+      this.fanOut(packet, from, 0);
+    });
+  }
+
+  private fanOut(packet: Packet, from: { address: string; port: number }, start: number): void {
+    const end = Math.min(this.lights.length, start + FANOUT_BATCH);
+    for (let i = start; i < end; i++) {
+      try {
+        this.lights[i]!.receive(packet, from);
+      } catch (err) {
+        this.onError(err);
+      }
+    }
+    if (end < this.lights.length && this.state === 'running') {
+      const immediate = setImmediate(() => {
+        this.immediates.delete(immediate);
+        this.guard(() => this.fanOut(packet, from, end));
+      });
+      this.immediates.add(immediate);
+    }
+  }
+}
+
+function isSpec(fleet: FleetInput | FleetSpec): fleet is FleetSpec {
+  const first = (fleet as { lights?: unknown }).lights;
+  return Array.isArray(first) && first.length > 0 && typeof (first[0] as { product?: unknown }).product === 'object';
+}

@@ -1,0 +1,259 @@
+// One virtual device on the network: its model, faults, records and the socket it answers from.
+// The fleet hands it decoded packets (from its own socket or the shared discovery listener); it filters by
+// target, records, acknowledges, answers and applies the faults (lan-protocol.md §1.7).
+
+import type { Socket } from 'node:dgram';
+import { LightwireError } from '../errors.js';
+import { encode, type Packet } from '../protocol/codec.js';
+import { BROADCAST_TARGET } from '../protocol/header.js';
+import type { Product } from '../protocol/products.js';
+import { MALFORMED_KINDS, malformed, type Faults } from './faults.js';
+import { parseFaults, parseStatePatch, type LightSpec } from './fleet-file.js';
+import { respond } from './handlers/index.js';
+import type { Reply } from './handlers/types.js';
+import { DeviceModel, type LightStateView } from './model.js';
+import { ReceivedRecords, type ReceivedPacket } from './records.js';
+
+/** What the fleet gives each light: its clock, randomness and timers it can clear on stop. */
+export interface LightEnvironment {
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly recordLimit: number;
+  readonly setTimer: (fn: () => void, ms: number) => void;
+  readonly onError: (err: unknown) => void;
+}
+
+export interface LightStats {
+  /** Datagrams dropped by `lossProbability`. */
+  lost: number;
+  /** Datagrams ignored because the light was offline. */
+  ignoredOffline: number;
+  /** Datagrams on this light's own socket that did not decode. */
+  undecodable: number;
+  /** Datagrams sent (acks, states, duplicates and malformed ones). */
+  sent: number;
+  sendErrors: number;
+}
+
+export interface LightSummary {
+  readonly serial: string;
+  readonly label: string;
+  readonly vendorId: number;
+  readonly productId: number;
+  readonly productName: string;
+  readonly firmware: { readonly major: number; readonly minor: number };
+  readonly address: string;
+  readonly port: number;
+  readonly faults: Faults;
+  readonly state: LightStateView;
+  readonly received: { readonly total: number; readonly maxMessagesPerSecond: number; readonly byName: Record<string, number> };
+  readonly stats: Readonly<LightStats>;
+}
+
+export class VirtualLight {
+  readonly serial: string;
+  readonly product: Product;
+  /** Where the light answers from; the port is known once the fleet has started. */
+  readonly address: string;
+  private boundPort = 0;
+  private socket: Socket | null = null;
+  private currentFaults: Faults;
+  private readonly model: DeviceModel;
+  private readonly records: ReceivedRecords;
+  private malformedCounter = 0;
+  readonly stats: LightStats = { lost: 0, ignoredOffline: 0, undecodable: 0, sent: 0, sendErrors: 0 };
+
+  constructor(
+    spec: LightSpec,
+    address: string,
+    private readonly env: LightEnvironment,
+  ) {
+    this.serial = spec.serial;
+    this.product = spec.product;
+    this.address = address;
+    this.currentFaults = spec.faults;
+    this.model = new DeviceModel(spec, env.now());
+    this.records = new ReceivedRecords(env.recordLimit);
+  }
+
+  get port(): number {
+    return this.boundPort;
+  }
+
+  /** The state now, in user units (transitions evaluated at the fleet clock). */
+  get state(): LightStateView {
+    return this.model.view(this.env.now());
+  }
+
+  get faults(): Faults {
+    return this.currentFaults;
+  }
+
+  /** Changes some faults (validated like a fleet file's `faults`: FLEET_INVALID naming the bad key). */
+  setFaults(patch: unknown): Faults {
+    return this.update({ faults: patch }).faults;
+  }
+
+  /** Changes the state at once, without a transition. CONTROL_REQUEST_INVALID for what the product lacks. */
+  setState(patch: unknown): LightStateView {
+    return this.update({ state: patch }).state;
+  }
+
+  /**
+   * Applies `{faults?, state?}` (the control endpoint's PATCH body). Both parts are validated before either is
+   * applied, so a rejected change changes nothing.
+   */
+  update(change: unknown): { faults: Faults; state: LightStateView } {
+    if (typeof change !== 'object' || change === null || Array.isArray(change)) {
+      throw new LightwireError('CONTROL_REQUEST_INVALID', { reason: 'a change must be an object {faults?, state?}' });
+    }
+    const { faults, state, ...rest } = change as Record<string, unknown>;
+    const unknownKey = Object.keys(rest)[0];
+    if (unknownKey !== undefined) {
+      throw new LightwireError('CONTROL_REQUEST_INVALID', { reason: `unknown key ${unknownKey} (allowed: faults, state)` });
+    }
+    const faultPatch = faults === undefined ? {} : parseFaults(faults, 'faults');
+    const statePatch = state === undefined ? undefined : parseStatePatch(state, 'state');
+    if (statePatch !== undefined) {
+      const refused = this.model.unsupportedKeys(statePatch);
+      if (refused.length > 0) {
+        throw new LightwireError('CONTROL_REQUEST_INVALID', {
+          reason: `${this.product.name} (${this.serial}) has no ${refused.map((k) => `state.${k}`).join(', ')}`,
+        });
+      }
+    }
+    const nowMs = this.env.now();
+    this.currentFaults = Object.freeze({ ...this.currentFaults, ...faultPatch });
+    if (statePatch !== undefined) this.model.applyPatch(statePatch, nowMs, BigInt(Math.round(nowMs)) * 1_000_000n);
+    return { faults: this.currentFaults, state: this.model.view(nowMs) };
+  }
+
+  // ---- records ----
+
+  /** Packets received (oldest first), optionally only one message name. */
+  received(name?: Parameters<ReceivedRecords['packets']>[0]): ReceivedPacket[] {
+    return this.records.packets(name);
+  }
+
+  /** How many messages of a name (or `#<type>` for unknown types) were received. */
+  receivedCount(name: Parameters<ReceivedRecords['count']>[0]): number {
+    return this.records.count(name);
+  }
+
+  get receivedTotal(): number {
+    return this.records.total;
+  }
+
+  receivedByName(): Record<string, number> {
+    return this.records.countsByName();
+  }
+
+  /** Most messages received in any sliding one-second window (see ReceivedRecords). */
+  maxMessagesPerSecond(): number {
+    return this.records.maxMessagesPerSecond();
+  }
+
+  /** Messages received during the last second. */
+  messagesInLastSecond(): number {
+    return this.records.messagesInLastSecond(this.env.now());
+  }
+
+  clearRecords(): void {
+    this.records.clear();
+    Object.assign(this.stats, { lost: 0, ignoredOffline: 0, undecodable: 0, sent: 0, sendErrors: 0 });
+  }
+
+  summary(): LightSummary {
+    return {
+      serial: this.serial,
+      label: this.model.label,
+      vendorId: this.product.vendorId,
+      productId: this.product.productId,
+      productName: this.product.name,
+      firmware: this.model.firmware,
+      address: this.address,
+      port: this.boundPort,
+      faults: this.currentFaults,
+      state: this.state,
+      received: {
+        total: this.records.total,
+        maxMessagesPerSecond: this.records.maxMessagesPerSecond(),
+        byName: this.records.countsByName(),
+      },
+      stats: { ...this.stats },
+    };
+  }
+
+  // ---- network (used by the fleet) ----
+
+  /** @internal */
+  attach(socket: Socket | null, port: number): void {
+    this.socket = socket;
+    this.boundPort = port;
+  }
+
+  /** @internal The fleet calls this for every decoded datagram that may concern this light. */
+  receive(packet: Packet, from: { readonly address: string; readonly port: number }): void {
+    const faults = this.currentFaults;
+    if (faults.offline) {
+      this.stats.ignoredOffline++;
+      return;
+    }
+    const { header } = packet;
+    // §1.7 step 2: all-zero target = every device; another serial is not for us.
+    if (header.target !== BROADCAST_TARGET && header.target !== this.serial) return;
+    if (faults.lossProbability > 0 && this.env.random() < faults.lossProbability) {
+      this.stats.lost++;
+      return;
+    }
+    const nowMs = this.env.now();
+    this.records.add({ name: packet.name, type: header.type, header, payload: packet.payload, atMs: nowMs, from });
+    if (faults.unresponsive && packet.name !== 'GetService') return;
+
+    const replies: Reply[] = [];
+    if (header.ackRequired) replies.push({ name: 'Acknowledgement', payload: {} });
+    replies.push(...respond({ model: this.model, nowMs, resRequired: header.resRequired, port: this.boundPort }, packet));
+    if (replies.length === 0) return;
+    const datagrams = this.datagrams(replies, header.source, header.sequence);
+    if (faults.latencyMs > 0) this.env.setTimer(() => this.sendAll(datagrams, from), faults.latencyMs);
+    else this.sendAll(datagrams, from);
+  }
+
+  /** @internal Counts a datagram on this light's socket that did not decode (§1.7 step 1). */
+  noteUndecodable(): void {
+    this.stats.undecodable++;
+  }
+
+  private datagrams(replies: readonly Reply[], source: number, sequence: number): Buffer[] {
+    const faults = this.currentFaults;
+    const out: Buffer[] = [];
+    for (const r of replies) {
+      // Replies name the device and are never tagged (§1.5).
+      const real = encode({ name: r.name, header: { source, sequence, target: this.serial, tagged: false }, payload: r.payload as never });
+      if (faults.malformedReplies !== 'off') {
+        out.push(malformed(real, MALFORMED_KINDS[this.malformedCounter++ % MALFORMED_KINDS.length]!));
+        if (faults.malformedReplies === 'instead') continue;
+      }
+      out.push(real);
+    }
+    if (!faults.duplicateReplies) return out;
+    return out.flatMap((d) => [d, d]);
+  }
+
+  private sendAll(datagrams: readonly Buffer[], to: { readonly address: string; readonly port: number }): void {
+    const socket = this.socket;
+    if (socket === null) return;
+    for (const datagram of datagrams) {
+      try {
+        socket.send(datagram, to.port, to.address, (err) => {
+          if (err) this.stats.sendErrors++;
+        });
+        this.stats.sent++;
+      } catch (err) {
+        // The socket closed under us (stop during a latency timer): nothing to answer any more.
+        this.stats.sendErrors++;
+        this.env.onError(err);
+      }
+    }
+  }
+}
