@@ -1,0 +1,140 @@
+import { expect } from 'chai';
+import { decode } from '../../core/protocol/codec.js';
+import { defaultFleet } from '../../core/simulator/default-fleet.js';
+import { MALFORMED_KINDS } from '../../core/simulator/faults.js';
+import { namesOf, sleep } from './client.js';
+import { BULB, bulb, rig } from './helpers.js';
+
+describe('simulator faults', () => {
+  it('drops about lossProbability of incoming datagrams and counts them as lost', async () => {
+    const r = await rig({ lights: [bulb({ faults: { lossProbability: 0.5 } })] });
+    try {
+      const sent = 300;
+      const light = r.fleet.light(BULB);
+      // In bursts of 50, so the light's socket buffer never overflows (that would be a second, uncounted loss).
+      for (let burst = 0; burst < sent / 50; burst++) {
+        for (let i = 0; i < 50; i++) r.client.send('GetPower', {}, r.at(BULB));
+        await r.client.waitUntil(() => light.receivedTotal + light.stats.lost === (burst + 1) * 50, 1000);
+      }
+      await sleep(50);
+      // Binomial(300, 0.5): mean 150, sd 8.7; 90..210 is about seven sd either way.
+      expect(light.stats.lost).to.be.within(90, 210);
+      expect(light.receivedTotal).to.equal(sent - light.stats.lost);
+      expect(r.client.inbox).to.have.length(light.receivedTotal);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('uses the injected randomness for loss', async () => {
+    const draws = [0.1, 0.9, 0.1, 0.9];
+    let i = 0;
+    const r = await rig({ lights: [bulb({ faults: { lossProbability: 0.5 } })] }, { random: () => draws[i++ % draws.length]! });
+    try {
+      for (let k = 0; k < 4; k++) r.client.send('GetPower', {}, r.at(BULB));
+      await r.client.waitUntil(() => r.client.inbox.length === 2, 1000);
+      await sleep(50);
+      expect(r.client.inbox.map((x) => x.packet!.header.sequence)).to.deep.equal([2, 4]);
+      expect(r.fleet.light(BULB).stats.lost).to.equal(2);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('delays every reply by latencyMs and keeps the ack before the state', async () => {
+    const r = await rig({ lights: [bulb({ faults: { latencyMs: 150 } })] });
+    try {
+      const t0 = performance.now();
+      const replies = await r.client.request('GetColor', {}, r.at(BULB), { ack: true, count: 2 });
+      expect(namesOf(replies)).to.deep.equal(['Acknowledgement', 'LightState']);
+      const first = r.client.inbox[0]!.atMs - t0;
+      expect(first).to.be.at.least(140);
+      expect(first).to.be.below(600);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('sends each reply twice with duplicateReplies', async () => {
+    const r = await rig({ lights: [bulb({ faults: { duplicateReplies: true } })] });
+    try {
+      const replies = await r.client.request('GetLabel', {}, r.at(BULB), { ack: true, count: 4, settleMs: 60 });
+      expect(namesOf(replies)).to.deep.equal(['Acknowledgement', 'Acknowledgement', 'StateLabel', 'StateLabel']);
+      expect(new Set(replies.map((p) => p.header.sequence)).size).to.equal(1);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('sends a malformed datagram before each real reply with malformedReplies "also", cycling through every kind', async () => {
+    const r = await rig({ lights: [bulb({ faults: { malformedReplies: 'also' } })] });
+    try {
+      await r.client.request('GetColor', {}, r.at(BULB), { ack: true, count: 2, settleMs: 60 });
+      await r.client.request('GetLabel', {}, r.at(BULB), { ack: true, count: 2, settleMs: 60 });
+      const inbox = r.client.inbox;
+      expect(inbox).to.have.length(8);
+      expect(inbox.map((x) => x.result.ok)).to.deep.equal([false, true, false, true, false, true, false, true]);
+      expect(namesOf(inbox.filter((x) => x.packet).map((x) => x.packet!))).to.deep.equal(['Acknowledgement', 'LightState', 'Acknowledgement', 'StateLabel']);
+      const codes = inbox.filter((x) => !x.result.ok).map((x) => (x.result.ok ? '' : x.result.error.code));
+      expect(codes).to.deep.equal(['DATAGRAM_TOO_SHORT', 'SIZE_MISMATCH', 'PROTOCOL_UNSUPPORTED', 'PAYLOAD_TOO_SHORT']);
+      expect(MALFORMED_KINDS).to.have.length(4);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('sends only malformed datagrams with malformedReplies "instead"', async () => {
+    const r = await rig({ lights: [bulb({ faults: { malformedReplies: 'instead' } })] });
+    try {
+      r.client.send('GetColor', {}, r.at(BULB), { ack: true });
+      await r.client.waitUntil(() => r.client.inbox.length === 2, 1000);
+      await sleep(60);
+      expect(r.client.inbox).to.have.length(2);
+      expect(r.client.inbox.every((x) => !decode(x.datagram).ok)).to.equal(true);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('answers only GetService when unresponsive, and still records what it received', async () => {
+    const r = await rig({ lights: [bulb({ faults: { unresponsive: true } })] });
+    try {
+      const color = await r.client.request('GetColor', {}, r.at(BULB), { ack: true, res: true, timeoutMs: 120 });
+      expect(color).to.deep.equal([]);
+      const service = await r.client.request('GetService', {}, r.broadcast, { count: 1, settleMs: 60 });
+      expect(namesOf(service)).to.deep.equal(['StateService']);
+      expect(r.fleet.light(BULB).receivedByName()).to.deep.equal({ GetColor: 1, GetService: 1 });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('answers nothing and records nothing when offline, and answers again once back online', async () => {
+    const r = await rig({ lights: [bulb({ faults: { offline: true } })] });
+    try {
+      const light = r.fleet.light(BULB);
+      expect(await r.client.request('GetService', {}, r.broadcast, { timeoutMs: 100 })).to.deep.equal([]);
+      expect(await r.client.request('GetColor', {}, r.at(BULB), { ack: true, timeoutMs: 100 })).to.deep.equal([]);
+      expect(light.receivedTotal).to.equal(0);
+      expect(light.stats.ignoredOffline).to.equal(2);
+      light.setFaults({ offline: false });
+      const back = await r.client.request('GetColor', {}, r.at(BULB), { count: 1 });
+      expect(namesOf(back)).to.deep.equal(['LightState']);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('changes faults of one light while the fleet runs, leaving the others alone', async () => {
+    const r = await rig(defaultFleet(3));
+    try {
+      r.fleet.light('d073d5000002').setFaults({ offline: true });
+      const replies = await r.client.request('GetService', {}, r.broadcast, { count: 2, settleMs: 80 });
+      expect(replies.map((p) => p.header.target).sort()).to.deep.equal(['d073d5000001', 'd073d5000003']);
+      expect(r.fleet.light('d073d5000002').faults).to.include({ offline: true, lossProbability: 0 });
+      expect(() => r.fleet.light('d073d5000002').setFaults({ lossProbability: 2 })).to.throw().with.property('code', 'FLEET_INVALID');
+    } finally {
+      await r.close();
+    }
+  });
+});
