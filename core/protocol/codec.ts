@@ -3,7 +3,7 @@
 
 import { LightwireError } from '../errors.js';
 import { HEADER_BYTES, PROTOCOL_NUMBER, readHeader, writeHeader, type Header, type HeaderInput } from './header.js';
-import { MESSAGES, MESSAGE_NAME_BY_TYPE, isMessageName, type MessageName, type MessageSpec, type Payload } from './messages/index.js';
+import { MESSAGES, MESSAGE_NAME_BY_TYPE, type MessageName, type MessageSpec, type Payload } from './messages/index.js';
 
 export type KnownPacket = {
   [N in MessageName]: { readonly name: N; readonly header: Header; readonly payload: Payload<N> };
@@ -32,35 +32,67 @@ export type DecodeResult =
       readonly error: LightwireError<'DATAGRAM_TOO_SHORT' | 'SIZE_MISMATCH' | 'PROTOCOL_UNSUPPORTED' | 'PAYLOAD_TOO_SHORT'>;
     };
 
-function specOf(name: string): MessageSpec {
-  if (!isMessageName(name)) throw new LightwireError('MESSAGE_UNKNOWN', { message: String(name) });
-  return MESSAGES[name] as MessageSpec;
+interface Entry {
+  readonly name: MessageName;
+  readonly type: number;
+  readonly payload: MessageSpec['payload'];
+  readonly payloadBytes: number;
+  readonly datagramBytes: number;
+}
+
+// Both lookups are derived from MESSAGES once: by name (a null-prototype object, so "toString" is not a
+// message) and by type number (a dense array: type numbers are small, §3).
+const BY_NAME: Record<string, Entry | undefined> = Object.create(null) as Record<string, Entry | undefined>;
+const BY_TYPE: (Entry | undefined)[] = new Array<Entry | undefined>(Math.max(...MESSAGE_NAME_BY_TYPE.keys()) + 1).fill(undefined);
+for (const [type, name] of MESSAGE_NAME_BY_TYPE) {
+  const spec = MESSAGES[name] as MessageSpec;
+  const entry: Entry = {
+    name,
+    type,
+    payload: spec.payload,
+    payloadBytes: spec.payload.sizeBytes,
+    datagramBytes: HEADER_BYTES + spec.payload.sizeBytes,
+  };
+  BY_NAME[name] = entry;
+  BY_TYPE[type] = entry;
+}
+
+function entryOf(name: string): Entry {
+  const entry = typeof name === 'string' ? BY_NAME[name] : undefined;
+  if (entry === undefined) throw new LightwireError('MESSAGE_UNKNOWN', { message: String(name) });
+  return entry;
 }
 
 /** Total datagram length of a message: header + its fixed payload. */
 export function encodingLength(name: MessageName): number {
-  return HEADER_BYTES + specOf(name).payload.sizeBytes;
+  return entryOf(name).datagramBytes;
+}
+
+function writeEntry(entry: Entry, input: PacketInput, buf: Buffer, offset: number): number {
+  writeHeader(buf, offset, input.header, entry.type, entry.datagramBytes);
+  entry.payload.write(buf, offset + HEADER_BYTES, input.payload, entry.name);
+  return entry.datagramBytes;
 }
 
 /** Writes the datagram at `offset` and returns the number of bytes written. Throws on values that do not fit. */
 export function encodeInto<N extends MessageName>(input: PacketInput<N>, buf: Buffer, offset = 0): number {
-  const spec = specOf(input.name);
-  const sizeBytes = HEADER_BYTES + spec.payload.sizeBytes;
-  if (offset < 0 || offset + sizeBytes > buf.length) {
+  const entry = entryOf(input.name);
+  if (!Number.isInteger(offset) || offset < 0 || offset + entry.datagramBytes > buf.length) {
     throw new LightwireError('VALUE_OUT_OF_RANGE', {
       field: 'offset',
       value: String(offset),
-      expected: `an offset leaving ${sizeBytes} bytes in a ${buf.length}-byte buffer`,
+      expected: `an offset leaving ${entry.datagramBytes} bytes in a ${buf.length}-byte buffer`,
     });
   }
-  writeHeader(buf, offset, input.header, spec.type, sizeBytes);
-  spec.payload.write(buf, offset + HEADER_BYTES, input.payload, `${input.name}`);
-  return sizeBytes;
+  return writeEntry(entry, input as PacketInput, buf, offset);
 }
 
+/** Encodes one datagram into a new Buffer. Throws MESSAGE_UNKNOWN or VALUE_OUT_OF_RANGE (naming the field). */
 export function encode<N extends MessageName>(input: PacketInput<N>): Buffer {
-  const buf = Buffer.allocUnsafe(encodingLength(input.name));
-  encodeInto(input, buf, 0);
+  const entry = entryOf(input.name);
+  // Every byte is written (reserved ones as zeros), so the uninitialised pool memory never leaks out.
+  const buf = Buffer.allocUnsafe(entry.datagramBytes);
+  writeEntry(entry, input as PacketInput, buf, 0);
   return buf;
 }
 
@@ -77,26 +109,25 @@ export function decode(datagram: Uint8Array): DecodeResult {
   if (header.protocol !== PROTOCOL_NUMBER) {
     return { ok: false, error: new LightwireError('PROTOCOL_UNSUPPORTED', { protocol: header.protocol }) };
   }
-  const name = MESSAGE_NAME_BY_TYPE.get(header.type);
-  if (name === undefined) {
+  const entry = header.type < BY_TYPE.length ? BY_TYPE[header.type] : undefined;
+  if (entry === undefined) {
     return { ok: true, packet: { name: null, header, payload: new Uint8Array(buf.subarray(HEADER_BYTES)) } };
   }
-  const spec = MESSAGES[name] as MessageSpec;
   const payloadBytes = buf.length - HEADER_BYTES;
-  if (payloadBytes < spec.payload.sizeBytes) {
+  if (payloadBytes < entry.payloadBytes) {
     return {
       ok: false,
       error: new LightwireError('PAYLOAD_TOO_SHORT', {
-        messageName: name,
+        messageName: entry.name,
         type: header.type,
         payloadBytes,
-        neededBytes: spec.payload.sizeBytes,
+        neededBytes: entry.payloadBytes,
       }),
     };
   }
   // A longer payload still decodes: newer firmware may append fields (§1.5).
-  const payload = spec.payload.read(buf, HEADER_BYTES);
-  return { ok: true, packet: { name, header, payload } as KnownPacket };
+  const payload = entry.payload.read(buf, HEADER_BYTES);
+  return { ok: true, packet: { name: entry.name, header, payload } as KnownPacket };
 }
 
 /** Narrows a decoded packet to one message name. */

@@ -1,6 +1,12 @@
 // The only byte code in Lightwire. Every message, the header included, is a table of fields built from
 // these types; encode/decode/size are derived from the tables (lan-protocol.md §2, §7.1).
 // All integers and floats are little-endian (§1.1). Reserved bytes are written as zeros and skipped on read.
+//
+// Speed without hand-written codecs: each primitive type also describes its byte code as a JavaScript
+// snippet (`gen`), and `struct`/`array` splice the snippets of their fields into one straight-line reader
+// and one writer per table, compiled once when the table is built (new Function over generated source).
+// Messages stay data; the generated code is derived from the tables exactly like offsets and sizes are.
+// Error paths ("SetColor.color.hue") are expressions in that code evaluated only when a check fails.
 
 import { LightwireError } from '../errors.js';
 
@@ -26,6 +32,62 @@ export interface FieldType<T> {
   write(buf: Buffer, offset: number, value: T, path: string): void;
   /** The value an all-zero field decodes to. */
   zero(): T;
+  /** The type's byte code as source snippets, spliced into compiled struct readers/writers. Optional:
+   * a type without it is called through read/write instead. */
+  readonly gen?: Gen;
+}
+
+/** Source snippets of one field type for the table compiler (see Compiler). */
+export interface Gen {
+  /** Emits any statements it needs, then returns a JS expression for the value at byte offset `at`. */
+  read(c: Compiler, at: Offset): string;
+  /**
+   * Emits statements that check the value held in the JS variable `v` and write it at `at`. `path` is a JS
+   * expression for the field path, evaluated only when a check fails.
+   */
+  write(c: Compiler, at: Offset, v: string, path: string): void;
+}
+
+/** A byte offset in generated code: a JS expression plus a constant, so constants fold at generation time. */
+export interface Offset {
+  readonly base: string;
+  readonly k: number;
+}
+
+const plus = (at: Offset, n: number): Offset => ({ base: at.base, k: at.k + n });
+const src = (at: Offset): string => (at.k === 0 ? at.base : `${at.base} + ${at.k}`);
+
+/** Collects generated statements and the outside values they refer to, then compiles them into a function. */
+export class Compiler {
+  private readonly refNames: string[] = [];
+  private readonly refValues: unknown[] = [];
+  private readonly lines: string[] = [];
+  private counter = 0;
+
+  /** A name under which generated code can use `value` (a helper, a table, a constant). */
+  ref(value: unknown): string {
+    const i = this.refValues.indexOf(value);
+    if (i !== -1) return this.refNames[i]!;
+    const name = `$${this.refNames.length}`;
+    this.refNames.push(name);
+    this.refValues.push(value);
+    return name;
+  }
+
+  /** A fresh local variable name. */
+  tmp(hint = 't'): string {
+    return `${hint}${this.counter++}`;
+  }
+
+  emit(line: string): void {
+    this.lines.push(line);
+  }
+
+  compile<F>(params: readonly string[], returnExpr: string | null, label: string): F {
+    const body = [...this.lines, returnExpr === null ? '' : `return ${returnExpr};`].join('\n');
+    const source = `"use strict";\nreturn function ${label}(${params.join(', ')}) {\n${body}\n};`;
+    return new Function(...this.refNames, source)(...this.refValues) as F;
+  }
 }
 
 export interface Field<N extends string = string, T = unknown> {
@@ -58,47 +120,77 @@ export function reserved(bytes: number): Reserved {
   return { reservedBytes: bytes };
 }
 
-function outOfRange(path: string, value: unknown, expected: string): LightwireError<'VALUE_OUT_OF_RANGE'> {
-  const shown = typeof value === 'bigint' ? `${value}n` : typeof value === 'string' ? JSON.stringify(value) : String(value);
-  return new LightwireError('VALUE_OUT_OF_RANGE', { field: path, value: shown, expected });
+function shown(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return `${value.length} items`;
+  return String(value);
 }
 
+function outOfRange(path: string, value: unknown, expected: string): LightwireError<'VALUE_OUT_OF_RANGE'> {
+  return new LightwireError('VALUE_OUT_OF_RANGE', { field: path, value: shown(value), expected });
+}
+
+/** Called by generated code when a check fails; a missing value is reported as such. */
+function fail(path: string, value: unknown, expected: string): never {
+  throw outOfRange(path, value, value === undefined ? 'set' : expected);
+}
+
+/** Joins a struct path and a field name ("" at the top). Only evaluated on failure. */
+function join(path: string, name: string): string {
+  return path ? `${path}.${name}` : name;
+}
+
+const lit = (s: string): string => JSON.stringify(s);
+
+/** Wraps a snippet-described type with compiled standalone read/write (for direct use and tests). */
+function compiled<T>(kind: string, sizeBytes: number, zero: () => T, gen: Gen, extra: object = {}): FieldType<T> {
+  const r = new Compiler();
+  const readExpr = gen.read(r, { base: 'o', k: 0 });
+  const w = new Compiler();
+  gen.write(w, { base: 'o', k: 0 }, 'v', 'p');
+  return {
+    kind,
+    sizeBytes,
+    zero,
+    gen,
+    read: r.compile<(b: Buffer, o: number) => T>(['b', 'o'], readExpr, `read_${kind.replace(/\W+/g, '_')}`),
+    write: w.compile<(b: Buffer, o: number, v: T, p: string) => void>(['b', 'o', 'v', 'p'], null, `write_${kind.replace(/\W+/g, '_')}`),
+    ...extra,
+  };
+}
+
+/**
+ * An integer type. `fits` is an expression true exactly when `v` is a number that is an integer in range
+ * (bit tricks: (v & 0xff) === v holds only for integers 0..255, and is false for NaN, -1, 1.5 and non-numbers).
+ */
 function integer(kind: string, sizeBytes: 1 | 2 | 4, min: number, max: number): FieldType<number> {
   const expected = `an integer from ${min} to ${max}`;
-  const check = (value: number, path: string): void => {
-    if (!Number.isInteger(value) || value < min || value > max) throw outOfRange(path, value, expected);
+  const fits: Record<string, (v: string) => string> = {
+    u8: (v) => `(${v} & 0xff) === ${v}`,
+    u16: (v) => `(${v} & 0xffff) === ${v}`,
+    i16: (v) => `((${v} << 16) >> 16) === ${v}`,
+    u32: (v) => `(${v} >>> 0) === ${v}`,
   };
-  switch (kind) {
-    case 'u8':
-      return {
-        kind, sizeBytes, zero: () => 0,
-        read: (b, o) => b[o]!,
-        write: (b, o, v, p) => { check(v, p); b[o] = v; },
-      };
-    case 'u16':
-      return {
-        kind, sizeBytes, zero: () => 0,
-        read: (b, o) => b[o]! | (b[o + 1]! << 8),
-        write: (b, o, v, p) => { check(v, p); b[o] = v & 0xff; b[o + 1] = v >>> 8; },
-      };
-    case 'i16':
-      return {
-        kind, sizeBytes, zero: () => 0,
-        read: (b, o) => ((b[o]! | (b[o + 1]! << 8)) << 16) >> 16,
-        write: (b, o, v, p) => { check(v, p); b[o] = v & 0xff; b[o + 1] = (v >> 8) & 0xff; },
-      };
-    case 'u32':
-      return {
-        kind, sizeBytes, zero: () => 0,
-        read: (b, o) => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16)) + b[o + 3]! * 0x1000000,
-        write: (b, o, v, p) => {
-          check(v, p);
-          b[o] = v & 0xff; b[o + 1] = (v >>> 8) & 0xff; b[o + 2] = (v >>> 16) & 0xff; b[o + 3] = v >>> 24;
-        },
-      };
-    default:
-      throw new Error(`no integer type ${kind}`);
-  }
+  const reads: Record<string, (b: (i: number) => string) => string> = {
+    u8: (b) => b(0),
+    u16: (b) => `(${b(0)} | (${b(1)} << 8))`,
+    i16: (b) => `(((${b(0)} | (${b(1)} << 8)) << 16) >> 16)`,
+    u32: (b) => `((${b(0)} | (${b(1)} << 8) | (${b(2)} << 16)) + ${b(3)} * 0x1000000)`,
+  };
+  // A Uint8Array store keeps the low 8 bits (ToUint8), so each byte is the value shifted right.
+  const shifts = [0, 8, 16, 24].slice(0, sizeBytes);
+  const fit = fits[kind];
+  const read = reads[kind];
+  if (fit === undefined || read === undefined) throw new Error(`no integer type ${kind}`);
+  const gen: Gen = {
+    read: (_c, at) => read((i) => `b[${src(plus(at, i))}]`),
+    write: (c, at, v, path) => {
+      c.emit(`if (typeof ${v} !== 'number' || !(${fit(v)})) ${c.ref(fail)}(${path}, ${v}, ${lit(expected)});`);
+      for (const [i, s] of shifts.entries()) c.emit(`b[${src(plus(at, i))}] = ${s === 0 ? v : `${v} >>> ${s}`};`);
+    },
+  };
+  return compiled(kind, sizeBytes, () => 0, gen);
 }
 
 export const u8 = integer('u8', 1, 0, 0xff);
@@ -107,80 +199,123 @@ export const i16 = integer('i16', 2, -0x8000, 0x7fff);
 export const u32 = integer('u32', 4, 0, 0xffffffff);
 
 const U64_MAX = (1n << 64n) - 1n;
-export const u64: FieldType<bigint> = {
-  kind: 'u64',
-  sizeBytes: 8,
-  zero: () => 0n,
-  read: (b, o) => b.readBigUInt64LE(o),
-  write: (b, o, v, p) => {
-    if (typeof v !== 'bigint' || v < 0n || v > U64_MAX) throw outOfRange(p, v, 'a bigint from 0 to 2^64-1');
-    b.writeBigUInt64LE(v, o);
-  },
-};
+const readU64 = (b: Buffer, o: number): bigint => b.readBigUInt64LE(o);
+const writeU64 = (b: Buffer, o: number, v: bigint): void => void b.writeBigUInt64LE(v, o);
 
-export const f32: FieldType<number> = {
-  kind: 'f32',
-  sizeBytes: 4,
-  zero: () => 0,
-  read: (b, o) => b.readFloatLE(o),
-  write: (b, o, v, p) => {
-    if (typeof v !== 'number' || Number.isNaN(v)) throw outOfRange(p, v, 'a number');
-    b.writeFloatLE(v, o);
+export const u64: FieldType<bigint> = compiled('u64', 8, () => 0n, {
+  read: (c, at) => `${c.ref(readU64)}(b, ${src(at)})`,
+  write: (c, at, v, path) => {
+    c.emit(
+      `if (typeof ${v} !== 'bigint' || ${v} < 0n || ${v} > ${c.ref(U64_MAX)}) ` +
+        `${c.ref(fail)}(${path}, ${v}, 'a bigint from 0 to 2^64-1');`,
+    );
+    c.emit(`${c.ref(writeU64)}(b, ${src(at)}, ${v});`);
   },
-};
+});
+
+// One shared scratch word converts between float32 and its bytes without Buffer's bounds checks.
+const F32 = new Float32Array(1);
+const F32_BYTES = new Uint8Array(F32.buffer);
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+const F32_ORDER = LITTLE_ENDIAN ? [0, 1, 2, 3] : [3, 2, 1, 0];
+
+export const f32: FieldType<number> = compiled('f32', 4, () => 0, {
+  read: (c, at) => {
+    const word = c.ref(F32);
+    const bytes = c.ref(F32_BYTES);
+    for (const [i, j] of F32_ORDER.entries()) c.emit(`${bytes}[${j}] = b[${src(plus(at, i))}];`);
+    const t = c.tmp('f');
+    c.emit(`const ${t} = ${word}[0];`);
+    return t;
+  },
+  write: (c, at, v, path) => {
+    c.emit(`if (typeof ${v} !== 'number' || ${v} !== ${v}) ${c.ref(fail)}(${path}, ${v}, 'a number');`);
+    const bytes = c.ref(F32_BYTES);
+    c.emit(`${c.ref(F32)}[0] = ${v};`);
+    for (const [i, j] of F32_ORDER.entries()) c.emit(`b[${src(plus(at, i))}] = ${bytes}[${j}];`);
+  },
+});
 
 /** bool is one byte; any non-zero byte reads as true (firmware writes 0/1). */
-export const bool: FieldType<boolean> = {
-  kind: 'bool',
-  sizeBytes: 1,
-  zero: () => false,
-  read: (b, o) => b[o] !== 0,
-  write: (b, o, v, p) => {
-    if (typeof v !== 'boolean') throw outOfRange(p, v, 'true or false');
-    b[o] = v ? 1 : 0;
+export const bool: FieldType<boolean> = compiled('bool', 1, () => false, {
+  read: (_c, at) => `(b[${src(at)}] !== 0)`,
+  write: (c, at, v, path) => {
+    c.emit(`if (typeof ${v} !== 'boolean') ${c.ref(fail)}(${path}, ${v}, 'true or false');`);
+    c.emit(`b[${src(at)}] = ${v} ? 1 : 0;`);
   },
-};
+});
+
+/** Zeroes `n` bytes from `at` in generated code: unrolled stores when short, one fill otherwise. */
+function emitZeros(c: Compiler, at: Offset, n: number): void {
+  if (n <= 0) return;
+  if (n <= 8) {
+    for (let i = 0; i < n; i++) c.emit(`b[${src(plus(at, i))}] = 0;`);
+  } else {
+    c.emit(`b.fill(0, ${src(at)}, ${src(plus(at, n))});`);
+  }
+}
+
+const readBytes = (b: Buffer, o: number, n: number): Uint8Array => new Uint8Array(b.subarray(o, o + n));
+function writeBytes(b: Buffer, o: number, v: Uint8Array, n: number): void {
+  b.set(v, o);
+  if (v.length < n) b.fill(0, o + v.length, o + n);
+}
 
 /** Raw bytes of a fixed length, as a plain Uint8Array copy. Shorter input is zero-padded. */
 export function bytes(sizeBytes: number): FieldType<Uint8Array> {
-  return {
-    kind: `bytes(${sizeBytes})`,
-    sizeBytes,
-    zero: () => new Uint8Array(sizeBytes),
-    read: (b, o) => new Uint8Array(b.subarray(o, o + sizeBytes)),
-    write: (b, o, v, p) => {
-      if (!(v instanceof Uint8Array) || v.length > sizeBytes) throw outOfRange(p, v, `at most ${sizeBytes} bytes`);
-      b.set(v, o);
-      if (v.length < sizeBytes) b.fill(0, o + v.length, o + sizeBytes);
+  return compiled(`bytes(${sizeBytes})`, sizeBytes, () => new Uint8Array(sizeBytes), {
+    read: (c, at) => `${c.ref(readBytes)}(b, ${src(at)}, ${sizeBytes})`,
+    write: (c, at, v, path) => {
+      c.emit(
+        `if (!(${v} instanceof Uint8Array) || ${v}.length > ${sizeBytes}) ` +
+          `${c.ref(fail)}(${path}, ${v}, ${lit(`at most ${sizeBytes} bytes`)});`,
+      );
+      c.emit(`${c.ref(writeBytes)}(b, ${src(at)}, ${v}, ${sizeBytes});`);
     },
-  };
+  });
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-const HEX_PATTERN = /^(?:[0-9a-f]{2})*$/i;
+/** Char code -> nibble value, -1 for anything that is not a hex digit. */
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  NIBBLE[i.toString(16).charCodeAt(0)] = i;
+  NIBBLE[i.toString(16).toUpperCase().charCodeAt(0)] = i;
+}
+
+/** Writes `n` bytes from 2n hex digits; false (with nothing promised about the bytes) when `v` is not that. */
+function writeHex(b: Buffer, o: number, v: unknown, n: number): boolean {
+  if (typeof v !== 'string' || v.length !== n * 2) return false;
+  for (let i = 0; i < n; i++) {
+    const hi = v.charCodeAt(2 * i);
+    const lo = v.charCodeAt(2 * i + 1);
+    const h = hi < 128 ? NIBBLE[hi]! : -1;
+    const l = lo < 128 ? NIBBLE[lo]! : -1;
+    if ((h | l) < 0) return false;
+    b[o + i] = (h << 4) | l;
+  }
+  return true;
+}
 
 /** Bytes shown as lowercase hex (serials, group and location ids). */
 export function hexBytes(sizeBytes: number): FieldType<string> {
   const zero = '00'.repeat(sizeBytes);
-  return {
-    kind: `hex(${sizeBytes})`,
-    sizeBytes,
-    zero: () => zero,
-    read: (b, o) => {
-      let s = '';
-      for (let i = 0; i < sizeBytes; i++) s += HEX[b[o + i]!]!;
-      return s;
+  return compiled(`hex(${sizeBytes})`, sizeBytes, () => zero, {
+    read: (c, at) => {
+      const table = c.ref(HEX);
+      return `(${Array.from({ length: sizeBytes }, (_, i) => `${table}[b[${src(plus(at, i))}]]`).join(' + ')})`;
     },
-    write: (b, o, v, p) => {
-      if (typeof v !== 'string' || v.length !== sizeBytes * 2 || !HEX_PATTERN.test(v)) {
-        throw outOfRange(p, v, `${sizeBytes * 2} hex digits`);
-      }
-      b.write(v, o, sizeBytes, 'hex');
+    write: (c, at, v, path) => {
+      c.emit(
+        `if (!${c.ref(writeHex)}(b, ${src(at)}, ${v}, ${sizeBytes})) ` +
+          `${c.ref(fail)}(${path}, ${v}, ${lit(`${sizeBytes * 2} hex digits`)});`,
+      );
     },
-  };
+  });
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: false });
+// ignoreBOM: a label that starts with U+FEFF keeps it; invalid sequences become U+FFFD (§2.2).
+const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** Truncates UTF-8 to at most `maxBytes` without splitting a character (lan-protocol.md §2.2, §7.3 pitfall 2). */
 export function utf8Truncated(text: string, maxBytes: number): Buffer {
@@ -192,28 +327,57 @@ export function utf8Truncated(text: string, maxBytes: number): Buffer {
   return encoded.subarray(0, end);
 }
 
+// Buffer's own latin1 slicer (what toString('latin1') ends in), without toString's argument handling; it is
+// not documented, so toString stands in should a Node release drop it.
+type Slice = (this: Buffer, start: number, end: number) => string;
+const latin1: Slice =
+  (Buffer.prototype as unknown as { latin1Slice?: Slice }).latin1Slice ??
+  function (this: Buffer, start: number, end: number): string {
+    return this.toString('latin1', start, end);
+  };
+
+/** Reads up to the first NUL or `n` bytes; pure ASCII (the common case) skips the UTF-8 decoder. */
+function readLabel(b: Buffer, o: number, n: number): string {
+  const end = o + n;
+  let ascii = 0;
+  let i = o;
+  for (; i < end; i++) {
+    const c = b[i]!;
+    if (c === 0) break;
+    ascii |= c;
+  }
+  if (i === o) return '';
+  return ascii < 0x80 ? latin1.call(b, o, i) : utf8.decode(b.subarray(o, i));
+}
+
+/** Writes UTF-8 cut on a character boundary and NUL-padded; ASCII that fits is stored directly. */
+function writeLabel(b: Buffer, o: number, v: string, n: number): void {
+  const length = v.length;
+  let i = 0;
+  if (length <= n) {
+    for (; i < length; i++) {
+      const c = v.charCodeAt(i);
+      if (c > 0x7f) break;
+      b[o + i] = c;
+    }
+  }
+  if (i !== length || length > n) {
+    const encoded = utf8Truncated(v, n);
+    b.set(encoded, o);
+    i = encoded.length;
+  }
+  for (; i < n; i++) b[o + i] = 0;
+}
+
 /** A NUL-padded UTF-8 string: truncated on a character boundary, read up to the first NUL (§2.2). */
 export function label(sizeBytes: number): FieldType<string> {
-  return {
-    kind: `label(${sizeBytes})`,
-    sizeBytes,
-    zero: () => '',
-    read: (b, o) => {
-      const end = b.indexOf(0, o);
-      const stop = end === -1 || end > o + sizeBytes ? o + sizeBytes : end;
-      if (stop === o) return '';
-      // Pure ASCII is the common case; latin1 of ASCII equals its UTF-8.
-      let ascii = true;
-      for (let i = o; i < stop; i++) if (b[i]! > 0x7f) { ascii = false; break; }
-      return ascii ? b.toString('latin1', o, stop) : utf8.decode(b.subarray(o, stop));
+  return compiled(`label(${sizeBytes})`, sizeBytes, () => '', {
+    read: (c, at) => `${c.ref(readLabel)}(b, ${src(at)}, ${sizeBytes})`,
+    write: (c, at, v, path) => {
+      c.emit(`if (typeof ${v} !== 'string') ${c.ref(fail)}(${path}, ${v}, 'a string');`);
+      c.emit(`${c.ref(writeLabel)}(b, ${src(at)}, ${v}, ${sizeBytes});`);
     },
-    write: (b, o, v, p) => {
-      if (typeof v !== 'string') throw outOfRange(p, v, 'a string');
-      const encoded = utf8Truncated(v, sizeBytes);
-      b.set(encoded, o);
-      b.fill(0, o + encoded.length, o + sizeBytes);
-    },
-  };
+  });
 }
 
 /** An enum stored as an integer type; the name table is used for display only. */
@@ -224,6 +388,19 @@ export interface EnumType extends FieldType<number> {
 export function enumOf(base: FieldType<number>, names: Readonly<Record<number, string>>): EnumType {
   return { ...base, kind: `enum(${base.kind})`, names };
 }
+
+/** A type's snippets, or calls to its read/write for a type that has none. */
+function genOf(type: FieldType<unknown>): Gen {
+  return (
+    type.gen ?? {
+      read: (c, at) => `${c.ref(type)}.read(b, ${src(at)})`,
+      write: (c, at, v, path) => c.emit(`${c.ref(type)}.write(b, ${src(at)}, ${v}, ${path});`),
+    }
+  );
+}
+
+/** `v.name` when the name is an identifier, else `v["name"]`. */
+const member = (v: string, name: string): string => (/^[A-Za-z_$][\w$]*$/.test(name) ? `${v}.${name}` : `${v}[${lit(name)}]`);
 
 export interface StructType<F extends readonly FieldSpec[]> extends FieldType<StructValue<F>> {
   readonly fields: F;
@@ -239,10 +416,12 @@ interface Slot {
 
 export function struct<const F extends readonly FieldSpec[]>(fields: F): StructType<F> {
   const slots: Slot[] = [];
+  const gaps: { offset: number; bytes: number }[] = [];
   const offsets = new Map<string, number>();
   let sizeBytes = 0;
   for (const spec of fields) {
     if (spec.name === undefined) {
+      gaps.push({ offset: sizeBytes, bytes: spec.reservedBytes });
       sizeBytes += spec.reservedBytes;
       continue;
     }
@@ -250,39 +429,30 @@ export function struct<const F extends readonly FieldSpec[]>(fields: F): StructT
     offsets.set(spec.name, sizeBytes);
     sizeBytes += spec.type.sizeBytes;
   }
-  const names = slots.map((s) => s.name);
-  type V = StructValue<F>;
-  return {
-    kind: 'struct',
-    sizeBytes,
-    fields,
-    offsets,
-    zero: () => {
-      const out: Record<string, unknown> = {};
-      for (const s of slots) out[s.name] = s.type.zero();
-      return out as V;
+  const gen: Gen = {
+    // One object literal, so every decoded value of this table has the same shape.
+    read: (c, at) => {
+      const parts = slots.map((s) => `${lit(s.name)}: ${genOf(s.type).read(c, plus(at, s.offset))}`);
+      return `{ ${parts.join(', ')} }`;
     },
-    read: (b, o) => {
-      const out: Record<string, unknown> = {};
-      for (let i = 0; i < slots.length; i++) {
-        const s = slots[i]!;
-        out[s.name] = s.type.read(b, o + s.offset);
-      }
-      return out as V;
-    },
-    write: (b, o, v, p) => {
-      if (typeof v !== 'object' || v === null) throw outOfRange(p, v, 'an object');
-      // Reserved gaps must be zero even when the target buffer is reused.
-      b.fill(0, o, o + sizeBytes);
-      const record = v as Record<string, unknown>;
-      for (let i = 0; i < slots.length; i++) {
-        const s = slots[i]!;
-        const value = record[s.name];
-        if (value === undefined) throw outOfRange(p ? `${p}.${names[i]}` : names[i]!, value, 'set');
-        s.type.write(b, o + s.offset, value, p ? `${p}.${s.name}` : s.name);
+    write: (c, at, v, path) => {
+      c.emit(`if (typeof ${v} !== 'object' || ${v} === null) ${c.ref(fail)}(${path}, ${v}, 'an object');`);
+      // Reserved gaps must be zero even when the target buffer is reused; named fields write all their bytes.
+      for (const gap of gaps) emitZeros(c, plus(at, gap.offset), gap.bytes);
+      for (const s of slots) {
+        const t = c.tmp('v');
+        c.emit(`const ${t} = ${member(v, s.name)};`);
+        genOf(s.type).write(c, plus(at, s.offset), t, `${c.ref(join)}(${path}, ${lit(s.name)})`);
       }
     },
   };
+  type V = StructValue<F>;
+  const built = compiled<V>('struct', sizeBytes, () => {
+    const out: Record<string, unknown> = {};
+    for (const s of slots) out[s.name] = s.type.zero();
+    return out as V;
+  }, gen);
+  return { ...built, fields, offsets };
 }
 
 /** A fixed-length array. Encoding accepts fewer elements and zero-fills the rest; decoding returns all. */
@@ -294,21 +464,34 @@ export interface ArrayType<T> extends FieldType<T[]> {
 export function array<T>(element: FieldType<T>, count: number): ArrayType<T> {
   const stride = element.sizeBytes;
   const sizeBytes = stride * count;
-  return {
-    kind: `array(${element.kind},${count})`,
-    element,
-    count,
-    sizeBytes,
-    zero: () => Array.from({ length: count }, () => element.zero()),
-    read: (b, o) => {
-      const out = new Array<T>(count);
-      for (let i = 0; i < count; i++) out[i] = element.read(b, o + i * stride);
+  const inner = genOf(element as FieldType<unknown>);
+  const gen: Gen = {
+    read: (c, at) => {
+      const out = c.tmp('a');
+      const i = c.tmp('i');
+      const q = c.tmp('q');
+      c.emit(`const ${out} = new Array(${count});`);
+      c.emit(`for (let ${i} = 0, ${q} = ${src(at)}; ${i} < ${count}; ${i}++, ${q} += ${stride}) {`);
+      c.emit(`${out}[${i}] = ${inner.read(c, { base: q, k: 0 })};`);
+      c.emit('}');
       return out;
     },
-    write: (b, o, v, p) => {
-      if (!Array.isArray(v) || v.length > count) throw outOfRange(p, Array.isArray(v) ? `${v.length} items` : v, `at most ${count} items`);
-      for (let i = 0; i < v.length; i++) element.write(b, o + i * stride, v[i] as T, `${p}[${i}]`);
-      if (v.length < count) b.fill(0, o + v.length * stride, o + sizeBytes);
+    write: (c, at, v, path) => {
+      c.emit(
+        `if (!Array.isArray(${v}) || ${v}.length > ${count}) ${c.ref(fail)}(${path}, ${v}, ${lit(`at most ${count} items`)});`,
+      );
+      const i = c.tmp('i');
+      const q = c.tmp('q');
+      const e = c.tmp('e');
+      c.emit(`for (let ${i} = 0, ${q} = ${src(at)}; ${i} < ${v}.length; ${i}++, ${q} += ${stride}) {`);
+      c.emit(`const ${e} = ${v}[${i}];`);
+      inner.write(c, { base: q, k: 0 }, e, `${path} + "[" + ${i} + "]"`);
+      c.emit('}');
+      c.emit(`if (${v}.length < ${count}) b.fill(0, ${src(at)} + ${v}.length * ${stride}, ${src(plus(at, sizeBytes))});`);
     },
   };
+  return compiled<T[]>(`array(${element.kind},${count})`, sizeBytes, () => Array.from({ length: count }, () => element.zero()), gen, {
+    element,
+    count,
+  }) as ArrayType<T>;
 }

@@ -1,6 +1,6 @@
 // The 36-byte header (lan-protocol.md §1.2-1.4) as a field table plus its two flag words.
 
-import { field, hexBytes, reserved, struct, u16, u32, u8 } from './field-types.js';
+import { field, hexBytes, reserved, struct, u16, u32, u8, type ValueOf } from './field-types.js';
 
 export const PROTOCOL_NUMBER = 1024;
 export const HEADER_BYTES = 36;
@@ -62,45 +62,40 @@ export interface Header {
   readonly type: number;
 }
 
-const at = (name: string): number => HEADER_FIELDS.offsets.get(name)!;
-const OFF_SIZE = at('sizeBytes');
-const OFF_FLAGS = at('frameFlags');
-const OFF_SOURCE = at('source');
-const OFF_TARGET = at('target');
-const OFF_RESPONSE = at('responseFlags');
-const OFF_SEQUENCE = at('sequence');
-const OFF_TYPE = at('type');
-const targetType = hexBytes(6);
+type HeaderFields = ValueOf<typeof HEADER_FIELDS>;
 
-/** Reads a header; the caller has checked that 36 bytes are there. Reserved bits are masked. */
+/** Reads a header; the caller has checked that 36 bytes are there. Reserved bytes and bits are ignored (§1.4). */
 export function readHeader(buf: Buffer, offset: number): Header {
-  const flags = u16.read(buf, offset + OFF_FLAGS);
-  const response = buf[offset + OFF_RESPONSE]!;
+  const h: HeaderFields = HEADER_FIELDS.read(buf, offset);
+  const flags = h.frameFlags;
+  const response = h.responseFlags;
   return {
-    sizeBytes: u16.read(buf, offset + OFF_SIZE),
+    sizeBytes: h.sizeBytes,
     protocol: flags & PROTOCOL_MASK,
     addressable: (flags & FLAG_ADDRESSABLE) !== 0,
     tagged: (flags & FLAG_TAGGED) !== 0,
     origin: flags >>> ORIGIN_SHIFT,
-    source: u32.read(buf, offset + OFF_SOURCE),
-    target: targetType.read(buf, offset + OFF_TARGET),
+    source: h.source,
+    target: h.target,
     resRequired: (response & RES_REQUIRED) !== 0,
     ackRequired: (response & ACK_REQUIRED) !== 0,
-    sequence: buf[offset + OFF_SEQUENCE]!,
-    type: u16.read(buf, offset + OFF_TYPE),
+    sequence: h.sequence,
+    type: h.type,
   };
 }
 
-/** Writes a complete header with zeros in every reserved byte and origin 0. */
+/** Writes a complete header with zeros in every reserved byte and origin 0 (we never send origin, §1.3). */
 export function writeHeader(buf: Buffer, offset: number, input: HeaderInput, type: number, sizeBytes: number): void {
   const target = input.target ?? BROADCAST_TARGET;
   const tagged = input.tagged ?? target === BROADCAST_TARGET;
-  buf.fill(0, offset, offset + HEADER_BYTES);
-  u16.write(buf, offset + OFF_SIZE, sizeBytes, 'header.sizeBytes');
-  u16.write(buf, offset + OFF_FLAGS, PROTOCOL_NUMBER | FLAG_ADDRESSABLE | (tagged ? FLAG_TAGGED : 0), 'header.frameFlags');
-  u32.write(buf, offset + OFF_SOURCE, input.source, 'header.source');
-  targetType.write(buf, offset + OFF_TARGET, target, 'header.target');
-  buf[offset + OFF_RESPONSE] = (input.resRequired ? RES_REQUIRED : 0) | (input.ackRequired ? ACK_REQUIRED : 0);
-  u8.write(buf, offset + OFF_SEQUENCE, input.sequence, 'header.sequence');
-  u16.write(buf, offset + OFF_TYPE, type, 'header.type');
+  const fields: HeaderFields = {
+    sizeBytes,
+    frameFlags: PROTOCOL_NUMBER | FLAG_ADDRESSABLE | (tagged ? FLAG_TAGGED : 0),
+    source: input.source,
+    target,
+    responseFlags: (input.resRequired ? RES_REQUIRED : 0) | (input.ackRequired ? ACK_REQUIRED : 0),
+    sequence: input.sequence,
+    type,
+  };
+  HEADER_FIELDS.write(buf, offset, fields, 'header');
 }

@@ -4,4 +4,12 @@ export * from './header.js';
 export * from './messages/index.js';
 export * from './units.js';
 export * from './products.js';
-export { utf8Truncated, type FieldType, type FieldSpec, type StructType, type WireUnit } from './field-types.js';
+export {
+  utf8Truncated,
+  type ArrayType,
+  type EnumType,
+  type FieldType,
+  type FieldSpec,
+  type StructType,
+  type WireUnit,
+} from './field-types.js';
