@@ -105,7 +105,10 @@ export class TestClient {
     );
   }
 
-  /** Waits until `predicate` holds or `timeoutMs` passes; returns whether it held. */
+  /**
+   * Waits until `predicate` holds or `timeoutMs` passes; returns whether it held. Checked on every datagram the
+   * client receives and every 5 ms (for conditions on the fleet's side).
+   */
   waitUntil(predicate: () => boolean, timeoutMs: number): Promise<boolean> {
     return new Promise((resolve) => {
       if (predicate()) return resolve(true);
@@ -115,10 +118,12 @@ export class TestClient {
       };
       const finish = (value: boolean): void => {
         clearTimeout(timer);
+        clearInterval(poll);
         this.listeners.delete(check);
         resolve(value);
       };
       const timer = setTimeout(() => finish(predicate()), timeoutMs);
+      const poll = setInterval(check, 5);
       this.listeners.add(check);
     });
   }

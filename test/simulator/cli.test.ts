@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { createSocket } from 'node:dgram';
+import path from 'node:path';
+import { parseSimulateArgs, simulateCommand } from '../../core/cli/simulate.js';
+import { captureIO, type CapturedIO } from '../helpers/cli-io.js';
+import { BROADCAST, TestClient } from './client.js';
+
+const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'fleet.json');
+
+/** Starts `lightwire simulate` and waits until it printed its control endpoint. */
+async function running(args: string[]): Promise<{ io: CapturedIO; done: Promise<number> }> {
+  const io = captureIO();
+  const done = simulateCommand.run(args, io);
+  const deadline = Date.now() + 5000;
+  while (!io.out().includes('control endpoint') && Date.now() < deadline) {
+    const finished = await Promise.race([done.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 10))]);
+    if (finished) break;
+  }
+  return { io, done };
+}
+
+describe('lightwire simulate', () => {
+  it('prints its usage for --help and exits 0', async () => {
+    const io = captureIO();
+    expect(await simulateCommand.run(['--help'], io)).to.equal(0);
+    expect(io.out()).to.match(/^Usage: lightwire simulate \(--lights N \| --fleet FILE\)/);
+    expect(io.out()).to.include('--control-port');
+  });
+
+  const bad: [string, string[], RegExp][] = [
+    ['an unknown flag', ['--lights', '2', '--colour', 'red'], /Unknown option '--colour'/],
+    ['neither --lights nor --fleet', [], /exactly one of --lights N or --fleet FILE/],
+    ['both --lights and --fleet', ['--lights', '2', '--fleet', 'x.json'], /exactly one/],
+    ['a light count of zero', ['--lights', '0'], /--lights must be an integer from 1 to 5000, got "0"/],
+    ['a light count that is not a number', ['--lights', 'many'], /--lights must be an integer/],
+    ['an unknown mode', ['--lights', '2', '--mode', 'mac'], /--mode must be ip or port/],
+    ['a base address that is not IPv4', ['--lights', '2', '--base-address', '127.0.0'], /--base-address must be an IPv4 address/],
+    ['a port above 65535', ['--lights', '2', '--port', '70000'], /--port must be an integer from 0 to 65535/],
+    ['a loss above 1', ['--lights', '2', '--loss', '1.5'], /--loss must be a probability from 0 to 1/],
+    ['a negative latency', ['--lights', '2', '--latency-ms=-5'], /--latency-ms must be an integer from 0 to 60000/],
+    ['a stray positional argument', ['--lights', '2', 'extra'], /Unexpected argument 'extra'/],
+  ];
+  for (const [what, args, message] of bad) {
+    it(`exits 2 with a clear message for ${what}`, async () => {
+      const io = captureIO();
+      expect(await simulateCommand.run(args, io)).to.equal(2);
+      expect(io.err()).to.match(message);
+      expect(io.out()).to.equal('');
+    });
+  }
+
+  it('exits 2 naming the path for an invalid fleet file', async () => {
+    const io = captureIO();
+    expect(await simulateCommand.run(['--fleet', path.join(__dirname, 'no-such-fleet.json')], io)).to.equal(2);
+    expect(io.err()).to.match(/FLEET_INVALID: fleet cannot read .*no-such-fleet\.json: ENOENT/);
+  });
+
+  it('parses every flag into typed options', () => {
+    expect(parseSimulateArgs(['--fleet', 'f.json', '--mode', 'port', '--base-address', '127.0.0.1', '--port', '0', '--loss', '0.25', '--latency-ms', '30', '--control-port', '0'])).to.deep.equal({
+      fleetFile: 'f.json', mode: 'port', baseAddress: '127.0.0.1', port: 0, loss: 0.25, latencyMs: 30, controlPort: 0,
+    });
+  });
+
+  it('runs N default lights, prints where each lives and its control endpoint, and stops on abort', async () => {
+    const baselineUdp = process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
+    const { io, done } = await running(['--lights', '4', '--port', '0']);
+    const out = io.out();
+    expect(out).to.match(/^SERIAL\s+LABEL\s+PRODUCT\s+ADDRESS/);
+    const port = Number(/127\.255\.255\.255:(\d+)/.exec(out)![1]);
+    for (let i = 0; i < 4; i++) expect(out).to.include(`d073d500000${i + 1}`).and.include(`127.0.0.${2 + i}:${port}`);
+    expect(out).to.include('LIFX Color');
+    const url = /control endpoint: (http:\/\/127\.0\.0\.1:\d+)\/lights/.exec(out)![1]!;
+    const client = await TestClient.open();
+    try {
+      const replies = await client.request('GetService', {}, { address: BROADCAST, port }, { count: 4 });
+      expect(replies).to.have.length(4);
+      const lights = (await (await fetch(`${url}/lights`)).json()) as { serial: string; received: { total: number } }[];
+      expect(lights.map((l) => l.received.total)).to.deep.equal([1, 1, 1, 1]);
+    } finally {
+      await client.close();
+    }
+    io.abort();
+    expect(await done).to.equal(0);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length).to.equal(baselineUdp);
+  });
+
+  it('runs the example fleet in port mode with --loss and --latency-ms applied to every light', async () => {
+    const { io, done } = await running(['--fleet', EXAMPLE, '--mode', 'port', '--port', '0', '--loss', '0', '--latency-ms', '20']);
+    try {
+      const url = /control endpoint: (\S+)\/lights/.exec(io.out())![1]!;
+      const lights = (await (await fetch(`${url}/lights`)).json()) as { address: string; port: number; faults: { latencyMs: number; lossProbability: number } }[];
+      expect(lights).to.have.length(10);
+      expect(new Set(lights.map((l) => l.address))).to.deep.equal(new Set(['127.0.0.1']));
+      expect(new Set(lights.map((l) => l.port)).size).to.equal(10);
+      expect(lights.every((l) => l.faults.latencyMs === 20 && l.faults.lossProbability === 0)).to.equal(true);
+    } finally {
+      io.abort();
+      expect(await done).to.equal(0);
+    }
+  });
+
+  it('exits 1 with ADDRESS_IN_USE when the port is taken', async () => {
+    const blocker = createSocket({ type: 'udp4' });
+    await new Promise<void>((resolve) => blocker.bind({ address: '0.0.0.0', port: 0 }, resolve));
+    try {
+      const io = captureIO();
+      expect(await simulateCommand.run(['--lights', '2', '--port', String(blocker.address().port)], io)).to.equal(1);
+      expect(io.err()).to.match(/ADDRESS_IN_USE/);
+    } finally {
+      blocker.close();
+    }
+  });
+});
