@@ -10,8 +10,9 @@
 //       "vendor": 1,                          // default 1 (LIFX)
 //       "label": "Kitchen",                   // <= 32 UTF-8 bytes; default "<product name> <last 6 serial digits>"
 //       "firmware": { "major": 3, "minor": 70 },   // default 3.70; capabilities are resolved for it
-//       "group":    { "id": "<32 hex>", "label": "Kitchen" },   // id defaults to a hash of the label, so
-//       "location": { "id": "<32 hex>", "label": "Home" },      // equal labels share one id; updated_at = load time
+//       "group":    { "id": "<32 hex>", "label": "Kitchen" },   // id defaults to a hash of the label, so equal
+//       "location": { "id": "<32 hex>", "label": "Home" },      // labels share one id; optional "updatedAtNs"
+//                                             // (decimal string) defaults to the time the file is loaded
 //       "power": "on",                        // "on" | "off", default "on"
 //       "color": { "hue": 120, "saturation": 1, "brightness": 0.5, "kelvin": 3500 },
 //                                             // user units: degrees 0-360, fractions 0-1, kelvin 1500-9000;

@@ -52,6 +52,7 @@ export const DEFAULT_IP_BASE = '127.0.0.2';
 export const DEFAULT_PORT_MODE_ADDRESS = '127.0.0.1';
 export const FANOUT_BATCH = 16;
 const DEFAULT_RECV_BUFFER = 4 * 1024 * 1024;
+const MAX_KEPT_ERRORS = 100;
 
 type Timer = ReturnType<typeof setTimeout>;
 type Immediate = ReturnType<typeof setImmediate>;
@@ -75,7 +76,9 @@ export class Fleet {
   private readonly timers = new Set<Timer>();
   private readonly immediates = new Set<Immediate>();
   private state: 'stopped' | 'starting' | 'running' | 'stopping' = 'stopped';
-  /** Errors caught inside socket handlers (kept, never thrown). */
+  private starting: Promise<void> | null = null;
+  private stopping: Promise<void> | null = null;
+  /** Errors caught inside socket handlers (the first 100 are kept; none is ever thrown). */
   readonly errors: unknown[] = [];
   /** Datagrams on the shared listener that did not decode. */
   undecodable = 0;
@@ -110,8 +113,12 @@ export class Fleet {
       });
     }
     this.onError = (err) => {
-      if (this.errors.length < 100) this.errors.push(err);
-      options.onError?.(err);
+      if (this.errors.length < MAX_KEPT_ERRORS) this.errors.push(err);
+      try {
+        options.onError?.(err);
+      } catch {
+        // The caller's handler failing must not escape a socket handler either.
+      }
     };
     const env: LightEnvironment = {
       now,
@@ -153,9 +160,16 @@ export class Fleet {
   }
 
   /** Binds every socket (in parallel). ADDRESS_IN_USE / ADDRESS_UNAVAILABLE on failure, with nothing left open. */
-  async start(): Promise<void> {
-    if (this.state !== 'stopped') throw new Error(`fleet is ${this.state}`);
+  start(): Promise<void> {
+    if (this.state !== 'stopped') return Promise.reject(new Error(`cannot start a fleet that is ${this.state}`));
     this.state = 'starting';
+    this.starting = this.bindAll().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private async bindAll(): Promise<void> {
     try {
       const shared = this.openSocket(true, this.recvBufferSize);
       shared.on('message', (msg, rinfo) => this.onShared(msg, rinfo));
@@ -182,10 +196,16 @@ export class Fleet {
 
   /** Closes every socket and clears every timer, resolving once the handles are released; it can start again. */
   async stop(): Promise<void> {
+    // A stop during start waits for the binds to settle, then closes whatever they opened.
+    if (this.starting !== null) await this.starting.catch(() => {});
+    if (this.stopping !== null) return this.stopping;
     if (this.state === 'stopped') return;
     this.state = 'stopping';
-    await this.closeAll();
-    this.state = 'stopped';
+    this.stopping = this.closeAll().finally(() => {
+      this.state = 'stopped';
+      this.stopping = null;
+    });
+    return this.stopping;
   }
 
   // ---- internals ----
@@ -246,7 +266,8 @@ export class Fleet {
   }
 
   private setTimer(fn: () => void, ms: number): void {
-    if (this.state !== 'running') return;
+    // A reply delayed past stop() is never sent.
+    if (this.state === 'stopping' || this.state === 'stopped') return;
     const t = setTimeout(() => {
       this.timers.delete(t);
       this.guard(fn);
@@ -299,7 +320,7 @@ export class Fleet {
         this.onError(err);
       }
     }
-    if (end < this.lights.length && this.state === 'running') {
+    if (end < this.lights.length && this.state !== 'stopping' && this.state !== 'stopped') {
       const immediate = setImmediate(() => {
         this.immediates.delete(immediate);
         this.guard(() => this.fanOut(packet, from, end));

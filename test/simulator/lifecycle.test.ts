@@ -48,6 +48,16 @@ describe('simulator lifecycle', () => {
     expect(r.fleet.lights.filter((l) => l.receivedTotal > 0).length).to.be.below(200);
   });
 
+  it('stops cleanly when stop is called while it is still starting, and twice at once', async () => {
+    const baseline = await baselineResources();
+    const fleet = new Fleet(defaultFleet(50), { port: 0 });
+    const started = fleet.start();
+    await Promise.all([fleet.stop(), fleet.stop()]);
+    await started;
+    expect(fleet.running).to.equal(false);
+    expect(resources()).to.deep.equal(baseline);
+  });
+
   it('can be started again after a stop, on the same port', async () => {
     const fleet = new Fleet({ lights: [bulb()] }, { port: 0 });
     await fleet.start();
