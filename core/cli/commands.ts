@@ -3,5 +3,6 @@
 import type { Command } from './command.js';
 import { decodeCommand } from './decode.js';
 import { discoverCommand } from './discover.js';
+import { simulateCommand } from './simulate.js';
 
-export const COMMANDS: readonly Command[] = [discoverCommand, decodeCommand];
+export const COMMANDS: readonly Command[] = [simulateCommand, discoverCommand, decodeCommand];
