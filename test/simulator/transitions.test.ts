@@ -60,11 +60,19 @@ describe('simulator transitions', () => {
     const r = await rig({ lights: [bulb({ color: { hue: 0, saturation: 1, brightness: 0, kelvin: 3500 } })] });
     try {
       const target = hsbkToWire({ hue: 0, saturation: 1, brightness: 1, kelvin: 3500 });
-      await r.client.request('SetColor', { color: target, durationMs: 400 }, r.at(BULB), { ack: true, count: 1 });
-      await sleep(150);
+      const sentAt = Date.now();
+      r.client.send('SetColor', { color: target, durationMs: 400 }, r.at(BULB), { ack: true });
+      await r.client.waitUntil(() => r.client.inbox.length === 1, 1000);
+      const ackedAt = Date.now();
+      await sleep(100);
+      const readFrom = Date.now();
       const brightness = r.fleet.light(BULB).state.color.brightness;
-      expect(brightness).to.be.above(0.2).and.below(0.9);
-      await sleep(350);
+      const readTo = Date.now();
+      // The fade started between sending and the ack, so it is this far along (whatever the machine's load).
+      expect(brightness).to.be.at.least(Math.min(1, (readFrom - ackedAt) / 400) - 0.001);
+      expect(brightness).to.be.at.most(Math.min(1, (readTo - sentAt) / 400) + 0.001);
+      expect(brightness).to.be.above(0);
+      await sleep(Math.max(0, 400 - (Date.now() - sentAt)) + 20);
       expect(r.fleet.light(BULB).state.color.brightness).to.equal(1);
     } finally {
       await r.close();
