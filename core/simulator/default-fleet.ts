@@ -41,7 +41,13 @@ export interface DefaultFleetOptions {
   readonly faults?: LightInput['faults'];
 }
 
-export function defaultFleet(count: number, options: DefaultFleetOptions = {}): FleetInput {
+/** A fresh fleet document the caller owns: edit `lights[i]` (faults, colours) before building a Fleet. */
+export interface DefaultFleet extends FleetInput {
+  description: string;
+  lights: LightInput[];
+}
+
+export function defaultFleet(count: number, options: DefaultFleetOptions = {}): DefaultFleet {
   if (!Number.isInteger(count) || count < 1) throw new RangeError(`a fleet needs at least one light, got ${count}`);
   const lights: LightInput[] = [];
   for (let i = 0; i < count; i++) {

@@ -6,7 +6,7 @@ export {
   type FleetInput, type FleetSpec, type LightInput, type LightSpec, type FaultsInput, type GroupInput, type HsbkInput,
   type LightStatePatch,
 } from './fleet-file.js';
-export { defaultFleet, defaultSerial, type DefaultFleetOptions } from './default-fleet.js';
+export { defaultFleet, defaultSerial, type DefaultFleet, type DefaultFleetOptions } from './default-fleet.js';
 export { NO_FAULTS, MALFORMED_KINDS, type Faults, type MalformedMode, type MalformedKind } from './faults.js';
 export { type ReceivedPacket } from './records.js';
 export { type LightStateView, type GroupView } from './model.js';
