@@ -98,14 +98,16 @@ export interface DiscoveryOptionsInput extends Partial<Omit<DiscoveryOptions, 's
 export function discoveryOptions(input: DiscoveryOptionsInput = {}): DiscoveryOptions {
   const broadcastAddresses = input.broadcastAddresses ?? interfaceBroadcastAddresses();
   for (const a of broadcastAddresses) if (!isIPv4(a)) invalid('broadcastAddresses', `${JSON.stringify(a)} is not an IPv4 address`);
-  const staticHosts = (input.staticHosts ?? []).map((h) => (typeof h === 'string' ? parseHost(h) : parseHost(`${h.address}:${h.port}`)));
+  const port = intAtLeast('port', input.port ?? LIFX_PORT, 1);
+  // A host without its own port uses the discovery port.
+  const staticHosts = (input.staticHosts ?? []).map((h) => (typeof h === 'string' ? parseHost(h, port) : parseHost(`${h.address}:${h.port}`)));
   const sweepSubnets = input.sweepSubnets ?? [];
   sweepSubnets.forEach(subnetHosts);
   const burst = input.burstScheduleMs ?? DEFAULT_BURST_SCHEDULE_MS;
   burst.forEach((v, i) => intAtLeast(`burstScheduleMs[${i}]`, v, 0));
   const o: DiscoveryOptions = {
     broadcastAddresses: Object.freeze([...broadcastAddresses]),
-    port: intAtLeast('port', input.port ?? LIFX_PORT, 1),
+    port,
     staticHosts: Object.freeze(staticHosts),
     sweepSubnets: Object.freeze([...sweepSubnets]),
     burstScheduleMs: Object.freeze([...burst]),

@@ -33,9 +33,9 @@ export class Pacer {
     this.enqueue(key, job, this.unicastPerWindow);
   }
 
-  /** Queues a broadcast job; broadcasts share one budget. */
-  scheduleBroadcast(job: PacedJob): void {
-    this.enqueue('\0broadcast', job, this.broadcastPerWindow);
+  /** Queues a broadcast job; broadcasts to one address (one subnet, so the same lights) share one budget. */
+  scheduleBroadcast(address: string, job: PacedJob): void {
+    this.enqueue(`\0broadcast ${address}`, job, this.broadcastPerWindow);
   }
 
   /** Jobs waiting (not yet sent) for one key: for tests and diagnostics. */

@@ -262,7 +262,7 @@ export class Requester {
     const sequence = this.nextSequence(BROADCAST_TARGET);
     const datagram = encode({ name, header: { source: this.source, sequence, resRequired: true }, payload });
     return new Promise((resolve, reject) => {
-      this.pacer.scheduleBroadcast({
+      this.pacer.scheduleBroadcast(address, {
         cancelled: false,
         run: () => {
           this.stats.sent++;

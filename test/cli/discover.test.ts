@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { discoverCommand } from '../../core/cli/discover.js';
+import { defaultFleet, defaultSerial } from '../../core/simulator/default-fleet.js';
+import { Fleet } from '../../core/simulator/fleet.js';
+import { captureIO } from '../helpers/cli-io.js';
+
+describe('lightwire discover', function () {
+  this.timeout(15_000);
+  let fleet: Fleet;
+  before(async () => {
+    fleet = new Fleet(defaultFleet(3), { port: 0 });
+    await fleet.start();
+  });
+  after(() => fleet.stop());
+
+  it('lists every light with its label, product, power, group and firmware as JSON', async () => {
+    const io = captureIO();
+    const code = await discoverCommand.run(['--broadcast', '127.255.255.255', '--port', String(fleet.port), '--timeout-ms', '800', '--json'], io);
+    expect(code).to.equal(0);
+    const lights = JSON.parse(io.out()) as { serial: string; label: string; product: string; power: string; group: string; firmware: string; address: string }[];
+    expect(lights.map((l) => l.serial)).to.deep.equal([defaultSerial(0), defaultSerial(1), defaultSerial(2)]);
+    const first = fleet.light(defaultSerial(0));
+    expect(lights[0]).to.include({ label: first.state.label, product: 'LIFX Color', power: 'on', firmware: '3.70', address: first.address });
+    expect(lights[0]!.group).to.be.a('string').and.not.equal('');
+    expect(io.err()).to.contain('Looking for lights (broadcast 127.255.255.255');
+  });
+
+  it('prints a table by default', async () => {
+    const io = captureIO();
+    expect(await discoverCommand.run(['--broadcast', '127.255.255.255', '--port', String(fleet.port), '--timeout-ms', '600'], io)).to.equal(0);
+    const lines = io.out().trim().split('\n');
+    expect(lines[0]).to.match(/^SERIAL\s+ADDRESS\s+LABEL\s+PRODUCT\s+POWER/);
+    expect(lines).to.have.length(4);
+    expect(io.err()).to.contain('3 lights found.');
+  });
+
+  it('says which addresses it tried when nothing answers, and exits 1', async () => {
+    const io = captureIO();
+    // A port where no virtual light listens.
+    const code = await discoverCommand.run(['--broadcast', '127.255.255.255', '--host', '127.0.0.250', '--port', '9', '--timeout-ms', '300'], io);
+    expect(code).to.equal(1);
+    expect(io.err()).to.contain('No light answered. Tried broadcast 127.255.255.255:9, host 127.0.0.250:9.');
+  });
+
+  it('exits 2 on bad options', async () => {
+    const io = captureIO();
+    expect(await discoverCommand.run(['--timeout-ms', 'soon'], io)).to.equal(2);
+    expect(io.err()).to.contain('--timeout-ms must be an integer');
+    const io2 = captureIO();
+    expect(await discoverCommand.run(['--host', 'not-an-ip', '--broadcast', '127.255.255.255'], io2)).to.equal(2);
+    expect(io2.err()).to.contain('OPTIONS_INVALID'.length > 0 ? 'not an IPv4 address' : '');
+  });
+});

@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import { LightRegistry, type LightRecord } from '../../core/discovery/registry.js';
+
+describe('LightRegistry', () => {
+  let now = 1_000;
+  const clock = (): number => now;
+
+  function recorder(registry: LightRegistry): string[] {
+    const events: string[] = [];
+    registry.on('added', (l: LightRecord) => events.push(`added ${l.serial} ${l.address}:${l.port}`));
+    registry.on('changed', (l: LightRecord, what: readonly string[]) => events.push(`changed ${l.serial} ${what.join(',')}`));
+    registry.on('offline', (l: LightRecord) => events.push(`offline ${l.serial}`));
+    registry.on('online', (l: LightRecord) => events.push(`online ${l.serial}`));
+    return events;
+  }
+
+  it('adds a light once and records when it was first and last seen', () => {
+    const registry = new LightRegistry(3, clock);
+    const events = recorder(registry);
+    now = 1_000;
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    now = 2_500;
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    expect(events).to.deep.equal(['added d073d5000001 127.0.0.2:56700']);
+    expect(registry.get('d073d5000001')).to.include({ firstSeenAt: 1_000, lastSeenAt: 2_500, online: true });
+  });
+
+  it('follows an address change by serial and says so', () => {
+    const registry = new LightRegistry(3, clock);
+    const events = recorder(registry);
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    registry.seen('d073d5000001', '127.0.0.9', 56701);
+    expect(events).to.deep.equal(['added d073d5000001 127.0.0.2:56700', 'changed d073d5000001 address']);
+    expect(registry.get('d073d5000001')).to.include({ address: '127.0.0.9', port: 56701 });
+  });
+
+  it('marks a light offline only after the configured number of consecutive misses', () => {
+    const registry = new LightRegistry(3, clock);
+    const events = recorder(registry);
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    registry.missed('d073d5000001');
+    registry.missed('d073d5000001');
+    registry.answered('d073d5000001');
+    registry.missed('d073d5000001');
+    registry.missed('d073d5000001');
+    expect(events).to.have.length(1);
+    registry.missed('d073d5000001');
+    expect(events.slice(1)).to.deep.equal(['offline d073d5000001']);
+    registry.missed('d073d5000001');
+    expect(events.slice(1)).to.deep.equal(['offline d073d5000001']);
+    registry.answered('d073d5000001');
+    expect(events.slice(1)).to.deep.equal(['offline d073d5000001', 'online d073d5000001']);
+  });
+
+  it('emits changed naming only the facts whose values differ', () => {
+    const registry = new LightRegistry(3, clock);
+    const events = recorder(registry);
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    registry.update('d073d5000001', { label: 'Desk', power: 'on' });
+    registry.update('d073d5000001', { label: 'Desk', power: 'off' });
+    registry.update('d073d5000001', { label: 'Desk', power: 'off' });
+    expect(events.slice(1)).to.deep.equal(['changed d073d5000001 label,power', 'changed d073d5000001 power']);
+  });
+
+  it('stamps each fact with the time it was read', () => {
+    const registry = new LightRegistry(3, clock);
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    now = 5_000;
+    registry.update('d073d5000001', { label: 'Desk' });
+    now = 9_000;
+    registry.update('d073d5000001', { power: 'on' });
+    const facts = registry.get('d073d5000001')!.facts;
+    expect(facts.label).to.deep.equal({ value: 'Desk', readAt: 5_000 });
+    expect(facts.power).to.deep.equal({ value: 'on', readAt: 9_000 });
+  });
+
+  it('names a group after the member with the newest updated_at, so renames converge', () => {
+    const registry = new LightRegistry(3, clock);
+    const id = 'ab'.repeat(16);
+    for (const [serial, label, at] of [
+      ['d073d5000001', 'Lounge', 100n],
+      ['d073d5000002', 'Living Room', 300n],
+      ['d073d5000003', 'Front Room', 200n],
+    ] as const) {
+      registry.seen(serial, '127.0.0.2', 56700);
+      registry.update(serial, { group: { id, label, updatedAtNs: at } });
+    }
+    expect(registry.groupLabel(id)).to.equal('Living Room');
+    // A stale label is corrected when the newer one is read again elsewhere.
+    registry.update('d073d5000001', { group: { id, label: 'Snug', updatedAtNs: 400n } });
+    expect(registry.groupLabel(id)).to.equal('Snug');
+    expect(registry.groupLabel('00'.repeat(16))).to.equal(undefined);
+  });
+
+  it('lists lights in serial order and returns frozen snapshots', () => {
+    const registry = new LightRegistry(3, clock);
+    registry.seen('d073d5000002', '127.0.0.3', 56700);
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    const all = registry.all();
+    expect(all.map((l) => l.serial)).to.deep.equal(['d073d5000001', 'd073d5000002']);
+    expect(Object.isFrozen(all[0])).to.equal(true);
+  });
+});

@@ -1,0 +1,81 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { LightClient } from '../../core/discovery/client.js';
+import { encode } from '../../core/protocol/index.js';
+import { MemoryEndpoint } from '../helpers/memory-endpoint.js';
+
+describe('LightClient broadcast schedule (fake timers)', () => {
+  let clock: sinon.SinonFakeTimers;
+  beforeEach(() => {
+    clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+  });
+  afterEach(() => clock.restore());
+
+  it('broadcasts a burst at start, then a slow heartbeat, to every configured address', async () => {
+    const client = new LightClient({
+      discovery: {
+        broadcastAddresses: ['127.255.255.255', '127.0.255.255'],
+        burstScheduleMs: [0, 600, 1800, 3600],
+        heartbeatMs: 10_000,
+        refreshIntervalMs: 0,
+      },
+    });
+    const endpoint = new MemoryEndpoint();
+    await client.start(endpoint);
+    await clock.tickAsync(25_000);
+    const broadcasts = endpoint.sentOf('GetService');
+    const to127 = broadcasts.filter((b) => b.to.address === '127.255.255.255');
+    expect(to127.map((b) => b.atMs)).to.deep.equal([0, 600, 1800, 3600, 13_600, 23_600]);
+    expect(broadcasts.filter((b) => b.to.address === '127.0.255.255')).to.have.length(6);
+    expect(to127.every((b) => b.packet.header.tagged && b.to.port === 56700)).to.equal(true);
+    await client.stop();
+    expect(clock.countTimers()).to.equal(0);
+    expect(endpoint.closed).to.equal(true);
+  });
+
+  it('keeps only UDP services with a port, and uses the port the light reports', async () => {
+    const client = new LightClient({ discovery: { broadcastAddresses: ['127.255.255.255'], refreshIntervalMs: 0 } });
+    const endpoint = new MemoryEndpoint();
+    await client.start(endpoint);
+    await clock.tickAsync(1);
+    const { source, sequence } = endpoint.sentOf('GetService')[0]!.packet.header;
+    const reply = (serial: string, service: number, port: number): Buffer =>
+      encode({ name: 'StateService', header: { source, sequence, target: serial }, payload: { service, port } });
+    endpoint.deliverRaw(reply('d073d5000001', 5, 56700), { address: '127.0.0.2', port: 56700 });
+    endpoint.deliverRaw(reply('d073d5000001', 1, 0), { address: '127.0.0.2', port: 56700 });
+    expect(client.lights()).to.have.length(0);
+    endpoint.deliverRaw(reply('d073d5000001', 1, 56701), { address: '127.0.0.2', port: 56700 });
+    expect(client.lights().map((l) => [l.serial, l.address, l.port])).to.deep.equal([['d073d5000001', '127.0.0.2', 56701]]);
+    await client.stop();
+  });
+
+  it('spreads background reads over the fleet instead of reading every light at once', async () => {
+    const client = new LightClient({ discovery: { broadcastAddresses: ['127.255.255.255'], refreshIntervalMs: 10_000, burstScheduleMs: [0] } });
+    const endpoint = new MemoryEndpoint();
+    // Every light answers its reads, so only first transmissions are counted.
+    endpoint.respond = (packet, to) => {
+      if (packet.name === 'GetColor') {
+        setTimeout(() => endpoint.reply(packet, packet.header.target, 'LightState', { color: { hue: 0, saturation: 0, brightness: 65535, kelvin: 3500 }, power: 65535, label: 'x' }, to), 1);
+      }
+    };
+    await client.start(endpoint);
+    await clock.tickAsync(1);
+    const { source, sequence } = endpoint.sentOf('GetService')[0]!.packet.header;
+    for (let i = 1; i <= 40; i++) {
+      const serial = `d073d5${i.toString(16).padStart(6, '0')}`;
+      endpoint.deliverRaw(encode({ name: 'StateService', header: { source, sequence, target: serial }, payload: { service: 1, port: 56700 } }), {
+        address: `127.0.1.${i}`,
+        port: 56700,
+      });
+    }
+    await clock.tickAsync(30_000);
+    const reads = endpoint.sentOf('GetColor').filter((s) => s.atMs >= 10_000).map((s) => s.atMs);
+    // Every light is read again in the 10-20 s window, but not all in the same instant.
+    expect(reads.length).to.be.at.least(40);
+    const perSecond = new Map<number, number>();
+    for (const t of reads) perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
+    expect(Math.max(...perSecond.values())).to.be.below(20);
+    await client.stop();
+    expect(clock.countTimers()).to.equal(0);
+  });
+});
