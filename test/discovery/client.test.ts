@@ -69,6 +69,20 @@ describe('LightClient discovery against virtual lights', function () {
     expect(fleet.light(defaultSerial(0)).receivedCount('GetService')).to.equal(0);
   });
 
+  it('finds lights by a unicast sweep of a configured subnet, with broadcasts off', async () => {
+    const fleet = await startFleet(defaultFleet(3));
+    cleanup.push(() => fleet.stop());
+    const client = testClient(fleet, { discovery: { broadcastAddresses: [], sweepSubnets: ['127.0.0.0/29'] } });
+    cleanup.push(() => client.stop());
+    await client.start();
+    const lights = await client.waitForLights(3, 5000);
+    expect(lights.map((l) => [l.serial, l.address])).to.deep.equal([
+      [defaultSerial(0), '127.0.0.2'],
+      [defaultSerial(1), '127.0.0.3'],
+      [defaultSerial(2), '127.0.0.4'],
+    ]);
+  });
+
   it('reads label, power, colour, product, firmware, group, location and wifi for each light', async () => {
     const fleet = await startFleet({
       lights: [
@@ -120,10 +134,11 @@ describe('LightClient discovery against virtual lights', function () {
     it(`completes every read and Set within its deadline at ${loss * 100} % packet loss`, async () => {
       const fleet = await startFleet(defaultFleet(8, { faults: { lossProbability: loss } }));
       cleanup.push(() => fleet.stop());
-      const client = testClient(fleet, { transport: { requestTimeoutMs: 5000 }, discovery: { burstScheduleMs: [0, 200, 500, 900, 1400] } });
+      // Eight broadcasts: a light misses all of them at 30 % loss with probability 0.3^8 (7e-5).
+      const client = testClient(fleet, { transport: { requestTimeoutMs: 5000 }, discovery: { burstScheduleMs: [0, 200, 500, 900, 1400, 2000, 2600, 3200] } });
       cleanup.push(() => client.stop());
       await client.start();
-      const lights = await client.waitForLights(8, 4000);
+      const lights = await client.waitForLights(8, 6000);
       expect(lights).to.have.length(8);
       const started = performance.now();
       const results = await Promise.all(
