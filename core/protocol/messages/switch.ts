@@ -8,7 +8,9 @@ export const SWITCH = {
   SetRPower: message(817, [field('relayIndex', u8), field('level', u16, 'power')], { reply: 'StateRPower' }),
   StateRPower: message(818, [field('relayIndex', u8), field('level', u16, 'power')]),
   GetButton: message(905, [], { reply: 'StateButton' }),
-  SetButton: message(906, [field('index', u8), field('buttonsCount', u8), field('buttons', array(Button, 8))]),
+  SetButton: message(906, [field('index', u8), field('buttonsCount', u8), field('buttons', array(Button, 8))], {
+    reply: 'StateButton',
+  }),
   StateButton: message(907, [
     field('count', u8),
     field('index', u8),
@@ -20,7 +22,7 @@ export const SWITCH = {
     field('hapticDurationMs', u16, 'ms'),
     field('backlightOnColor', Hsbk),
     field('backlightOffColor', Hsbk),
-  ]),
+  ], { reply: 'StateButtonConfig' }),
   StateButtonConfig: message(911, [
     field('hapticDurationMs', u16, 'ms'),
     field('backlightOnColor', Hsbk),
