@@ -76,6 +76,29 @@ export const ERRORS = {
     422,
     (p) => `light ${p.serial} does not support ${p.message} (it answered StateUnhandled)`,
   ),
+  // core/control: selectors, colour strings, requests (the HTTP API maps httpStatus directly)
+  SELECTOR_INVALID: spec<{ selector: string; part: string; reason: string }>(
+    422,
+    (p) => `selector ${JSON.stringify(p.selector)} is invalid at ${JSON.stringify(p.part)}: ${p.reason}`,
+  ),
+  SELECTOR_TOO_MANY: spec<{ count: number; max: number }>(
+    422,
+    (p) => `${p.count} selectors given; at most ${p.max} may be combined`,
+  ),
+  LIGHTS_NOT_FOUND: spec<{ selector: string }>(404, (p) => `Could not find light with selector '${p.selector}'.`),
+  COLOR_INVALID: spec<{ color: string; reason: string }>(
+    422,
+    (p) => `Unable to parse color: ${JSON.stringify(p.color)} (${p.reason})`,
+  ),
+  PARAMETER_INVALID: spec<{ field: string; reason: string }>(422, (p) => `${p.field} ${p.reason}`),
+  PARAMETER_MISSING: spec<{ field: string }>(422, (p) => `${p.field} is missing`),
+  STATES_TOO_MANY: spec<{ count: number; max: number }>(422, (p) => `${p.count} states given; at most ${p.max} are allowed`),
+  SCENE_NOT_FOUND: spec<{ sceneId: string }>(404, (p) => `Could not find scene with id '${p.sceneId}'.`),
+  SCENE_STORE_CORRUPT: spec<{ path: string; movedTo: string; reason: string }>(
+    500,
+    (p) => `scene file ${p.path} is not valid (${p.reason}); it was moved aside to ${p.movedTo}`,
+  ),
+  SCENE_STORE_FAILED: spec<{ path: string; reason: string }>(500, (p) => `cannot write scene file ${p.path}: ${p.reason}`),
   // core/cli
   CLI_USAGE: spec<{ reason: string }>(400, (p) => p.reason),
 } as const;

@@ -1,0 +1,107 @@
+// Shared shapes of the light service (core/control): what selectors, colour strings, the planner, the
+// executor and the faces agree on. All in user units: degrees, 0-1 fractions, seconds, kelvin.
+
+import type { Capabilities, Hsbk, MessageName, Payload, PowerState, Product } from '../protocol/index.js';
+
+/** Some of hue (degrees), saturation, brightness (0-1) and kelvin: what a colour string sets. */
+export interface PartialHsbk {
+  readonly hue?: number;
+  readonly saturation?: number;
+  readonly brightness?: number;
+  readonly kelvin?: number;
+}
+
+/** Zones of a multizone light, inclusive, 0 nearest the controller. */
+export interface ZoneRange {
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface GroupRef {
+  /** 32 lowercase hex digits. */
+  readonly id: string;
+  readonly name: string;
+}
+
+/**
+ * One light as the service sees it: a frozen view built from the client's registry. Anything not read
+ * yet is null; `capabilities` falls back to an unknown product's (a plain colour light).
+ */
+export interface LightView {
+  readonly serial: string;
+  readonly label: string;
+  /** Reachable now (the HTTP API's `connected`). */
+  readonly online: boolean;
+  readonly group: GroupRef | null;
+  readonly location: GroupRef | null;
+  readonly product: Product | null;
+  readonly capabilities: Capabilities;
+  readonly power: PowerState | null;
+  readonly color: Hsbk | null;
+  /** 0-1, lights with infrared only. */
+  readonly infrared: number | null;
+  /** Current colour of each zone, multizone lights only, when read. */
+  readonly zones: readonly Hsbk[] | null;
+  /** Epoch ms of the last packet from the light. */
+  readonly lastSeenAt: number;
+}
+
+// ---- selectors (http-api-v1.md §5) ----
+
+export type SelectorKind = 'all' | 'id' | 'label' | 'group' | 'group_id' | 'location' | 'location_id' | 'scene_id';
+
+export interface Selector {
+  readonly kind: SelectorKind;
+  /** The value after `kind:`; empty for `all`. Percent-decoded. `id` values are lowercase. */
+  readonly value: string;
+  /** `:random` suffix: one random light of the set. */
+  readonly random: boolean;
+  /** `|a-b` zone ranges, or null when none were given. */
+  readonly zones: readonly ZoneRange[] | null;
+  /** This selector as written (decoded). */
+  readonly text: string;
+}
+
+export interface ResolvedLight {
+  readonly light: LightView;
+  /** Zones to act on (multizone lights only); null = the whole light. */
+  readonly zones: readonly ZoneRange[] | null;
+}
+
+/** Finds the selectors stored in a scene's states, for `scene_id:` (undefined = no such scene). */
+export type SceneSelectors = (sceneId: string) => readonly string[] | undefined;
+
+// ---- the planner's input and output ----
+
+/** A validated Set State request, in user units. */
+export interface StateChange {
+  readonly power?: PowerState;
+  /** From the colour string; an explicit `brightness` overrides its brightness (http-api-v1.md §6.1). */
+  readonly color?: PartialHsbk;
+  readonly brightness?: number;
+  /** 0-1, infrared lights only. */
+  readonly infrared?: number;
+  readonly durationS: number;
+}
+
+/** One message of a plan: a name from the tables and its wire payload. */
+export type PlannedMessage = { [N in MessageName]: { readonly name: N; readonly payload: Payload<N> } }[MessageName];
+
+/**
+ * Ordered steps for one light. The messages of a step go out together; without fast mode the executor
+ * waits for every ack of a step before sending the next (colour while off, then power).
+ */
+export interface Plan {
+  readonly steps: readonly (readonly PlannedMessage[])[];
+}
+
+export type ResultStatus = 'ok' | 'timed_out' | 'offline';
+
+/** The outcome for one light, as every face reports it (http-api-v1.md §4.4). */
+export interface LightResult {
+  readonly id: string;
+  readonly label: string;
+  readonly status: ResultStatus;
+  /** Toggle results carry the new power. */
+  readonly power?: PowerState;
+}
