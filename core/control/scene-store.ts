@@ -1,0 +1,659 @@
+// The local scene store: scenes captured from lights, kept in one JSON file, listed in the HTTP API's
+// shape (http-api-v1.md §7.17) and turned into per-light requests on activation (§7.18). The cloud keeps
+// scenes for its users; a local server needs its own store (§7.17, last paragraph).
+//
+// File format: `{ "version": 1, "scenes": [Scene, ...] }`, scenes in list order, pretty-printed.
+// Writes are atomic (temp file in the same directory, fsync, rename over the target, fsync of the
+// directory) and serialised through one promise chain, so concurrent changes all land in order.
+// A file that is not JSON or does not validate is renamed to `<file>.corrupt-<epoch ms>` and reported
+// (`problem` + the log callback); the store then starts empty and never writes over the bad bytes.
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import * as fsp from 'node:fs/promises';
+import * as path from 'node:path';
+import { LightwireError } from '../errors.js';
+import type { PowerState } from '../protocol/index.js';
+import type { LightView, PartialHsbk } from './types.js';
+
+// ---- the API shape (http-api-v1.md §7.17) ----
+
+export interface SceneColor {
+  /** Degrees, 0-360. */
+  readonly hue: number;
+  /** 0-1. */
+  readonly saturation: number;
+  /** Integer, 1500-9000 (the colour-string range, §6.3). */
+  readonly kelvin: number;
+}
+
+/**
+ * One light's part of a scene, keys as the API emits them. `selector` plus any of `power`,
+ * `brightness` (0-1) and `color` (§7.17). Two extensions, both optional and both named by the
+ * activation's `ignore` list (§7.18): `infrared` (0-1; captured from lights with infrared, whose IR
+ * level is part of what a scene restores) and `duration` (seconds; never captured, honoured when a
+ * hand-written or imported file carries it, and overridden by the activation's duration).
+ */
+export interface SceneState {
+  readonly brightness?: number;
+  readonly color?: SceneColor;
+  readonly duration?: number;
+  readonly infrared?: number;
+  readonly power?: PowerState;
+  readonly selector: string;
+}
+
+/** A scene as `GET /scenes` lists it (§7.17); timestamps are Unix seconds. */
+export interface Scene {
+  readonly uuid: string;
+  readonly name: string;
+  readonly account: { readonly uuid: string };
+  readonly states: readonly SceneState[];
+  readonly created_at: number;
+  readonly updated_at: number;
+}
+
+export const SCENE_FILE_VERSION = 1;
+export const SCENE_NAME_MAX_CHARS = 64;
+/** Owner of captured scenes when no account is configured: there is no cloud account locally. */
+export const LOCAL_ACCOUNT_UUID = '00000000-0000-0000-0000-000000000000';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const SERIAL_RE = /^[0-9a-f]{12}$/i;
+const KELVIN_MIN = 1500;
+const KELVIN_MAX = 9000;
+/** Set State's duration range (§7.2): 0 to 100 years. */
+const DURATION_MAX_S = 3_155_760_000;
+/** Set State's default duration, also Activate Scene's (§7.2, §7.18). */
+const DEFAULT_DURATION_S = 1;
+
+// ---- validation shared by the file loader and the public methods ----
+
+class Invalid extends Error {}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkKeys(value: Record<string, unknown>, allowed: readonly string[], where: string): void {
+  for (const key of Object.keys(value)) {
+    // Unknown keys are rejected rather than dropped: the next write would otherwise lose them silently.
+    if (!allowed.includes(key)) throw new Invalid(`${where} has an unknown key ${JSON.stringify(key)}`);
+  }
+}
+
+function inRange(value: unknown, min: number, max: number): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max;
+}
+
+function checkNumber(value: unknown, min: number, max: number, where: string): number {
+  if (!inRange(value, min, max)) throw new Invalid(`${where} must be a number from ${min} to ${max}`);
+  return value;
+}
+
+/** Trimmed, 1-64 characters (code points); returns the reason it is not, or the name. */
+function nameProblem(name: unknown): string | null {
+  if (typeof name !== 'string') return 'must be a string';
+  const trimmed = name.trim();
+  if (trimmed.length === 0) return 'must not be empty';
+  if ([...trimmed].length > SCENE_NAME_MAX_CHARS) return `must be at most ${SCENE_NAME_MAX_CHARS} characters`;
+  return null;
+}
+
+function parseState(raw: unknown, where: string): SceneState {
+  if (!isRecord(raw)) throw new Invalid(`${where} must be an object`);
+  checkKeys(raw, ['selector', 'power', 'brightness', 'color', 'infrared', 'duration'], where);
+  if (typeof raw.selector !== 'string' || raw.selector.trim() === '') {
+    throw new Invalid(`${where}.selector must be a non-empty string`);
+  }
+  const state: Mutable<SceneState> = { selector: raw.selector };
+  if (raw.brightness !== undefined) state.brightness = checkNumber(raw.brightness, 0, 1, `${where}.brightness`);
+  if (raw.color !== undefined) {
+    const c = raw.color;
+    if (!isRecord(c)) throw new Invalid(`${where}.color must be an object`);
+    checkKeys(c, ['hue', 'saturation', 'kelvin'], `${where}.color`);
+    const kelvin = checkNumber(c.kelvin, KELVIN_MIN, KELVIN_MAX, `${where}.color.kelvin`);
+    if (!Number.isInteger(kelvin)) throw new Invalid(`${where}.color.kelvin must be an integer`);
+    state.color = Object.freeze({
+      hue: checkNumber(c.hue, 0, 360, `${where}.color.hue`),
+      saturation: checkNumber(c.saturation, 0, 1, `${where}.color.saturation`),
+      kelvin,
+    });
+  }
+  if (raw.duration !== undefined) state.duration = checkNumber(raw.duration, 0, DURATION_MAX_S, `${where}.duration`);
+  if (raw.infrared !== undefined) state.infrared = checkNumber(raw.infrared, 0, 1, `${where}.infrared`);
+  if (raw.power !== undefined) {
+    if (raw.power !== 'on' && raw.power !== 'off') throw new Invalid(`${where}.power must be "on" or "off"`);
+    state.power = raw.power;
+  }
+  return freezeState(state);
+}
+
+/** Keys in the order the API's examples print them (alphabetical inside a state, §7.17). */
+function freezeState(s: SceneState): SceneState {
+  const out = {} as Mutable<SceneState>;
+  if (s.brightness !== undefined) out.brightness = s.brightness;
+  if (s.color !== undefined) out.color = s.color;
+  if (s.duration !== undefined) out.duration = s.duration;
+  if (s.infrared !== undefined) out.infrared = s.infrared;
+  if (s.power !== undefined) out.power = s.power;
+  out.selector = s.selector;
+  return Object.freeze(out);
+}
+
+function checkTimestamp(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new Invalid(`${where} must be a non-negative integer (Unix seconds)`);
+  }
+  return value;
+}
+
+function parseScene(raw: unknown, where: string): Scene {
+  if (!isRecord(raw)) throw new Invalid(`${where} must be an object`);
+  checkKeys(raw, ['uuid', 'name', 'account', 'states', 'created_at', 'updated_at'], where);
+  if (typeof raw.uuid !== 'string' || !UUID_RE.test(raw.uuid)) throw new Invalid(`${where}.uuid must be a UUID`);
+  const problem = nameProblem(raw.name);
+  if (problem !== null) throw new Invalid(`${where}.name ${problem}`);
+  if (!isRecord(raw.account)) throw new Invalid(`${where}.account must be an object`);
+  checkKeys(raw.account, ['uuid'], `${where}.account`);
+  if (typeof raw.account.uuid !== 'string' || !UUID_RE.test(raw.account.uuid)) {
+    throw new Invalid(`${where}.account.uuid must be a UUID`);
+  }
+  if (!Array.isArray(raw.states)) throw new Invalid(`${where}.states must be an array`);
+  const states = raw.states.map((s, i) => parseState(s, `${where}.states[${i}]`));
+  return makeScene({
+    uuid: raw.uuid.toLowerCase(),
+    name: (raw.name as string).trim(),
+    account: { uuid: raw.account.uuid.toLowerCase() },
+    states,
+    created_at: checkTimestamp(raw.created_at, `${where}.created_at`),
+    updated_at: checkTimestamp(raw.updated_at, `${where}.updated_at`),
+  });
+}
+
+function parseFile(text: string): Map<string, Scene> {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new Invalid(`not JSON: ${errorText(err)}`);
+  }
+  if (!isRecord(doc)) throw new Invalid('the top level must be an object');
+  checkKeys(doc, ['version', 'scenes'], 'the top level');
+  if (doc.version !== SCENE_FILE_VERSION) {
+    throw new Invalid(`version must be ${SCENE_FILE_VERSION}, not ${JSON.stringify(doc.version)}`);
+  }
+  if (!Array.isArray(doc.scenes)) throw new Invalid('scenes must be an array');
+  const scenes = new Map<string, Scene>();
+  doc.scenes.forEach((raw, i) => {
+    const scene = parseScene(raw, `scenes[${i}]`);
+    if (scenes.has(scene.uuid)) throw new Invalid(`scenes[${i}].uuid ${scene.uuid} is used twice`);
+    scenes.set(scene.uuid, scene);
+  });
+  return scenes;
+}
+
+function makeScene(s: Scene): Scene {
+  return Object.freeze({
+    uuid: s.uuid,
+    name: s.name,
+    account: Object.freeze({ uuid: s.account.uuid }),
+    states: Object.freeze([...s.states]),
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+  });
+}
+
+/** Binary (code unit) order: the same on every machine, whatever its locale. */
+function compareScenes(a: Scene, b: Scene): number {
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+  return a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code !== undefined && !err.message.startsWith(code) ? `${code}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+/** One state per light from what the view holds now. Zones of multizone lights are not part of the API's scene shape. */
+function stateOfLight(light: LightView): SceneState {
+  const state: Mutable<SceneState> = { selector: `id:${light.serial.toLowerCase()}` };
+  if (light.power !== null) state.power = light.power;
+  if (light.color !== null) {
+    // Readings come from u16 wire values; clamp so that what capture writes always loads again.
+    state.brightness = clamp(light.color.brightness, 0, 1);
+    state.color = Object.freeze({
+      hue: clamp(light.color.hue, 0, 360),
+      saturation: clamp(light.color.saturation, 0, 1),
+      kelvin: clamp(Math.round(light.color.kelvin), KELVIN_MIN, KELVIN_MAX),
+    });
+  }
+  if (light.capabilities.infrared && light.infrared !== null) state.infrared = clamp(light.infrared, 0, 1);
+  return freezeState(state);
+}
+
+// ---- the store ----
+
+/** The parts of node:fs/promises the store uses; tests pass one that fails on purpose. */
+export type SceneStoreFs = Pick<typeof fsp, 'readFile' | 'open' | 'rename' | 'unlink' | 'mkdir' | 'lstat'>;
+
+export interface SceneStoreOptions {
+  /** Owner written into captured scenes (`account.uuid`); default LOCAL_ACCOUNT_UUID. */
+  readonly accountUuid?: string;
+  /** Epoch milliseconds, like Date.now (the default). Scenes store whole Unix seconds. */
+  readonly now?: () => number;
+  /** Told about a corrupt file that was moved aside. */
+  readonly log?: (message: string) => void;
+  /** File system to use; node:fs/promises by default. */
+  readonly fs?: SceneStoreFs;
+}
+
+interface ResolvedOptions {
+  readonly accountUuid: string;
+  readonly now: () => number;
+  readonly log: (message: string) => void;
+  readonly fs: SceneStoreFs;
+}
+
+function optionsInvalid(option: string, reason: string): LightwireError<'OPTIONS_INVALID'> {
+  return new LightwireError('OPTIONS_INVALID', { option, reason });
+}
+
+function resolveOptions(filePath: unknown, options: SceneStoreOptions | undefined): ResolvedOptions {
+  if (typeof filePath !== 'string' || filePath.trim() === '') throw optionsInvalid('filePath', 'must be a non-empty path');
+  const o: Record<string, unknown> = options === undefined ? {} : (options as unknown as Record<string, unknown>);
+  if (!isRecord(o)) throw optionsInvalid('options', 'must be an object');
+  const accountUuid = o.accountUuid ?? LOCAL_ACCOUNT_UUID;
+  if (typeof accountUuid !== 'string' || !UUID_RE.test(accountUuid)) throw optionsInvalid('accountUuid', 'must be a UUID');
+  for (const key of ['now', 'log'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'function') throw optionsInvalid(key, 'must be a function');
+  }
+  if (o.fs !== undefined && !isRecord(o.fs)) throw optionsInvalid('fs', 'must be an object');
+  return Object.freeze({
+    accountUuid: accountUuid.toLowerCase(),
+    now: (o.now as (() => number) | undefined) ?? Date.now,
+    log: (o.log as ((message: string) => void) | undefined) ?? (() => {}),
+    fs: (o.fs as SceneStoreFs | undefined) ?? fsp,
+  });
+}
+
+function parameterInvalid(field: string, reason: string): LightwireError<'PARAMETER_INVALID'> {
+  return new LightwireError('PARAMETER_INVALID', { field, reason });
+}
+
+function checkName(name: unknown): string {
+  const problem = nameProblem(name);
+  if (problem !== null) throw parameterInvalid('name', problem);
+  return (name as string).trim();
+}
+
+function checkUuid(uuid: unknown, field: string): string {
+  if (typeof uuid !== 'string' || !UUID_RE.test(uuid)) throw parameterInvalid(field, 'must be a UUID');
+  return uuid.toLowerCase();
+}
+
+export class SceneStore {
+  /** Absolute path of the scene file. */
+  readonly filePath: string;
+  /** Set when the file was corrupt at open and moved aside; null otherwise. */
+  readonly problem: LightwireError<'SCENE_STORE_CORRUPT'> | null;
+
+  private readonly options: ResolvedOptions;
+  private scenes: ReadonlyMap<string, Scene>;
+  /** Every change runs after the previous one has been written (or has failed). */
+  private queue: Promise<void> = Promise.resolve();
+
+  private constructor(
+    filePath: string,
+    options: ResolvedOptions,
+    scenes: ReadonlyMap<string, Scene>,
+    problem: LightwireError<'SCENE_STORE_CORRUPT'> | null,
+  ) {
+    this.filePath = filePath;
+    this.options = options;
+    this.scenes = scenes;
+    this.problem = problem;
+  }
+
+  /**
+   * Loads the store. Missing file: empty store (the file and its directories are created on the first
+   * write). Invalid file: moved aside, reported, empty store. Unreadable file, or an invalid one that
+   * cannot be moved aside: rejects with SCENE_STORE_FAILED (the bad file must not be overwritten later).
+   */
+  static async open(filePath: string, options?: SceneStoreOptions): Promise<SceneStore> {
+    const o = resolveOptions(filePath, options);
+    const target = path.resolve(filePath);
+    let text: string;
+    try {
+      text = await o.fs.readFile(target, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new SceneStore(target, o, new Map(), null);
+      throw new LightwireError('SCENE_STORE_FAILED', { path: target, reason: `cannot read it: ${errorText(err)}` });
+    }
+    try {
+      return new SceneStore(target, o, parseFile(text), null);
+    } catch (err) {
+      if (!(err instanceof Invalid)) throw err;
+      const movedTo = await moveAside(o, target, err.message);
+      const problem = new LightwireError('SCENE_STORE_CORRUPT', { path: target, movedTo, reason: err.message });
+      o.log(problem.message);
+      return new SceneStore(target, o, new Map(), problem);
+    }
+  }
+
+  /** Every scene, by name, then uuid. */
+  list(): Scene[] {
+    return [...this.scenes.values()].sort(compareScenes);
+  }
+
+  /** The scene with this uuid (case-insensitive); SCENE_NOT_FOUND otherwise. */
+  get(uuid: string): Scene {
+    const scene = typeof uuid === 'string' ? this.scenes.get(uuid.toLowerCase()) : undefined;
+    if (scene === undefined) throw new LightwireError('SCENE_NOT_FOUND', { sceneId: String(uuid) });
+    return scene;
+  }
+
+  /** The selectors a scene names, for `scene_id:` selectors (types.ts SceneSelectors); undefined = no such scene. */
+  readonly sceneSelectors = (sceneId: string): readonly string[] | undefined =>
+    this.scenes.get(sceneId.toLowerCase())?.states.map((s) => s.selector);
+
+  /**
+   * Captures one state per light (duplicates by serial are kept once) and stores it as a scene.
+   * With `uuid`: creates or replaces that scene. Without: replaces the scene of the same name, if any,
+   * else creates one with a random v4 uuid. A replaced scene keeps its uuid and created_at.
+   * Names are unique in the store: a name used by another scene is PARAMETER_INVALID.
+   */
+  async capture(name: string, lights: readonly LightView[], options?: { uuid?: string }): Promise<Scene> {
+    const trimmed = checkName(name);
+    if (!Array.isArray(lights) || lights.length === 0) throw parameterInvalid('lights', 'must list at least one light');
+    const seen = new Set<string>();
+    const states: SceneState[] = [];
+    lights.forEach((light, i) => {
+      const raw: unknown = light;
+      if (!isRecord(raw) || typeof raw.serial !== 'string' || !SERIAL_RE.test(raw.serial)) {
+        throw parameterInvalid(`lights[${i}]`, 'must be a light view with a 12-hex-digit serial');
+      }
+      const state = stateOfLight(light);
+      if (seen.has(state.selector)) return;
+      seen.add(state.selector);
+      states.push(state);
+    });
+    if (options !== undefined && !isRecord(options)) throw parameterInvalid('options', 'must be an object');
+    const requested = options?.uuid === undefined ? undefined : checkUuid(options.uuid, 'uuid');
+
+    return this.change((scenes) => {
+      const byName = [...scenes.values()].sort(compareScenes).find((s) => s.name === trimmed);
+      const existing = requested !== undefined ? scenes.get(requested) : byName;
+      if (byName !== undefined && byName.uuid !== existing?.uuid) {
+        throw parameterInvalid('name', `is already used by scene ${byName.uuid}`);
+      }
+      const nowS = this.nowS();
+      const scene = makeScene({
+        uuid: existing?.uuid ?? requested ?? randomUUID(),
+        name: trimmed,
+        account: { uuid: this.options.accountUuid },
+        states,
+        created_at: existing?.created_at ?? nowS,
+        updated_at: nowS,
+      });
+      return { next: withScene(scenes, scene), result: scene };
+    });
+  }
+
+  /** Deletes a scene; false when there was none with this uuid (nothing is written then). */
+  async remove(uuid: string): Promise<boolean> {
+    const id = typeof uuid === 'string' ? uuid.toLowerCase() : '';
+    return this.change((scenes) => {
+      if (!scenes.has(id)) return { next: scenes, result: false };
+      const next = new Map(scenes);
+      next.delete(id);
+      return { next, result: true };
+    });
+  }
+
+  /** Renames a scene (SCENE_NOT_FOUND; PARAMETER_INVALID for a bad name or one another scene uses). */
+  async rename(uuid: string, name: string): Promise<Scene> {
+    const trimmed = checkName(name);
+    return this.change((scenes) => {
+      const scene = typeof uuid === 'string' ? scenes.get(uuid.toLowerCase()) : undefined;
+      if (scene === undefined) throw new LightwireError('SCENE_NOT_FOUND', { sceneId: String(uuid) });
+      if (scene.name === trimmed) return { next: scenes, result: scene };
+      const other = [...scenes.values()].find((s) => s.name === trimmed);
+      if (other !== undefined) throw parameterInvalid('name', `is already used by scene ${other.uuid}`);
+      const renamed = makeScene({ ...scene, name: trimmed, updated_at: this.nowS() });
+      return { next: withScene(scenes, renamed), result: renamed };
+    });
+  }
+
+  /** Resolves once every change queued so far has been written or has failed. */
+  async flush(): Promise<void> {
+    await this.queue;
+  }
+
+  private nowS(): number {
+    return Math.floor(this.options.now() / 1000);
+  }
+
+  /**
+   * Runs `fn` on the scenes as of the previous change, writes the result, and only then makes it the
+   * store's state: a failed write leaves both the file and memory as they were.
+   */
+  private change<T>(fn: (scenes: ReadonlyMap<string, Scene>) => { next: ReadonlyMap<string, Scene>; result: T }): Promise<T> {
+    const run = this.queue.then(async () => {
+      const { next, result } = fn(this.scenes);
+      if (next !== this.scenes) {
+        await this.write(next);
+        this.scenes = next;
+      }
+      return result;
+    });
+    this.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async write(scenes: ReadonlyMap<string, Scene>): Promise<void> {
+    const { fs } = this.options;
+    const dir = path.dirname(this.filePath);
+    const body = `${JSON.stringify({ version: SCENE_FILE_VERSION, scenes: [...scenes.values()].sort(compareScenes) }, null, 2)}\n`;
+    const temp = path.join(dir, `.${path.basename(this.filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    let created = false;
+    try {
+      await fs.mkdir(dir, { recursive: true });
+      const handle = await fs.open(temp, 'wx', 0o644);
+      created = true;
+      try {
+        await handle.writeFile(body, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temp, this.filePath);
+      created = false;
+    } catch (err) {
+      if (created) await fs.unlink(temp).catch(() => {});
+      throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: errorText(err) });
+    }
+    await syncDirectory(fs, dir);
+  }
+}
+
+function withScene(scenes: ReadonlyMap<string, Scene>, scene: Scene): Map<string, Scene> {
+  const next = new Map(scenes);
+  next.set(scene.uuid, scene);
+  return next;
+}
+
+/** Makes the rename durable. Best effort: some platforms and file systems cannot open a directory. */
+async function syncDirectory(fs: SceneStoreFs, dir: string): Promise<void> {
+  try {
+    const handle = await fs.open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // The file itself was fsynced before the rename; the directory entry is the only thing at risk.
+  }
+}
+
+/** Renames a corrupt file to `<file>.corrupt-<epoch ms>[-n]`, never over an existing file. */
+async function moveAside(o: ResolvedOptions, target: string, reason: string): Promise<string> {
+  const base = `${target}.corrupt-${Math.floor(o.now())}`;
+  try {
+    for (let n = 1; ; n += 1) {
+      const candidate = n === 1 ? base : `${base}-${n}`;
+      const taken = await o.fs.lstat(candidate).then(
+        () => true,
+        (err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT') return false;
+          throw err;
+        },
+      );
+      if (taken) continue;
+      await o.fs.rename(target, candidate);
+      return candidate;
+    }
+  } catch (err) {
+    throw new LightwireError('SCENE_STORE_FAILED', {
+      path: target,
+      reason: `it is not valid (${reason}) and cannot be moved aside: ${errorText(err)}`,
+    });
+  }
+}
+
+// ---- activation (http-api-v1.md §7.18) ----
+
+export const SCENE_IGNORE_KEYS = Object.freeze([
+  'power',
+  'infrared',
+  'duration',
+  'intensity',
+  'hue',
+  'saturation',
+  'brightness',
+  'kelvin',
+] as const);
+export type SceneIgnoreKey = (typeof SCENE_IGNORE_KEYS)[number];
+
+/** A Set State hash applied to every state of the scene (§7.18 `overrides`), in user units. */
+export interface SceneOverrides {
+  readonly power?: PowerState;
+  /** A colour string (§6); parsed by whoever sends the request. */
+  readonly color?: string;
+  readonly brightness?: number;
+  readonly infrared?: number;
+  readonly durationS?: number;
+}
+
+export interface SceneActivation {
+  /** The activation's `duration` (seconds); overrides the scene's stored durations. */
+  readonly durationS?: number;
+  /** Properties of the scene to leave unapplied (§7.18). */
+  readonly ignore?: readonly string[];
+  readonly overrides?: SceneOverrides;
+}
+
+/**
+ * The request for one selector of a scene. `color` is what is left of the stored colour after `ignore`;
+ * `colorString` replaces it entirely when the overrides carry a colour (exactly one of the two, or
+ * neither). As in Set State (§7.2), `brightness` overrides any brightness inside the colour.
+ */
+export interface SceneStateChange {
+  readonly selector: string;
+  readonly power?: PowerState;
+  readonly color?: PartialHsbk;
+  readonly colorString?: string;
+  readonly brightness?: number;
+  readonly infrared?: number;
+  readonly durationS: number;
+}
+
+function checkActivation(activate: SceneActivation): ReadonlySet<SceneIgnoreKey> {
+  if (!isRecord(activate)) throw parameterInvalid('activation', 'must be an object');
+  if (activate.durationS !== undefined && !inRange(activate.durationS, 0, DURATION_MAX_S)) {
+    throw parameterInvalid('duration', `must be a number from 0 to ${DURATION_MAX_S}`);
+  }
+  const ignore = new Set<SceneIgnoreKey>();
+  if (activate.ignore !== undefined) {
+    if (!Array.isArray(activate.ignore)) throw parameterInvalid('ignore', 'must be an array');
+    for (const key of activate.ignore) {
+      if (!(SCENE_IGNORE_KEYS as readonly unknown[]).includes(key)) {
+        throw parameterInvalid('ignore', `${JSON.stringify(key)} is not one of ${SCENE_IGNORE_KEYS.join(', ')}`);
+      }
+      ignore.add(key as SceneIgnoreKey);
+    }
+  }
+  const o = activate.overrides;
+  if (o !== undefined) {
+    if (!isRecord(o)) throw parameterInvalid('overrides', 'must be an object');
+    if (o.power !== undefined && o.power !== 'on' && o.power !== 'off') {
+      throw parameterInvalid('overrides.power', 'must be "on" or "off"');
+    }
+    if (o.color !== undefined && (typeof o.color !== 'string' || o.color.trim() === '')) {
+      throw parameterInvalid('overrides.color', 'must be a non-empty colour string');
+    }
+    if (o.brightness !== undefined && !inRange(o.brightness, 0, 1)) {
+      throw parameterInvalid('overrides.brightness', 'must be a number from 0 to 1');
+    }
+    if (o.infrared !== undefined && !inRange(o.infrared, 0, 1)) {
+      throw parameterInvalid('overrides.infrared', 'must be a number from 0 to 1');
+    }
+    if (o.durationS !== undefined && !inRange(o.durationS, 0, DURATION_MAX_S)) {
+      throw parameterInvalid('overrides.duration', `must be a number from 0 to ${DURATION_MAX_S}`);
+    }
+  }
+  return ignore;
+}
+
+/**
+ * What to send to one selector when activating a scene (§7.18). Pure. Order of precedence:
+ * 1. `ignore` removes the scene's own values: power, infrared, duration, hue, saturation, kelvin,
+ *    brightness (`intensity` is the same as `brightness`).
+ * 2. `overrides` then replace values property by property and always apply, ignored or not — they are
+ *    the caller's explicit request. A colour string replaces hue, saturation and kelvin entirely; the
+ *    scene's separate `brightness` stays unless ignored or overridden.
+ * 3. durationS = overrides.durationS, else the activation's durationS, else the state's stored
+ *    `duration` (unless ignored), else 1 s (Set State's default).
+ * Throws PARAMETER_INVALID for an unknown ignore key or an out-of-range value.
+ */
+export function sceneStateToChange(state: SceneState, activate: SceneActivation = {}): SceneStateChange {
+  const ignore = checkActivation(activate);
+  const o = activate.overrides ?? {};
+  const out: Mutable<SceneStateChange> = { selector: state.selector, durationS: 0 };
+
+  const power = o.power ?? (ignore.has('power') ? undefined : state.power);
+  if (power !== undefined) out.power = power;
+
+  if (o.color !== undefined) {
+    out.colorString = o.color;
+  } else if (state.color !== undefined) {
+    const color: Mutable<PartialHsbk> = {};
+    if (!ignore.has('hue')) color.hue = state.color.hue;
+    if (!ignore.has('saturation')) color.saturation = state.color.saturation;
+    if (!ignore.has('kelvin')) color.kelvin = state.color.kelvin;
+    if (Object.keys(color).length > 0) out.color = Object.freeze(color);
+  }
+
+  const brightnessIgnored = ignore.has('brightness') || ignore.has('intensity');
+  const brightness = o.brightness ?? (brightnessIgnored ? undefined : state.brightness);
+  if (brightness !== undefined) out.brightness = brightness;
+
+  const infrared = o.infrared ?? (ignore.has('infrared') ? undefined : state.infrared);
+  if (infrared !== undefined) out.infrared = infrared;
+
+  out.durationS =
+    o.durationS ?? activate.durationS ?? (ignore.has('duration') ? undefined : state.duration) ?? DEFAULT_DURATION_S;
+  return Object.freeze(out);
+}
