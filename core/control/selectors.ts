@@ -98,11 +98,11 @@ function parseOne(whole: string, item: string, position: number): Selector {
   const kind = colon < 0 ? base : base.slice(0, colon);
   if (kind === 'all') return invalid(whole, item, '`all` takes no value; only `all:random`');
   if (!VALUE_KINDS.has(kind)) {
-    return invalid(
-      whole,
-      item,
-      colon < 0 ? `${JSON.stringify(base)} is not a selector (all, label:..., id:..., group:..., ...)` : `unknown selector type ${JSON.stringify(kind)}`,
-    );
+    const reason =
+      colon < 0
+        ? `${JSON.stringify(base)} is not a selector (all, label:..., id:..., group:..., ...)`
+        : `unknown selector type ${JSON.stringify(kind)}`;
+    return invalid(whole, item, reason);
   }
   const selectorKind = kind as SelectorKind;
   let value = base.slice(colon + 1);
@@ -143,10 +143,7 @@ export function parseSelectors(text: string, options: ParseSelectorsOptions = {}
 
 /** The canonical (decoded) text of one selector; `encodeURIComponent` it to put it in a URL path. */
 export function formatSelector(selector: Selector): string {
-  const base =
-    selector.kind === 'all'
-      ? 'all'
-      : `${selector.kind}:${selector.value}`;
+  const base = selector.kind === 'all' ? 'all' : `${selector.kind}:${selector.value}`;
   const random = selector.random ? RANDOM_SUFFIX : '';
   const zones = (selector.zones ?? []).map((z) => (z.start === z.end ? `|${z.start}` : `|${z.start}-${z.end}`)).join('');
   return `${base}${random}${zones}`;
@@ -221,7 +218,7 @@ function pick(selector: Selector, lights: readonly LightView[], options: Resolve
   const online = set.filter((l) => l.online);
   const candidates = (online.length > 0 ? online : set).sort(compareLights);
   const r = (options.random ?? Math.random)();
-  const index = Math.min(candidates.length - 1, Math.max(0, Math.floor(r * candidates.length)));
+  const index = Number.isFinite(r) ? Math.min(candidates.length - 1, Math.max(0, Math.floor(r * candidates.length))) : 0;
   return [candidates[index] as LightView];
 }
 
