@@ -39,6 +39,10 @@ export interface LightFacts {
   readonly wifi?: Fact<WifiInfo>;
   readonly uptimeS?: Fact<number>;
   readonly infrared?: Fact<number>;
+  /** Colour of each zone, multizone lights. */
+  readonly zones?: Fact<readonly Hsbk[]>;
+  /** The firmware effect running (MOVE, MORPH, FLAME, SKY) or OFF. */
+  readonly effect?: Fact<string>;
 }
 
 export interface LightRecord {
@@ -144,14 +148,16 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     const r = this.lights.get(serial);
     if (r === undefined) return;
     const now = this.clock();
-    const changed: string[] = [];
-    for (const [key, value] of Object.entries(facts) as [keyof LightFacts, unknown][]) {
+    let changed: string[] | undefined;
+    for (const key in facts) {
+      const value = facts[key as keyof LightFacts];
       if (value === undefined) continue;
-      const before = r.facts[key];
-      if (!before || !sameValue(before.value, value)) changed.push(key);
+      const before = r.facts[key as keyof LightFacts];
+      if (!before || !sameValue(before.value, value)) (changed ??= []).push(key);
       (r.facts as Record<string, Fact<unknown>>)[key] = Object.freeze({ value, readAt: now });
     }
-    if (changed.length > 0) this.emit('changed', snapshot(r), changed);
+    // Every background read lands here: the snapshot is only built for someone listening.
+    if (changed !== undefined && this.listenerCount('changed') > 0) this.emit('changed', snapshot(r), changed);
   }
 
   remove(serial: string): boolean {

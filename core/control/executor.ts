@@ -1,0 +1,135 @@
+// Runs plans: concurrent across lights, steps in order within a light, a deadline per light, one result
+// per light. `ok` only when the light acknowledged every message; `timed_out` when a known light did not
+// answer in time; `offline` when it is known to be gone. Never a hang (architecture.md §2, step 4).
+
+import type { LightClient } from '../discovery/client.js';
+import type { FactValues } from '../discovery/registry.js';
+import { LightwireError } from '../errors.js';
+import { hsbkFromWire, powerFromWire, type KnownPacket } from '../protocol/index.js';
+import type { DeviceAddress } from '../transport/requester.js';
+import type { LightResult, LightView, Plan, PlannedMessage, ResolvedLight } from './types.js';
+import { lightView } from './views.js';
+
+export interface ExecuteOptions {
+  /** End-state messages only, no read, no reply awaited: resolves once handed to the socket. */
+  readonly fast: boolean;
+  /** Per light: the read, every step and every retry happen inside it. */
+  readonly deadlineMs: number;
+  /** Read the current state (and zones) first; ignored in fast mode. */
+  readonly read: 'none' | 'state' | 'state+zones';
+}
+
+/** Builds the plan for one light from its (freshly read, in non-fast mode) view. */
+export type PlanFor = (light: LightView, zones: ResolvedLight['zones']) => Plan;
+
+function result(light: LightView, status: LightResult['status']): LightResult {
+  return { id: light.serial, label: light.label, status };
+}
+
+/** What the light will show once a plan is done, to keep the registry current without waiting for a refresh. */
+function factsAfter(plan: Plan): FactValues {
+  const facts: FactValues = {};
+  for (const step of plan.steps) {
+    for (const m of step) {
+      if (m.name === 'SetLightPower' || m.name === 'SetPower') facts.power = powerFromWire(m.payload.level);
+      else if (m.name === 'SetColor') facts.color = hsbkFromWire(m.payload.color);
+      else if (m.name === 'SetInfrared') facts.infrared = m.payload.brightness / 0xffff;
+    }
+  }
+  return facts;
+}
+
+export class Executor {
+  constructor(private readonly client: LightClient) {}
+
+  run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
+    return Promise.all(targets.map((t) => this.runOne(t, planFor, options)));
+  }
+
+  private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions): Promise<LightResult> {
+    const { light } = target;
+    const device = this.client.addressOf(light.serial);
+    if (!light.online || device === undefined) return result(light, 'offline');
+    const deadline = performance.now() + options.deadlineMs;
+    const remaining = (): number => Math.max(1, Math.round(deadline - performance.now()));
+    const requester = this.client.requester;
+    try {
+      if (options.fast) {
+        const plan = planFor(light, target.zones);
+        for (const step of plan.steps) for (const m of step) await this.fire(device, m);
+        this.client.registry.update(light.serial, factsAfter(plan));
+        return result(light, 'ok');
+      }
+      const current = options.read === 'none' ? light : await this.read(device, light, options.read === 'state+zones', remaining);
+      const plan = planFor(current, target.zones);
+      for (const step of plan.steps) {
+        await Promise.all(step.map((m) => requester.set(device, m.name, m.payload as never, { timeoutMs: remaining() })));
+      }
+      this.client.registry.update(light.serial, factsAfter(plan));
+      this.client.registry.answered(light.serial);
+      return result(current, 'ok');
+    } catch (err) {
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
+        this.client.registry.missed(light.serial);
+        return result(light, 'timed_out');
+      }
+      if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) {
+        return result(light, 'offline');
+      }
+      if (err instanceof LightwireError && err.code === 'UNHANDLED_BY_DEVICE') return result(light, 'timed_out');
+      throw err;
+    }
+  }
+
+  private fire(device: DeviceAddress, m: PlannedMessage): Promise<void> {
+    return this.client.requester.fire(device, m.name, m.payload as never);
+  }
+
+  /** Reads power, colour and label (and zones) and returns the light's refreshed view. */
+  private async read(device: DeviceAddress, light: LightView, zones: boolean, remaining: () => number): Promise<LightView> {
+    const requester = this.client.requester;
+    const registry = this.client.registry;
+    const state = await requester.get(device, 'GetColor', {}, { timeoutMs: remaining() });
+    if (state.name === 'LightState') {
+      registry.update(light.serial, {
+        color: hsbkFromWire(state.payload.color),
+        power: powerFromWire(state.payload.power),
+        label: state.payload.label,
+      });
+    }
+    if (zones && light.capabilities.multizone) {
+      const replies = light.capabilities.extendedMultizone
+        ? await requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs: remaining() })
+        : await requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs: remaining() });
+      const z = zonesFromReplies(replies);
+      if (z) registry.update(light.serial, { zones: z });
+    }
+    registry.answered(light.serial);
+    const record = registry.get(light.serial);
+    return record ? lightView(record, registry) : light;
+  }
+}
+
+/** Assembles zone colours from StateZone / StateMultiZone / StateExtendedColorZones replies. */
+export function zonesFromReplies(replies: readonly KnownPacket[]): ReturnType<typeof hsbkFromWire>[] | undefined {
+  let count = 0;
+  const zones: ReturnType<typeof hsbkFromWire>[] = [];
+  for (const r of replies) {
+    if (r.name === 'StateZone') {
+      count = r.payload.count;
+      zones[r.payload.index] = hsbkFromWire(r.payload.color);
+    } else if (r.name === 'StateMultiZone') {
+      count = r.payload.count;
+      r.payload.colors.forEach((c, i) => {
+        if (r.payload.index + i < r.payload.count) zones[r.payload.index + i] = hsbkFromWire(c);
+      });
+    } else if (r.name === 'StateExtendedColorZones') {
+      count = r.payload.count;
+      for (let i = 0; i < r.payload.colorsCount; i++) zones[r.payload.index + i] = hsbkFromWire(r.payload.colors[i]!);
+    }
+  }
+  if (count === 0) return undefined;
+  zones.length = count;
+  for (let i = 0; i < count; i++) if (zones[i] === undefined) return undefined;
+  return zones;
+}

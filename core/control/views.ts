@@ -1,0 +1,145 @@
+// Views of the client's registry for the light service: LightView (what selectors and the planner read)
+// and the HTTP API's light record (http-api-v1.md §7.1), built in one place for every face.
+
+import { createHash } from 'node:crypto';
+import type { LightRegistry, LightRecord } from '../discovery/registry.js';
+import { PRODUCTS, type Hsbk, type Product } from '../protocol/index.js';
+import type { LightView } from './types.js';
+
+/** What a light whose product is not known yet is assumed to be: a plain colour light. */
+const UNKNOWN_CAPABILITIES = PRODUCTS.get(0, 0).capabilities;
+
+export function lightView(record: LightRecord, registry: LightRegistry): LightView {
+  const f = record.facts;
+  const product = f.product?.value ?? null;
+  const group = f.group?.value;
+  const location = f.location?.value;
+  return Object.freeze({
+    serial: record.serial,
+    label: f.label?.value ?? '',
+    online: record.online,
+    group: group ? { id: group.id, name: registry.groupLabel(group.id) ?? group.label } : null,
+    location: location ? { id: location.id, name: registry.locationLabel(location.id) ?? location.label } : null,
+    product,
+    capabilities: product?.capabilities ?? UNKNOWN_CAPABILITIES,
+    power: f.power?.value ?? null,
+    color: f.color?.value ?? null,
+    infrared: f.infrared?.value ?? null,
+    zones: f.zones?.value ?? null,
+    lastSeenAt: record.lastSeenAt,
+  });
+}
+
+// ---- the HTTP API v1 light record ----
+
+export interface V1Capabilities {
+  has_color: boolean;
+  has_variable_color_temp: boolean;
+  has_ir: boolean;
+  has_hev: boolean;
+  has_chain: boolean;
+  has_matrix: boolean;
+  has_multizone: boolean;
+  min_kelvin: number;
+  max_kelvin: number;
+}
+
+export interface V1Light {
+  id: string;
+  uuid: string;
+  label: string;
+  connected: boolean;
+  power: 'on' | 'off';
+  color: { hue: number; saturation: number; kelvin: number };
+  infrared?: number;
+  brightness: number;
+  zones?: { count: number; zones: { brightness: number; hue: number; kelvin: number; saturation: number; zone: number }[] };
+  effect: string;
+  group: { id: string; name: string };
+  location: { id: string; name: string };
+  product: {
+    name: string;
+    identifier: string;
+    company: string;
+    vendor_id: number;
+    product_id: number;
+    capabilities: V1Capabilities;
+  };
+  last_seen: string;
+  seconds_since_seen: number;
+}
+
+// A fixed namespace so a light's uuid is stable across restarts and machines (UUIDv5 of its serial).
+const UUID_NAMESPACE = Buffer.from('6c1f0e3a4b2d4e8f9a7c5d3e2f1a0b9c', 'hex');
+
+export function uuidFromSerial(serial: string): string {
+  const hash = createHash('sha1').update(UUID_NAMESPACE).update(serial.toLowerCase()).digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** `LIFX Color 1000` -> `lifx_color_1000`: the cloud's identifiers are not in the product registry. */
+export function productIdentifier(product: Product | null): string {
+  if (!product) return 'lifx_unknown';
+  return product.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
+}
+
+const NO_GROUP = Object.freeze({ id: '0'.repeat(32), name: '' });
+const DEFAULT_COLOR: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 0, kelvin: 3500 });
+
+export function v1Light(view: LightView, nowMs: number, effect = 'OFF'): V1Light {
+  const caps = view.capabilities;
+  const color = view.color ?? DEFAULT_COLOR;
+  const range = caps.kelvinRange;
+  const record: V1Light = {
+    id: view.serial,
+    uuid: uuidFromSerial(view.serial),
+    label: view.label,
+    connected: view.online,
+    power: view.power ?? 'off',
+    color: { hue: color.hue, saturation: color.saturation, kelvin: color.kelvin },
+    brightness: color.brightness,
+    effect,
+    group: view.group ? { ...view.group } : { ...NO_GROUP },
+    location: view.location ? { ...view.location } : { ...NO_GROUP },
+    product: {
+      name: view.product?.name ?? 'Unknown',
+      identifier: productIdentifier(view.product),
+      company: view.product?.vendorName ?? 'LIFX',
+      vendor_id: view.product?.vendorId ?? 0,
+      product_id: view.product?.productId ?? 0,
+      capabilities: {
+        has_color: caps.color,
+        has_variable_color_temp: caps.variableColorTemp,
+        has_ir: caps.infrared,
+        has_hev: caps.hev,
+        has_chain: caps.chain,
+        has_matrix: caps.matrix,
+        has_multizone: caps.multizone,
+        min_kelvin: range?.minK ?? 0,
+        max_kelvin: range?.maxK ?? 0,
+      },
+    },
+    // Never an empty string (a C# client crashed on one, http-api-v1.md §7.1).
+    last_seen: new Date(view.lastSeenAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    seconds_since_seen: Math.max(0, Math.floor((nowMs - view.lastSeenAt) / 1000)),
+  };
+  // Key order follows the docs' examples: infrared before brightness, zones after it.
+  const ordered: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (key === 'brightness' && caps.infrared) ordered.infrared = view.infrared ?? 0;
+    ordered[key] = value;
+    if (key === 'brightness' && caps.multizone && view.zones) {
+      ordered.zones = {
+        count: view.zones.length,
+        zones: view.zones.map((z, zone) => ({ brightness: z.brightness, hue: z.hue, kelvin: z.kelvin, saturation: z.saturation, zone })),
+      };
+    }
+  }
+  return ordered as unknown as V1Light;
+}

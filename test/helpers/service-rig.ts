@@ -1,0 +1,35 @@
+import { LightClient } from '../../core/discovery/client.js';
+import { LightService, type LightServiceOptions } from '../../core/control/service.js';
+import { Fleet } from '../../core/simulator/fleet.js';
+import type { FleetInput } from '../../core/simulator/fleet-file.js';
+
+export interface ServiceRig {
+  readonly fleet: Fleet;
+  readonly client: LightClient;
+  readonly service: LightService;
+  close(): Promise<void>;
+}
+
+/** Virtual lights on a free port, a client that found them all and read their info, and a service over it. */
+export async function serviceRig(input: FleetInput, options: LightServiceOptions = {}): Promise<ServiceRig> {
+  const fleet = new Fleet(input, { port: 0 });
+  await fleet.start();
+  const client = new LightClient({
+    transport: { requestTimeoutMs: 3000 },
+    discovery: { broadcastAddresses: ['127.255.255.255'], port: fleet.port, burstScheduleMs: [0, 200, 600], refreshIntervalMs: 0 },
+  });
+  await client.start();
+  await client.waitForLights(input.lights.length, 3000);
+  await Promise.all(client.lights().map((l) => Promise.all([client.refreshInfo(l.serial), client.refreshState(l.serial)])));
+  fleet.clearRecords();
+  const service = new LightService(client, options);
+  return {
+    fleet,
+    client,
+    service,
+    close: async () => {
+      await client.stop();
+      await fleet.stop();
+    },
+  };
+}
