@@ -75,6 +75,29 @@ export function checkPower(field: string, value: unknown): 'on' | 'off' | undefi
   return value;
 }
 
+/** Checks a Set State request and turns it into the planner's input. `field` prefixes error fields. */
+export function stateChangeFrom(request: SetStateRequest, field = '', random: () => number = Math.random): StateChange {
+  if (typeof request !== 'object' || request === null) throw invalid(field || 'body', 'must be an object');
+  const f = (name: string): string => (field ? `${field}.${name}` : name);
+  const power = checkPower(f('power'), request.power);
+  const brightness = checkFraction(f('brightness'), request.brightness);
+  const infrared = checkFraction(f('infrared'), request.infrared);
+  const durationS = checkDuration(f('duration'), request.durationS, DEFAULT_DURATION_S);
+  let color;
+  if (request.color !== undefined) {
+    if (typeof request.color !== 'string') throw invalid(f('color'), 'must be a colour string');
+    color = parseColor(request.color, { random });
+  }
+  const merged = withBrightness(color, brightness);
+  return {
+    ...(power !== undefined ? { power } : {}),
+    ...(merged !== undefined ? { color: merged } : {}),
+    ...(brightness !== undefined ? { brightness } : {}),
+    ...(infrared !== undefined ? { infrared } : {}),
+    durationS,
+  };
+}
+
 export class LightService {
   readonly client: LightClient;
   private readonly executor: Executor;
@@ -123,25 +146,7 @@ export class LightService {
 
   /** Checks a Set State request and turns it into the planner's input. `field` prefixes error fields. */
   stateChange(request: SetStateRequest, field = ''): StateChange {
-    if (typeof request !== 'object' || request === null) throw invalid(field || 'body', 'must be an object');
-    const f = (name: string): string => (field ? `${field}.${name}` : name);
-    const power = checkPower(f('power'), request.power);
-    const brightness = checkFraction(f('brightness'), request.brightness);
-    const infrared = checkFraction(f('infrared'), request.infrared);
-    const durationS = checkDuration(f('duration'), request.durationS, DEFAULT_DURATION_S);
-    let color;
-    if (request.color !== undefined) {
-      if (typeof request.color !== 'string') throw invalid(f('color'), 'must be a colour string');
-      color = parseColor(request.color, { random: this.random });
-    }
-    const merged = withBrightness(color, brightness);
-    return {
-      ...(power !== undefined ? { power } : {}),
-      ...(merged !== undefined ? { color: merged } : {}),
-      ...(brightness !== undefined ? { brightness } : {}),
-      ...(infrared !== undefined ? { infrared } : {}),
-      durationS,
-    };
+    return stateChangeFrom(request, field, this.random);
   }
 
   /** Set State (http-api-v1.md §7.2). */
