@@ -5,11 +5,25 @@
 import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
-import { Executor, type ExecuteOptions } from './executor.js';
+import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
+import {
+  planBreathe,
+  planClean,
+  planClouds,
+  planEffectsOff,
+  planFlame,
+  planMorph,
+  planMove,
+  planPulse,
+  planSunrise,
+  planSunset,
+  type MoveDirection,
+} from './effects.js';
+import { Executor, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState } from './planner.js';
 import { sceneStateToChange, type Scene, type SceneActivation, type SceneStore } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
-import type { LightResult, LightView, ResolvedLight, StateChange } from './types.js';
+import type { LightResult, LightView, PartialHsbk, ResolvedLight, StateChange } from './types.js';
 import { lightView, v1Light, type V1Light } from './views.js';
 
 /** The longest duration the API accepts: 100 years (http-api-v1.md §7.2). */
@@ -39,6 +53,68 @@ export interface SetStatesOperation extends SetStateRequest {
 export type SetStatesResult =
   | { readonly operation: SetStatesOperation; readonly results: LightResult[] }
   | { readonly operation: SetStatesOperation; readonly error: string; readonly code: string };
+
+export interface WaveformRequest {
+  /** Required colour string. */
+  readonly color: string;
+  readonly fromColor?: string;
+  readonly periodS?: number;
+  readonly cycles?: number;
+  readonly persist?: boolean;
+  readonly powerOn?: boolean;
+}
+
+export interface BreatheRequest extends WaveformRequest {
+  readonly peak?: number;
+}
+
+export interface MoveRequest {
+  readonly direction?: MoveDirection;
+  readonly periodS?: number;
+  /** Omitted = until stopped; 0 switches the effect off. */
+  readonly cycles?: number;
+  readonly powerOn?: boolean;
+}
+
+export interface MorphRequest {
+  readonly periodS?: number;
+  /** Omitted = until stopped; 0 switches the effect off. */
+  readonly durationS?: number;
+  /** Colour strings, at most 16. */
+  readonly palette?: readonly string[];
+  readonly powerOn?: boolean;
+}
+
+export interface FlameRequest {
+  readonly periodS?: number;
+  readonly durationS?: number;
+  readonly powerOn?: boolean;
+}
+
+export interface SkyRequest {
+  readonly durationS?: number;
+  readonly powerOn?: boolean;
+}
+
+export interface StateDeltaRequest {
+  readonly power?: 'on' | 'off';
+  readonly durationS?: number;
+  readonly hue?: number;
+  readonly saturation?: number;
+  readonly brightness?: number;
+  readonly kelvin?: number;
+  readonly infrared?: number;
+}
+
+export interface CycleRequest {
+  /** 2 to 5 Set State hashes. */
+  readonly states: readonly SetStateRequest[];
+  readonly defaults?: SetStateRequest;
+  readonly direction?: 'forward' | 'backward';
+}
+
+export const CYCLE_STATES_MIN = 2;
+export const CYCLE_STATES_MAX = 5;
 
 export interface LightServiceOptions {
   /** Per light, for the read, every step and every retry (HTTP clients give up after 5-10 s). */
@@ -259,5 +335,110 @@ export class LightService {
       }),
     );
     return results.flat();
+  }
+
+  // ---- state delta, effects, clean, cycle (http-api-v1.md §7.4, §7.6-7.16) ----
+
+  /**
+   * Resolves, checks the plan of every light before anything is sent (so a bad parameter is a 422 for the
+   * whole request, never half-applied), then runs it.
+   */
+  private async run(selector: string, planFor: PlanFor, read: ExecuteOptions['read'], fast: boolean): Promise<LightResult[]> {
+    const targets = this.resolve(selector);
+    for (const t of targets) planFor(t.light, t.zones);
+    return this.executor.run(targets, planFor, { fast, deadlineMs: this.deadlineMs, read });
+  }
+
+  private color(field: string, text: unknown): PartialHsbk {
+    if (typeof text !== 'string') throw new LightwireError('PARAMETER_MISSING', { field });
+    return parseColor(text, { random: this.random });
+  }
+
+  /** State Delta (§7.4): power and duration absolute, the rest relative to each light's current state. */
+  async stateDelta(selector: string, request: StateDeltaRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    const delta: StateDelta = { ...request, durationS: checkDuration('duration', request.durationS, DEFAULT_DURATION_S) };
+    const fast = options.fast === true;
+    const targets = this.resolve(selector);
+    // Checks the request on a light with a known colour (the real lights are read before planning).
+    const probe: LightView = { ...targets[0]!.light, color: { hue: 0, saturation: 0, brightness: 0, kelvin: 3500 }, infrared: 0 };
+    applyDelta(probe, delta);
+    const planFor: PlanFor = (light, zones) => planSetState(applyDelta(light, delta), light, { fast, zones });
+    return this.executor.run(targets, planFor, { fast, deadlineMs: this.deadlineMs, read: 'state' });
+  }
+
+  async breathe(selector: string, request: BreatheRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    const color = this.color('color', request.color);
+    const fromColor = request.fromColor === undefined ? undefined : this.color('from_color', request.fromColor);
+    const r = { ...request, color, ...(fromColor ? { fromColor } : { fromColor: undefined }) };
+    return this.run(selector, (light) => planBreathe(r, light), 'state', options.fast === true);
+  }
+
+  async pulse(selector: string, request: WaveformRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    const color = this.color('color', request.color);
+    const fromColor = request.fromColor === undefined ? undefined : this.color('from_color', request.fromColor);
+    const r = { ...request, color, ...(fromColor ? { fromColor } : { fromColor: undefined }) };
+    return this.run(selector, (light) => planPulse(r, light), 'state', options.fast === true);
+  }
+
+  async move(selector: string, request: MoveRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.run(selector, (light) => planMove(request, light), 'state', options.fast === true);
+  }
+
+  async morph(selector: string, request: MorphRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    if (request.palette !== undefined && !Array.isArray(request.palette)) {
+      throw new LightwireError('PARAMETER_INVALID', { field: 'palette', reason: 'must be a list of colour strings' });
+    }
+    const palette = request.palette?.map((c, i) => this.color(`palette[${i}]`, c));
+    const r = { ...request, palette };
+    return this.run(selector, (light) => planMorph(r, light), 'state', options.fast === true);
+  }
+
+  async flame(selector: string, request: FlameRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.run(selector, (light) => planFlame(request, light), 'state', options.fast === true);
+  }
+
+  async clouds(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.run(selector, (light) => planClouds(request, light), 'state', options.fast === true);
+  }
+
+  async sunrise(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.run(selector, (light) => planSunrise(request, light), 'state', options.fast === true);
+  }
+
+  async sunset(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.run(selector, (light) => planSunset(request, light), 'state', options.fast === true);
+  }
+
+  async effectsOff(selector: string, request: { powerOff?: boolean } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.run(selector, (light) => planEffectsOff(request, light), 'state', options.fast === true);
+  }
+
+  async clean(selector: string, request: { stop?: boolean; durationS?: number } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.run(selector, (light) => planClean(request, light), 'none', options.fast === true);
+  }
+
+  /**
+   * Cycle (§7.16): works out where the lights are in the list (from the first light's current state) and
+   * moves them all to the next entry, so a client just repeats the same request.
+   */
+  async cycle(selector: string, request: CycleRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    const states = request?.states;
+    if (!Array.isArray(states)) throw new LightwireError('PARAMETER_MISSING', { field: 'states' });
+    if (states.length < CYCLE_STATES_MIN || states.length > CYCLE_STATES_MAX) {
+      throw new LightwireError('PARAMETER_INVALID', { field: 'states', reason: `must hold ${CYCLE_STATES_MIN} to ${CYCLE_STATES_MAX} states` });
+    }
+    const direction = request.direction ?? 'forward';
+    if (direction !== 'forward' && direction !== 'backward') {
+      throw new LightwireError('PARAMETER_INVALID', { field: 'direction', reason: 'must be "forward" or "backward"' });
+    }
+    const merged = states.map((s) => ({ ...request.defaults, ...s }));
+    const changes = merged.map((s, i) => this.stateChange(s, `states[${i}]`));
+    const targets = this.resolve(selector);
+    const first = targets.find((t) => t.light.online) ?? targets[0]!;
+    if (options.fast !== true && first.light.online) await this.client.refreshState(first.light.serial, this.deadlineMs);
+    const record = this.client.registry.get(first.light.serial);
+    const current = record ? lightView(record, this.client.registry) : first.light;
+    const index = nextCycleState(changes, current, direction);
+    return this.apply(targets, changes[index]!, options.fast === true);
   }
 }
