@@ -11,6 +11,7 @@
 // picks a random one per effect; a plan must be deterministic, so the caller passes `instanceId` (the service
 // should pass a fresh random u32) and it defaults to 0.
 
+import { LightwireError } from '../errors.js';
 import {
   ENUMS,
   hsbkToWire,
@@ -37,7 +38,6 @@ import {
   setLightPower,
   waveformPayload,
 } from './planner.js';
-import { LightwireError } from '../errors.js';
 import type { LightView, PartialHsbk, Plan, PlannedMessage } from './types.js';
 
 /** Defaults from the parameter tables of http-api-v1.md §7.6-7.15 (and Home Assistant's SKY speed). */
