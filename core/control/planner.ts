@@ -92,7 +92,8 @@ export function planSetState(change: StateChange, light: LightView, options: Set
   if (power === 'on' && hasColor && light.power === 'on') {
     return plan([[...colorMessages(durationMs), ...infrared]]);
   }
-  // Power unknown (the read failed) is treated like fast mode: both over the duration, in one step.
+  // Everything else is one step, all over the duration: off with a colour, no power, power alone, and on with
+  // a colour when the power is unknown (a failed read), which cannot know whether the light is dark.
   return plan([[...colorMessages(durationMs), ...infrared, ...powerMessage(durationMs)]]);
 }
 
