@@ -2,6 +2,7 @@
 // the CLI call, so a HomeKit slider, a flow and `PUT /v1/lights/:selector/state` behave identically.
 // Requests arrive in user units (seconds, 0-1, colour strings); every check happens here, once.
 
+import { randomInt } from 'node:crypto';
 import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
@@ -111,6 +112,11 @@ export interface CycleRequest {
   readonly states: readonly SetStateRequest[];
   readonly defaults?: SetStateRequest;
   readonly direction?: 'forward' | 'backward';
+}
+
+/** A fresh effect instance id, as photons sends (the firmware tells effects apart by it). */
+function newInstanceId(): number {
+  return randomInt(1, 0x1_0000_0000);
 }
 
 export const CYCLE_STATES_MIN = 2;
@@ -381,7 +387,8 @@ export class LightService {
   }
 
   async move(selector: string, request: MoveRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.run(selector, (light) => planMove(request, light), 'state', options.fast === true);
+    const r = { ...request, instanceId: newInstanceId() };
+    return this.run(selector, (light) => planMove(r, light), 'state', options.fast === true);
   }
 
   async morph(selector: string, request: MorphRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
@@ -389,24 +396,28 @@ export class LightService {
       throw new LightwireError('PARAMETER_INVALID', { field: 'palette', reason: 'must be a list of colour strings' });
     }
     const palette = request.palette?.map((c, i) => this.color(`palette[${i}]`, c));
-    const r = { ...request, palette };
+    const r = { ...request, palette, instanceId: newInstanceId() };
     return this.run(selector, (light) => planMorph(r, light), 'state', options.fast === true);
   }
 
   async flame(selector: string, request: FlameRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.run(selector, (light) => planFlame(request, light), 'state', options.fast === true);
+    const r = { ...request, instanceId: newInstanceId() };
+    return this.run(selector, (light) => planFlame(r, light), 'state', options.fast === true);
   }
 
   async clouds(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.run(selector, (light) => planClouds(request, light), 'state', options.fast === true);
+    const r = { ...request, instanceId: newInstanceId() };
+    return this.run(selector, (light) => planClouds(r, light), 'state', options.fast === true);
   }
 
   async sunrise(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.run(selector, (light) => planSunrise(request, light), 'state', options.fast === true);
+    const r = { ...request, instanceId: newInstanceId() };
+    return this.run(selector, (light) => planSunrise(r, light), 'state', options.fast === true);
   }
 
   async sunset(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.run(selector, (light) => planSunset(request, light), 'state', options.fast === true);
+    const r = { ...request, instanceId: newInstanceId() };
+    return this.run(selector, (light) => planSunset(r, light), 'state', options.fast === true);
   }
 
   async effectsOff(selector: string, request: { powerOff?: boolean } = {}, options: WriteOptions = {}): Promise<LightResult[]> {

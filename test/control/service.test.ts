@@ -37,6 +37,8 @@ describe('LightService against virtual lights', function () {
     expect((setColor.payload as { color: { hue: number } }).color.hue).to.equal(hsbkToWire({ hue: 250, saturation: 1, brightness: 1, kelvin: 3500 }).hue);
     expect(setPower.payload).to.deep.equal({ level: 65535, durationMs: 500 });
     expect(setPower.atMs).to.be.at.least(setColor.atMs);
+    // Let the 0.5 s power transition finish before reading the light.
+    await new Promise((r) => setTimeout(r, 600));
     const state = rig.fleet.light(BULB).state;
     expect(state.power).to.equal('on');
     expect(state.color.hue).to.be.closeTo(250, 0.1);
