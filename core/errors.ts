@@ -99,6 +99,33 @@ export const ERRORS = {
     (p) => `scene file ${p.path} is not valid (${p.reason}); it was moved aside to ${p.movedTo}`,
   ),
   SCENE_STORE_FAILED: spec<{ path: string; reason: string }>(500, (p) => `cannot write scene file ${p.path}: ${p.reason}`),
+  // core/http: the local HTTP API v1 (http-api-v1.md §2-4)
+  BODY_INVALID: spec<{ reason: string }>(400, (p) => `the request body is invalid: ${p.reason}`),
+  BODY_TOO_LARGE: spec<{ limitBytes: number }>(413, (p) => `the request body is larger than ${p.limitBytes} bytes`),
+  URL_INVALID: spec<{ reason: string }>(400, (p) => `the URL is invalid: ${p.reason}`),
+  URL_TOO_LONG: spec<{ maxChars: number }>(414, (p) => `a path segment is longer than ${p.maxChars} characters`),
+  UNAUTHORIZED: spec<{ reason: string }>(401, (p) => `Bad access token: ${p.reason}`),
+  FORBIDDEN: spec<{ reason: string }>(403, (p) => `Permission denied: ${p.reason}`),
+  ROUTE_NOT_FOUND: spec<{ method: string; path: string; hint: string }>(
+    404,
+    (p) => `No endpoint ${p.method} ${p.path}${p.hint ? `; ${p.hint}` : ''}`,
+  ),
+  ENDPOINT_REMOVED: spec<{ method: string; path: string; replacement: string }>(
+    410,
+    (p) => `${p.method} ${p.path} was removed from the API; use ${p.replacement} instead`,
+  ),
+  HTTPS_REQUIRED: spec<{ url: string }>(426, (p) => `HTTPS is required; repeat the request at ${p.url}`),
+  RATE_LIMITED: spec<{ limit: number; windowS: number; resetS: number }>(
+    429,
+    (p) => `Rate limit exceeded: ${p.limit} requests per ${p.windowS} s; the next window starts at ${p.resetS} (Unix seconds)`,
+  ),
+  INTERNAL_ERROR: spec<Record<string, never>>(500, () => 'Internal server error'),
+  SERVE_UNSAFE_BIND: spec<{ host: string }>(
+    400,
+    (p) =>
+      `refusing to listen on ${p.host} without a token: anyone who can reach this address could control the lights. ` +
+      'Give --token T (clients then send "Authorization: Bearer T"), or listen on 127.0.0.1',
+  ),
   // core/cli
   CLI_USAGE: spec<{ reason: string }>(400, (p) => p.reason),
 } as const;

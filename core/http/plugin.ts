@@ -1,0 +1,505 @@
+// The local LIFX HTTP API v1 as one encapsulated Fastify plugin (architecture.md §1-2): mount it at /v1 and
+// a script written for https://api.lifx.com/v1 works by changing its base URL. Auth, rate limit, body
+// parsers, the not-found and error handlers all live inside it and touch nothing outside /v1.
+//
+// One request, in order:
+// 1. onRequest: rate-limit headers (always), 426 when HTTPS is required and this is plain HTTP, 429 over
+//    the limit, 401/403 for token and scope, the loopback guards when no token is configured (auth.ts).
+// 2. Body: JSON (an empty body means "all defaults", depth at most MAX_BODY_DEPTH) or a form.
+// 3. The endpoint's schema (schemas.ts): form strings coerced, nulls dropped, unknown keys set aside
+//    as the `warnings` of the answer (§4.3), the rest checked by Ajv (422 per field).
+// 4. The light service, with the selector taken from the raw URL segment (percent-decoded once, by the
+//    service), and the HTTP names mapped to its user units (duration -> durationS, ...).
+// 5. 207 {results, warnings?}; with fast (or its alias async) 202 and no body, once the request validated.
+
+import formbody from '@fastify/formbody';
+import Ajv, { type ValidateFunction } from 'ajv';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { SetStateRequest, SetStatesResult, WriteOptions } from '../control/service.js';
+import type { LightResult } from '../control/types.js';
+import { LightwireError } from '../errors.js';
+import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
+import { ValidationProblem, toProblem, validationProblem } from './errors.js';
+import { bareObject, coerce, isRecord, nestingDepth, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
+import { openApiDocument } from './openapi.js';
+import { RateLimiter } from './rate-limit.js';
+import { ENDPOINTS, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
+import type { LightApi } from './service-api.js';
+
+/** Largest request body; 50 states with 25 selectors each fit easily. */
+export const DEFAULT_BODY_LIMIT_BYTES = 256 * 1024;
+/** Deepest JSON accepted: real bodies nest 3 levels; the limit keeps echoing unknown params cheap and safe. */
+export const MAX_BODY_DEPTH = 32;
+
+export interface HttpApiOptions {
+  readonly service: LightApi;
+  /** `TOKEN[:SCOPES]` strings or specs (auth.ts). None: open, loopback only. */
+  readonly tokens?: readonly (string | TokenSpec)[];
+  /** Requests per minute per caller; null/undefined: not enforced (headers still sent). */
+  readonly rateLimit?: number | null;
+  /** A limiter to share with the server's own error answers; built from rateLimit when absent. */
+  readonly limiter?: RateLimiter;
+  /** Answer 426 to requests that did not arrive over TLS (request.protocol, which honours trustProxy). */
+  readonly requireHttps?: boolean;
+  /** Where the 426 answer sends clients, e.g. https://127.0.0.1:3443/v1. */
+  readonly httpsBaseUrl?: string;
+  readonly bodyLimitBytes?: number;
+  /** Faults of ours (5xx), with their stack; the client only sees "Internal server error". */
+  readonly log?: (line: string) => void;
+  /** Clock for rate limits and light ages (tests). */
+  readonly now?: () => number;
+}
+
+interface Resolved {
+  readonly service: LightApi;
+  readonly tokens: TokenSet;
+  readonly limiter: RateLimiter;
+  readonly requireHttps: boolean;
+  readonly httpsBaseUrl: string | null;
+  readonly bodyLimitBytes: number;
+  readonly log: (line: string) => void;
+}
+
+function optionError(option: string, reason: string): LightwireError<'OPTIONS_INVALID'> {
+  return new LightwireError('OPTIONS_INVALID', { option, reason });
+}
+
+/** Checks the plugin's options (a bad one throws before anything listens) and returns them frozen. */
+export function resolveHttpApiOptions(options: HttpApiOptions): Resolved {
+  if (!isRecord(options)) throw optionError('options', 'must be an object');
+  const service = options.service;
+  if (typeof service !== 'object' || service === null || typeof service.list !== 'function') {
+    throw optionError('service', 'must be a LightService');
+  }
+  if (options.tokens !== undefined && !Array.isArray(options.tokens)) throw optionError('tokens', 'must be an array');
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  if (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1024 || bodyLimitBytes > 16 * 1024 * 1024) {
+    throw optionError('bodyLimitBytes', 'must be an integer from 1024 to 16 MiB');
+  }
+  if (options.limiter !== undefined && !(options.limiter instanceof RateLimiter)) throw optionError('limiter', 'must be a RateLimiter');
+  if (options.limiter !== undefined && options.rateLimit !== undefined) throw optionError('rateLimit', 'give rateLimit or limiter, not both');
+  return Object.freeze({
+    service,
+    tokens: new TokenSet(options.tokens ?? []),
+    limiter: options.limiter ?? new RateLimiter({ limit: options.rateLimit ?? null, ...(options.now ? { now: options.now } : {}) }),
+    requireHttps: options.requireHttps === true,
+    httpsBaseUrl: options.httpsBaseUrl ?? null,
+    bodyLimitBytes,
+    log: options.log ?? (() => {}),
+  });
+}
+
+// ---- request schemas: compiled once ----
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+function validator(schema: JsonSchema): ValidateFunction {
+  let v = compiled.get(schema);
+  if (v === undefined) {
+    v = ajv.compile(schema as object);
+    compiled.set(schema, v);
+  }
+  return v;
+}
+
+type Params = Record<string, unknown>;
+
+interface Prepared {
+  readonly params: Params;
+  readonly unknown: Record<string, unknown> | undefined;
+}
+
+/** Steps 2-3 above: defaults for an empty body, coercion, validation, the unknown set. */
+export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | 'query'): Prepared {
+  const input = raw === undefined || raw === '' ? bareObject() : raw;
+  if (!isRecord(input)) {
+    throw new LightwireError('BODY_INVALID', { reason: `the request ${where} must be a JSON object or a form` });
+  }
+  const params = coerce(input, schema) as Params;
+  const validate = validator(schema);
+  if (!validate(params)) throw validationProblem(validate.errors ?? [], where);
+  return { params, unknown: unknownParams(input, schema) };
+}
+
+// ---- HTTP names -> the service's user units ----
+
+function defined<T extends object>(value: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
+
+const str = (p: Params, key: string): string | undefined => p[key] as string | undefined;
+const num = (p: Params, key: string): number | undefined => p[key] as number | undefined;
+const flag = (p: Params, key: string): boolean | undefined => p[key] as boolean | undefined;
+
+function setStateRequest(p: Params | undefined): SetStateRequest {
+  if (p === undefined) return {};
+  return defined({
+    power: str(p, 'power') as 'on' | 'off' | undefined,
+    color: str(p, 'color'),
+    brightness: num(p, 'brightness'),
+    infrared: num(p, 'infrared'),
+    durationS: num(p, 'duration'),
+  });
+}
+
+/** The executed operation in HTTP names (§7.3: it echoes the state after merging defaults). */
+function operationEcho(op: SetStateRequest & { selector: string }, selector: string): Record<string, unknown> {
+  return defined({
+    selector,
+    power: op.power,
+    color: op.color,
+    brightness: op.brightness,
+    infrared: op.infrared,
+    duration: op.durationS,
+  });
+}
+
+type WriteHandler = (service: LightApi, selector: string, p: Params, options: WriteOptions) => Promise<LightResult[]>;
+
+const powerOn = (p: Params): boolean | undefined => flag(p, 'power_on');
+
+const SELECTOR_WRITES: Partial<Record<OperationId, WriteHandler>> = {
+  setState: (s, sel, p, o) => s.setState(sel, setStateRequest(p), o),
+  stateDelta: (s, sel, p, o) =>
+    s.stateDelta(
+      sel,
+      defined({
+        power: str(p, 'power') as 'on' | 'off' | undefined,
+        durationS: num(p, 'duration'),
+        hue: num(p, 'hue'),
+        saturation: num(p, 'saturation'),
+        brightness: num(p, 'brightness'),
+        kelvin: num(p, 'kelvin'),
+        infrared: num(p, 'infrared'),
+      }),
+      o,
+    ),
+  togglePower: (s, sel, p, o) => s.toggle(sel, defined({ durationS: num(p, 'duration') }), o),
+  breathe: (s, sel, p, o) =>
+    s.breathe(
+      sel,
+      {
+        color: str(p, 'color')!,
+        ...defined({
+          fromColor: str(p, 'from_color'),
+          periodS: num(p, 'period'),
+          cycles: num(p, 'cycles'),
+          persist: flag(p, 'persist'),
+          powerOn: powerOn(p),
+          peak: num(p, 'peak'),
+        }),
+      },
+      o,
+    ),
+  pulse: (s, sel, p, o) =>
+    s.pulse(
+      sel,
+      {
+        color: str(p, 'color')!,
+        ...defined({
+          fromColor: str(p, 'from_color'),
+          periodS: num(p, 'period'),
+          cycles: num(p, 'cycles'),
+          persist: flag(p, 'persist'),
+          powerOn: powerOn(p),
+        }),
+      },
+      o,
+    ),
+  move: (s, sel, p, o) =>
+    s.move(
+      sel,
+      defined({
+        direction: str(p, 'direction') as 'forward' | 'backward' | undefined,
+        periodS: num(p, 'period'),
+        cycles: num(p, 'cycles'),
+        powerOn: powerOn(p),
+      }),
+      o,
+    ),
+  morph: (s, sel, p, o) =>
+    s.morph(
+      sel,
+      defined({ periodS: num(p, 'period'), durationS: num(p, 'duration'), palette: p.palette as string[] | undefined, powerOn: powerOn(p) }),
+      o,
+    ),
+  flame: (s, sel, p, o) => s.flame(sel, defined({ periodS: num(p, 'period'), durationS: num(p, 'duration'), powerOn: powerOn(p) }), o),
+  clouds: (s, sel, p, o) => s.clouds(sel, defined({ durationS: num(p, 'duration'), powerOn: powerOn(p) }), o),
+  sunrise: (s, sel, p, o) => s.sunrise(sel, defined({ durationS: num(p, 'duration'), powerOn: powerOn(p) }), o),
+  sunset: (s, sel, p, o) => s.sunset(sel, defined({ durationS: num(p, 'duration'), powerOn: powerOn(p) }), o),
+  effectsOff: (s, sel, p, o) => s.effectsOff(sel, defined({ powerOff: flag(p, 'power_off') }), o),
+  clean: (s, sel, p, o) => s.clean(sel, defined({ stop: flag(p, 'stop'), durationS: num(p, 'duration') }), o),
+  cycle: (s, sel, p, o) =>
+    s.cycle(
+      sel,
+      defined({
+        states: (p.states as Params[]).map((st) => setStateRequest(st)),
+        defaults: p.defaults === undefined ? undefined : setStateRequest(p.defaults as Params),
+        direction: str(p, 'direction') as 'forward' | 'backward' | undefined,
+      }),
+      o,
+    ),
+};
+
+// ---- raw path segments ----
+
+/** Segment `index` of the request's raw path: still percent-encoded, exactly as the client sent it. */
+function rawSegment(request: FastifyRequest, index: number): string {
+  const url = request.raw.url ?? '';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  return path.split('/')[index] ?? '';
+}
+
+/** `scene_id:<uuid>` from the raw segment, percent-decoded once. */
+function sceneIdOf(segment: string): string {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    throw new LightwireError('PARAMETER_INVALID', { field: 'scene_id', reason: 'has a malformed percent-escape' });
+  }
+  const m = /^scene_id:(.+)$/.exec(decoded);
+  if (m === null) throw new LightwireError('PARAMETER_INVALID', { field: 'scene_id', reason: 'must be given as the path segment scene_id:<uuid>' });
+  return m[1]!;
+}
+
+// ---- the plugin ----
+
+interface RouteConfig {
+  readonly scope?: Scope;
+  readonly public?: boolean;
+}
+
+const INPUT = Symbol('lightwire.input');
+type WithInput = FastifyRequest & { [INPUT]?: unknown };
+
+function routeConfig(request: FastifyRequest): RouteConfig {
+  return (request.routeOptions.config ?? {}) as RouteConfig;
+}
+
+function pathRegex(path: string): RegExp {
+  const body = path
+    .split('/')
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${body}$`);
+}
+
+const ROUTE_MATCHERS = ENDPOINTS.map((e) => ({ method: e.method as string, re: pathRegex(e.path) }));
+
+/** Why a path is not found: the methods it does answer, or the Validate Color hint (klarstil's PUT /color). */
+function notFoundHint(method: string, path: string): string {
+  const methods = [...new Set(ROUTE_MATCHERS.filter((m) => m.re.test(path)).map((m) => m.method))];
+  if (path === '/color') return 'Validate Color is GET /v1/color?string=<colour string>';
+  if (methods.length > 0 && !methods.includes(method)) return `this path answers ${methods.join(', ')}`;
+  return 'see GET /v1/openapi.json for the endpoints';
+}
+
+export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: FastifyInstance, options: HttpApiOptions) => {
+  const o = resolveHttpApiOptions(options);
+  const open = o.tokens.size === 0;
+
+  // ---- step 1: every request, every route of this plugin, the 404 handler included ----
+  app.addHook('onRequest', async (request, reply) => {
+    const auth = open ? null : o.tokens.authenticate(request.headers.authorization);
+    const caller = auth?.ok ? auth.identity : `ip:${request.ip}`;
+    const rate = o.limiter.take(caller);
+    reply.headers(rate.headers);
+    const origin = request.headers.origin;
+    if (!open && origin !== undefined) {
+      reply.header('access-control-allow-origin', '*');
+      reply.header('access-control-expose-headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset');
+    }
+    if (o.requireHttps && request.protocol !== 'https') {
+      const base = o.httpsBaseUrl ?? `https://${hostOfHeader(request.headers.host ?? '127.0.0.1')}/v1`;
+      reply.header('upgrade', 'TLS/1.2, HTTP/1.1');
+      throw new LightwireError('HTTPS_REQUIRED', { url: base });
+    }
+    if (rate.error) {
+      reply.header('retry-after', String(rate.retryAfterS));
+      throw rate.error;
+    }
+    if (open) {
+      // No token: only this machine may call, and no web page (auth.ts).
+      if (!isLoopbackHost(request.socket.remoteAddress ?? '')) {
+        throw new LightwireError('UNAUTHORIZED', { reason: 'no token is configured, so only this machine may call; start the server with --token' });
+      }
+      const host = request.headers.host;
+      if (host !== undefined && !isLoopbackHost(hostOfHeader(host))) {
+        throw new LightwireError('FORBIDDEN', { reason: `Host ${JSON.stringify(host)} is not this machine; without a token only loopback names are answered` });
+      }
+      if (origin !== undefined) {
+        throw new LightwireError('FORBIDDEN', { reason: 'requests from web pages need a token (start the server with --token)' });
+      }
+      return;
+    }
+    if (request.method === 'OPTIONS' || routeConfig(request).public) return;
+    if (!auth!.ok) {
+      reply.header('www-authenticate', 'Bearer realm="lightwire"');
+      throw auth!.error;
+    }
+    const scope = routeConfig(request).scope;
+    if (scope !== undefined && !auth!.scopes.includes(scope)) {
+      throw new LightwireError('FORBIDDEN', { reason: `this endpoint needs the ${scope} scope; the token has ${auth!.scopes.join(', ')}` });
+    }
+  });
+
+  // ---- step 2: bodies ----
+  app.removeAllContentTypeParsers();
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: o.bodyLimitBytes }, (request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    json(request, text, (err: Error | null, value?: unknown) => {
+      if (err) return done(new LightwireError('BODY_INVALID', { reason: /prototype|constructor/i.test(err.message) ? 'it sets __proto__ or constructor.prototype' : 'it is not valid JSON' }), undefined);
+      if (nestingDepth(value, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+        return done(new LightwireError('BODY_INVALID', { reason: `it nests deeper than ${MAX_BODY_DEPTH} levels` }), undefined);
+      }
+      done(null, value);
+    });
+  });
+  await app.register(formbody, { bodyLimit: o.bodyLimitBytes });
+
+  // ---- errors: one shape for all (§4.2) ----
+  app.setErrorHandler((err, request, reply) => {
+    const problem = toProblem(err, (request as WithInput)[INPUT] ?? request.body, o.bodyLimitBytes);
+    if (problem.fault) {
+      o.log(`${request.method} ${request.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+    void reply.code(problem.status).type('application/json; charset=utf-8').send(problem.body);
+  });
+
+  app.setNotFoundHandler((request) => {
+    const url = request.raw.url ?? '';
+    const q = url.indexOf('?');
+    const full = q < 0 ? url : url.slice(0, q);
+    const path = full.startsWith(app.prefix) ? full.slice(app.prefix.length) : full;
+    throw new LightwireError('ROUTE_NOT_FOUND', { method: request.method, path: full, hint: notFoundHint(request.method, path) });
+  });
+
+  // ---- CORS preflight (only with tokens: without, web pages are refused above) ----
+  if (!open) {
+    app.options('/*', { config: { public: true } satisfies RouteConfig }, async (_request, reply) => {
+      void reply
+        .code(204)
+        .header('access-control-allow-methods', 'GET, PUT, POST')
+        .header('access-control-allow-headers', 'Authorization, Content-Type')
+        .header('access-control-max-age', '600')
+        .send();
+    });
+  }
+
+  // ---- step 3-5: the endpoints ----
+  const segmentIndex = (path: string, param: string): number => `${app.prefix}${path}`.split('/').indexOf(`:${param}`);
+
+  for (const endpoint of ENDPOINTS) {
+    const selectorAt = segmentIndex(endpoint.path, 'selector');
+    const sceneAt = segmentIndex(endpoint.path, 'scene');
+    app.route({
+      method: endpoint.method,
+      url: endpoint.path,
+      bodyLimit: o.bodyLimitBytes,
+      config: { scope: endpoint.scope } satisfies RouteConfig,
+      schema: { response: { [endpoint.status]: withoutRequired(endpoint.response) } },
+      handler: async (request, reply) => {
+        (request as WithInput)[INPUT] = endpoint.query ? request.query : request.body;
+        const prepared = endpoint.body
+          ? prepareInput(endpoint.body, request.body, 'body')
+          : endpoint.query
+            ? prepareInput(endpoint.query, request.query, 'query')
+            : { params: {}, unknown: undefined };
+        const p = prepared.params;
+        (request as WithInput)[INPUT] = p;
+        if (endpoint.status === 200) return reply.code(200).send(read(o.service, endpoint.id, p, () => rawSegment(request, selectorAt)));
+
+        const fast = (flag(p, 'fast') ?? flag(p, 'async')) === true;
+        const write: WriteOptions = { fast };
+        let body: Record<string, unknown>;
+        if (endpoint.id === 'setStates') {
+          body = { results: await setStates(o.service, p, write) };
+        } else if (endpoint.id === 'activateScene') {
+          const sceneId = sceneIdOf(rawSegment(request, sceneAt));
+          const overrides = p.overrides === undefined ? undefined : setStateRequest(p.overrides as Params);
+          const activation = defined({ durationS: num(p, 'duration'), ignore: p.ignore as string[] | undefined, overrides });
+          body = { results: await o.service.activateScene(sceneId, activation, write) };
+        } else {
+          const handler = SELECTOR_WRITES[endpoint.id];
+          if (handler === undefined) throw new Error(`no handler for ${endpoint.id}`);
+          body = { results: await handler(o.service, rawSegment(request, selectorAt), p, write) };
+        }
+        if (fast) return reply.code(202).send();
+        if (prepared.unknown !== undefined) body.warnings = [{ warning: 'Unknown params', unknown_params: prepared.unknown }];
+        return reply.code(207).send(body);
+      },
+    });
+  }
+
+  for (const removed of REMOVED_ENDPOINTS) {
+    app.route({
+      method: removed.method,
+      url: removed.path,
+      config: { scope: 'control' } satisfies RouteConfig,
+      handler: async () => {
+        throw new LightwireError('ENDPOINT_REMOVED', { method: removed.method, path: `${app.prefix}${removed.path}`, replacement: removed.replacement });
+      },
+    });
+  }
+
+  const document = openApiDocument(app.prefix);
+  app.get('/openapi.json', { config: { public: true } satisfies RouteConfig }, async (_request, reply) => reply.send(document));
+};
+
+/** The read endpoints (200). `selector` gives the raw selector segment. */
+function read(service: LightApi, id: OperationId, p: Params, selector: () => string): unknown {
+  switch (id) {
+    case 'listLights':
+      return service.list(selector());
+    case 'listScenes':
+      return service.listScenes();
+    case 'validateColor':
+      return service.validateColor(str(p, 'string')!);
+    case 'listDeviceSelectors':
+      return allLights(service).map((l) => ({ selector: `id:${l.id}`, label: l.label }));
+    case 'listSceneSelectors':
+      return service.listScenes().map((s) => ({ selector: `scene_id:${s.uuid}`, label: s.name }));
+    default:
+      throw new Error(`no reader for ${id}`);
+  }
+}
+
+/** Every light, or none (the /selectors helper lists nothing rather than failing with 404). */
+function allLights(service: LightApi): ReturnType<LightApi['list']> {
+  try {
+    return service.list('all');
+  } catch (err) {
+    if (err instanceof LightwireError && err.code === 'LIGHTS_NOT_FOUND') return [];
+    throw err;
+  }
+}
+
+function encodeSelector(selector: string, index: number): string {
+  try {
+    return encodeURIComponent(selector);
+  } catch {
+    // A lone UTF-16 surrogate cannot be encoded, nor can it name a light.
+    throw new LightwireError('PARAMETER_INVALID', { field: `states[${index}].selector`, reason: 'is not valid Unicode text' });
+  }
+}
+
+/** Set States (§7.3): selectors come from JSON, not a URL, so they must not be percent-decoded. */
+async function setStates(service: LightApi, p: Params, options: WriteOptions): Promise<Record<string, unknown>[]> {
+  const states = p.states as Params[];
+  // The service percent-decodes every selector it resolves (the right thing for URL segments); encoding a
+  // body selector first makes that decoding give back exactly the text the client wrote.
+  const operations = states.map((st, i) => ({ ...setStateRequest(st), selector: encodeSelector(str(st, 'selector')!, i) }));
+  const defaults = p.defaults === undefined ? undefined : setStateRequest(p.defaults as Params);
+  const results: SetStatesResult[] = await service.setStates(operations, defaults, options);
+  return results.map((r, i) => {
+    const operation = operationEcho(r.operation, str(states[i]!, 'selector')!);
+    return 'results' in r ? { operation, results: r.results } : { operation, error: r.error };
+  });
+}
