@@ -5,6 +5,7 @@ import { decodeCommand } from './decode.js';
 import { discoverCommand } from './discover.js';
 import { listCommand, setCommand } from './lights.js';
 import { sceneCommand } from './scene.js';
+import { serveCommand } from './serve.js';
 import { simulateCommand } from './simulate.js';
 
-export const COMMANDS: readonly Command[] = [simulateCommand, discoverCommand, listCommand, setCommand, sceneCommand, decodeCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, simulateCommand, discoverCommand, listCommand, setCommand, sceneCommand, decodeCommand];

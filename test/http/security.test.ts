@@ -1,0 +1,245 @@
+import { expect } from 'chai';
+import { isLightwireError } from '../../core/errors.js';
+import { TokenSet, isLoopbackHost, parseTokenSpec, presentedToken } from '../../core/http/auth.js';
+import { RateLimiter, UNENFORCED_LIMIT } from '../../core/http/rate-limit.js';
+import { buildServer, checkBind, startServer } from '../../core/http/server.js';
+import { apiRig, DESK, rateHeaders, type ApiRig } from './helpers.js';
+
+type Body = Record<string, any>;
+
+const CONTROL = 'c0ntrol-token-0123456789abcdef';
+const READER = 'read-only-token';
+const CLOUD = 'cloud-style-token';
+const basic = (user: string, password = ''): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+const bearer = (token: string): string => `Bearer ${token}`;
+
+const oneLight = { lights: [{ serial: DESK, product: 91, label: 'Desk', power: 'on' as const }] };
+
+describe('HTTP API v1 security', function () {
+  this.timeout(20_000);
+
+  describe('tokens and scopes', () => {
+    let rig: ApiRig;
+    before(async () => {
+      rig = await apiRig(oneLight, { tokens: [CONTROL, `${READER}:read`, `${CLOUD}:remote_control:all`] });
+    });
+    after(() => rig.close());
+
+    it('answers 401 without a token, with WWW-Authenticate and the rate-limit headers', async () => {
+      const res = await rig.call({ method: 'GET', url: '/v1/lights/all' });
+      expect(res.statusCode).to.equal(401);
+      expect(res.json()).to.deep.equal({ error: 'Bad access token: send "Authorization: Bearer <token>"', errors: [], code: 'UNAUTHORIZED' });
+      expect(res.headers['www-authenticate']).to.equal('Bearer realm="lightwire"');
+      expect(rateHeaders(res).limit).to.equal(UNENFORCED_LIMIT);
+    });
+
+    it('answers 401 for a wrong token, a token differing in one character, and an unknown scheme', async () => {
+      for (const authorization of [bearer('nope'), bearer(`${CONTROL.slice(0, -1)}x`), bearer(`${CONTROL}x`), `Token ${CONTROL}`, 'Bearer']) {
+        const res = await rig.call({ method: 'GET', url: '/v1/lights/all', headers: { authorization } });
+        expect(res.statusCode, authorization).to.equal(401);
+        expect(res.json().code).to.equal('UNAUTHORIZED');
+      }
+    });
+
+    it('accepts the token as Bearer and as Basic with the token as user name and an empty password', async () => {
+      for (const authorization of [bearer(CONTROL), basic(CONTROL), `bearer ${CONTROL}`]) {
+        const res = await rig.call({ method: 'GET', url: '/v1/lights/all', headers: { authorization } });
+        expect(res.statusCode, authorization).to.equal(200);
+        expect((res.json() as Body[])[0]!.id).to.equal(DESK);
+      }
+    });
+
+    it('lets a read token list lights and scenes and validate colours, and answers 403 to its writes', async () => {
+      const headers = { authorization: bearer(READER) };
+      for (const url of ['/v1/lights/all', '/v1/scenes', '/v1/color?string=red']) {
+        expect((await rig.call({ method: 'GET', url, headers })).statusCode, url).to.equal(200);
+      }
+      const write = await rig.call({ method: 'PUT', url: '/v1/lights/all/state', headers, payload: { power: 'off' } });
+      expect(write.statusCode).to.equal(403);
+      expect(write.json()).to.deep.equal({ error: 'Permission denied: this endpoint needs the control scope; the token has read', errors: [], code: 'FORBIDDEN' });
+      expect(rig.fleet.light(DESK).received('SetLightPower')).to.have.length(0);
+    });
+
+    it('treats remote_control:all (the cloud OAuth scope) as control', async () => {
+      const res = await rig.call({ method: 'POST', url: '/v1/lights/all/toggle', headers: { authorization: basic(CLOUD) }, payload: { duration: 0 } });
+      expect(res.statusCode).to.equal(207);
+      expect(res.json()).to.deep.equal({ results: [{ id: DESK, label: 'Desk', status: 'ok', power: 'off' }] });
+    });
+
+    it('serves the OpenAPI document without a token', async () => {
+      const res = await rig.call({ method: 'GET', url: '/v1/openapi.json' });
+      expect(res.statusCode).to.equal(200);
+      expect((res.json() as Body).openapi).to.equal('3.1.0');
+    });
+
+    it('answers a CORS preflight without a token and marks answers to web pages readable', async () => {
+      const preflight = await rig.call({ method: 'OPTIONS', url: '/v1/lights/all/state', headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT' } });
+      expect(preflight.statusCode).to.equal(204);
+      expect(preflight.headers['access-control-allow-origin']).to.equal('*');
+      expect(preflight.headers['access-control-allow-headers']).to.equal('Authorization, Content-Type');
+      expect(preflight.headers['access-control-allow-methods']).to.equal('GET, PUT, POST');
+      const get = await rig.call({ method: 'GET', url: '/v1/lights/all', headers: { origin: 'https://app.example', authorization: bearer(READER) } });
+      expect(get.statusCode).to.equal(200);
+      expect(get.headers['access-control-allow-origin']).to.equal('*');
+      expect(get.headers['access-control-expose-headers']).to.equal('X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset');
+    });
+  });
+
+  describe('without a token (loopback only)', () => {
+    let rig: ApiRig;
+    before(async () => {
+      rig = await apiRig(oneLight);
+    });
+    after(() => rig.close());
+
+    it('answers this machine without a token', async () => {
+      const res = await rig.call({ method: 'GET', url: '/v1/lights/all', remoteAddress: '127.0.0.1', headers: { host: '127.0.0.1:3000' } });
+      expect(res.statusCode).to.equal(200);
+      const v6 = await rig.call({ method: 'GET', url: '/v1/lights/all', remoteAddress: '::1', headers: { host: 'localhost:3000' } });
+      expect(v6.statusCode).to.equal(200);
+    });
+
+    it('answers 401 to another machine', async () => {
+      const res = await rig.call({ method: 'GET', url: '/v1/lights/all', remoteAddress: '192.168.1.20' });
+      expect(res.statusCode).to.equal(401);
+      expect(res.json().error).to.equal('Bad access token: no token is configured, so only this machine may call; start the server with --token');
+    });
+
+    it('answers 403 to a Host that is not a loopback name (DNS rebinding) and to web pages (Origin)', async () => {
+      const rebinding = await rig.call({ method: 'GET', url: '/v1/lights/all', headers: { host: 'evil.example:3000' } });
+      expect(rebinding.statusCode).to.equal(403);
+      expect(rebinding.json().code).to.equal('FORBIDDEN');
+      const page = await rig.call({ method: 'POST', url: '/v1/lights/all/toggle', headers: { origin: 'http://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, payload: 'duration=0' });
+      expect(page.statusCode).to.equal(403);
+      expect(page.json().error).to.equal('Permission denied: requests from web pages need a token (start the server with --token)');
+      expect(rig.fleet.light(DESK).received('SetLightPower')).to.have.length(0);
+    });
+  });
+
+  describe('rate limit', () => {
+    it('answers 429 past the configured limit, with Retry-After, and again 2xx in the next window', async () => {
+      let now = 1_700_000_000_000;
+      const rig = await apiRig(oneLight, { rateLimit: 3, now: () => now });
+      try {
+        const answers = [];
+        for (let i = 0; i < 4; i++) answers.push(await rig.call({ method: 'GET', url: '/v1/lights/all' }));
+        expect(answers.map((a) => a.statusCode)).to.deep.equal([200, 200, 200, 429]);
+        expect(answers.map((a) => rateHeaders(a))).to.deep.equal([
+          { limit: 3, remaining: 2, reset: 1_700_000_060 },
+          { limit: 3, remaining: 1, reset: 1_700_000_060 },
+          { limit: 3, remaining: 0, reset: 1_700_000_060 },
+          { limit: 3, remaining: 0, reset: 1_700_000_060 },
+        ]);
+        expect(answers[3]!.json()).to.deep.equal({
+          error: 'Rate limit exceeded: 3 requests per 60 s; the next window starts at 1700000060 (Unix seconds)',
+          errors: [],
+          code: 'RATE_LIMITED',
+        });
+        expect(answers[3]!.headers['retry-after']).to.equal('60');
+        now += 60_000;
+        const next = await rig.call({ method: 'GET', url: '/v1/lights/all' });
+        expect(next.statusCode).to.equal(200);
+        expect(rateHeaders(next)).to.deep.equal({ limit: 3, remaining: 2, reset: 1_700_000_120 });
+      } finally {
+        await rig.close();
+      }
+    });
+
+    it('counts each token separately', async () => {
+      const rig = await apiRig(oneLight, { rateLimit: 1, tokens: ['alpha', 'beta'] });
+      try {
+        const a = await rig.call({ method: 'GET', url: '/v1/lights/all', headers: { authorization: bearer('alpha') } });
+        const b = await rig.call({ method: 'GET', url: '/v1/lights/all', headers: { authorization: bearer('beta') } });
+        const a2 = await rig.call({ method: 'GET', url: '/v1/lights/all', headers: { authorization: bearer('alpha') } });
+        expect([a.statusCode, b.statusCode, a2.statusCode]).to.deep.equal([200, 200, 429]);
+      } finally {
+        await rig.close();
+      }
+    });
+
+    it('reports but never enforces without a configured limit', () => {
+      const limiter = new RateLimiter({ now: () => 0 });
+      let last;
+      for (let i = 0; i < 500; i++) last = limiter.take('ip:127.0.0.1');
+      expect(last!.error).to.equal(null);
+      expect(last!.headers).to.deep.equal({ 'x-ratelimit-limit': String(UNENFORCED_LIMIT), 'x-ratelimit-remaining': String(UNENFORCED_LIMIT - 500), 'x-ratelimit-reset': '60' });
+    });
+
+    it('drops expired windows once many callers have come and gone', () => {
+      let now = 0;
+      const limiter = new RateLimiter({ limit: 10, now: () => now });
+      for (let i = 0; i < 4096; i++) limiter.take(`ip:10.0.${i >> 8}.${i & 255}`);
+      now = 61_000;
+      limiter.take('ip:127.0.0.1');
+      expect(limiter.callers).to.equal(1);
+    });
+  });
+
+  describe('HTTPS required (426)', () => {
+    it('answers 426 with the https URL to a request that did not come over TLS', async () => {
+      const rig = await apiRig(oneLight);
+      const app = buildServer({ service: rig.service }, { requireHttps: true, httpsBaseUrl: 'https://127.0.0.1:3443/v1' });
+      try {
+        const res = await app.inject({ method: 'GET', url: '/v1/lights/all' });
+        expect(res.statusCode).to.equal(426);
+        expect(JSON.parse(res.body)).to.deep.equal({ error: 'HTTPS is required; repeat the request at https://127.0.0.1:3443/v1', errors: [], code: 'HTTPS_REQUIRED' });
+        expect(res.headers.upgrade).to.equal('TLS/1.2, HTTP/1.1');
+        expect(rateHeaders(res).limit).to.equal(UNENFORCED_LIMIT);
+      } finally {
+        await app.close();
+        await rig.close();
+      }
+    });
+  });
+
+  describe('safe defaults for listening', () => {
+    it('refuses to listen beyond loopback without a token, saying why', async () => {
+      for (const host of ['0.0.0.0', '::', '192.168.1.10', 'my-host.local']) {
+        expect(() => checkBind(host, 0), host).to.throw(/refusing to listen on .* without a token: anyone who can reach this address could control the lights/);
+      }
+      for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(() => checkBind(host, 0), host).to.not.throw();
+      expect(() => checkBind('0.0.0.0', 1)).to.not.throw();
+      const rig = await apiRig(oneLight);
+      try {
+        const err = await startServer({ service: rig.service, host: '0.0.0.0', port: 0 }).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(isLightwireError(err, 'SERVE_UNSAFE_BIND')).to.equal(true);
+      } finally {
+        await rig.close();
+      }
+    });
+  });
+
+  describe('auth helpers', () => {
+    it('parses TOKEN[:SCOPES] and rejects tokens a header could not carry', () => {
+      expect(parseTokenSpec('abc')).to.deep.equal({ token: 'abc', scopes: ['read', 'control'] });
+      expect(parseTokenSpec('abc:read')).to.deep.equal({ token: 'abc', scopes: ['read'] });
+      expect(parseTokenSpec('abc:read,control')).to.deep.equal({ token: 'abc', scopes: ['read', 'control'] });
+      expect(parseTokenSpec('abc:remote_control:all')).to.deep.equal({ token: 'abc', scopes: ['read', 'control'] });
+      for (const bad of ['', 'has space', 'abc:', 'abc:write', 'tøken', ':read']) {
+        expect(() => parseTokenSpec(bad), bad).to.throw(/option token/);
+      }
+      expect(() => new TokenSet(['a', 'a:read'])).to.throw(/the same token is given twice/);
+    });
+
+    it('reads Bearer and Basic headers, and nothing else', () => {
+      expect(presentedToken(undefined)).to.equal(undefined);
+      expect(presentedToken('Bearer  abc ')).to.equal('abc');
+      expect(presentedToken(basic('abc'))).to.equal('abc');
+      expect(presentedToken(basic('abc', 'ignored'))).to.equal('abc');
+      expect(presentedToken('Digest abc')).to.equal(null);
+      expect(presentedToken('abc')).to.equal(null);
+    });
+
+    it('knows loopback hosts in every spelling and nothing else', () => {
+      for (const host of ['127.0.0.1', '127.255.0.9', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:2']) {
+        expect(isLoopbackHost(host), host).to.equal(true);
+      }
+      for (const host of ['128.0.0.1', '10.0.0.1', '::', '::2', '::ffff:10.0.0.1', 'localhost.evil.example', '', '0.0.0.0']) {
+        expect(isLoopbackHost(host), host).to.equal(false);
+      }
+    });
+  });
+});
