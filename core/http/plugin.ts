@@ -22,6 +22,7 @@ import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.j
 import { ValidationProblem, toProblem, validationProblem } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
 import { openApiDocument } from './openapi.js';
+import { ListCache } from './list-cache.js';
 import { RateLimiter } from './rate-limit.js';
 import { ENDPOINTS, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
 import type { LightApi } from './service-api.js';
@@ -44,6 +45,8 @@ export interface HttpApiOptions {
   /** Where the 426 answer sends clients, e.g. https://127.0.0.1:3443/v1. */
   readonly httpsBaseUrl?: string;
   readonly bodyLimitBytes?: number;
+  /** Answer List Lights from a cache cleared by every change (default true; list-cache.ts). */
+  readonly listCache?: boolean;
   /** Faults of ours (5xx), with their stack; the client only sees "Internal server error". */
   readonly log?: (line: string) => void;
   /** Clock for rate limits and light ages (tests). */
@@ -57,6 +60,7 @@ interface Resolved {
   readonly requireHttps: boolean;
   readonly httpsBaseUrl: string | null;
   readonly bodyLimitBytes: number;
+  readonly listCache: boolean;
   readonly log: (line: string) => void;
 }
 
@@ -85,6 +89,7 @@ export function resolveHttpApiOptions(options: HttpApiOptions): Resolved {
     requireHttps: options.requireHttps === true,
     httpsBaseUrl: options.httpsBaseUrl ?? null,
     bodyLimitBytes,
+    listCache: options.listCache !== false,
     log: options.log ?? (() => {}),
   });
 }
@@ -299,9 +304,22 @@ function notFoundHint(method: string, path: string): string {
   return 'see GET /v1/openapi.json for the endpoints';
 }
 
+const REGISTRY_EVENTS = ['added', 'changed', 'offline', 'online'] as const;
+
 export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: FastifyInstance, options: HttpApiOptions) => {
   const o = resolveHttpApiOptions(options);
   const open = o.tokens.size === 0;
+
+  // List Lights answers from a cache that any change of the lights clears (list-cache.ts).
+  const cache = new ListCache(options.now ?? Date.now);
+  const clearCache = (): void => cache.clear();
+  const registry = o.service.client?.registry;
+  if (registry !== undefined) {
+    for (const event of REGISTRY_EVENTS) registry.on(event, clearCache);
+    app.addHook('onClose', async () => {
+      for (const event of REGISTRY_EVENTS) registry.off(event, clearCache);
+    });
+  }
 
   // ---- step 1: every request, every route of this plugin, the 404 handler included ----
   app.addHook('onRequest', async (request, reply) => {
@@ -398,7 +416,6 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
 
   for (const endpoint of ENDPOINTS) {
     const selectorAt = segmentIndex(endpoint.path, 'selector');
-    const sceneAt = segmentIndex(endpoint.path, 'scene');
     app.route({
       method: endpoint.method,
       url: endpoint.path,
@@ -414,28 +431,46 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
             : { params: {}, unknown: undefined };
         const p = prepared.params;
         (request as WithInput)[INPUT] = p;
+        if (endpoint.id === 'listLights') {
+          const selector = rawSegment(request, selectorAt);
+          const cacheable = o.listCache && ListCache.cacheable(selector);
+          const hit = cacheable ? cache.get(selector) : undefined;
+          void reply.code(200).type('application/json; charset=utf-8');
+          if (hit !== undefined) return reply.send(hit);
+          const json = reply.serialize(o.service.list(selector)) as string;
+          if (cacheable) cache.set(selector, json);
+          return reply.send(json);
+        }
         if (endpoint.status === 200) return reply.code(200).send(read(o.service, endpoint.id, p, () => rawSegment(request, selectorAt)));
 
         const fast = (flag(p, 'fast') ?? flag(p, 'async')) === true;
         const write: WriteOptions = { fast };
         let body: Record<string, unknown>;
-        if (endpoint.id === 'setStates') {
-          body = { results: await setStates(o.service, p, write) };
-        } else if (endpoint.id === 'activateScene') {
-          const sceneId = sceneIdOf(rawSegment(request, sceneAt));
-          const overrides = p.overrides === undefined ? undefined : setStateRequest(p.overrides as Params);
-          const activation = defined({ durationS: num(p, 'duration'), ignore: p.ignore as string[] | undefined, overrides });
-          body = { results: await o.service.activateScene(sceneId, activation, write) };
-        } else {
-          const handler = SELECTOR_WRITES[endpoint.id];
-          if (handler === undefined) throw new Error(`no handler for ${endpoint.id}`);
-          body = { results: await handler(o.service, rawSegment(request, selectorAt), p, write) };
+        try {
+          body = await runWrite(endpoint, request, p, write);
+        } finally {
+          // Whatever ran (or half ran) may have changed the lights: the next list reads them afresh.
+          cache.clear();
         }
         if (fast) return reply.code(202).send();
         if (prepared.unknown !== undefined) body.warnings = [{ warning: 'Unknown params', unknown_params: prepared.unknown }];
         return reply.code(207).send(body);
       },
     });
+  }
+
+  /** Runs one write endpoint through the service: its results, in the body of a 207. */
+  async function runWrite(endpoint: Endpoint, request: FastifyRequest, p: Params, write: WriteOptions): Promise<Record<string, unknown>> {
+    if (endpoint.id === 'setStates') return { results: await setStates(o.service, p, write) };
+    if (endpoint.id === 'activateScene') {
+      const sceneId = sceneIdOf(rawSegment(request, segmentIndex(endpoint.path, 'scene')));
+      const overrides = p.overrides === undefined ? undefined : setStateRequest(p.overrides as Params);
+      const activation = defined({ durationS: num(p, 'duration'), ignore: p.ignore as string[] | undefined, overrides });
+      return { results: await o.service.activateScene(sceneId, activation, write) };
+    }
+    const handler = SELECTOR_WRITES[endpoint.id];
+    if (handler === undefined) throw new Error(`no handler for ${endpoint.id}`);
+    return { results: await handler(o.service, rawSegment(request, segmentIndex(endpoint.path, 'selector')), p, write) };
   }
 
   for (const removed of REMOVED_ENDPOINTS) {
