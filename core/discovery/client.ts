@@ -10,6 +10,7 @@ import {
   signalQuality,
   signalToRssi,
   nsToSeconds,
+  type FirmwareVersion,
   type KnownPacket,
   type Product,
 } from '../protocol/index.js';
@@ -32,6 +33,16 @@ export interface ClientEvents extends RegistryEvents {
 /** How many sweep probes are in flight at once, so a /22 sweep does not burst 1022 packets. */
 const SWEEP_CONCURRENCY = 32;
 const SWEEP_PROBE_TIMEOUT_MS = 600;
+/**
+ * How many newly found lights have their first read (facts and state, 7-8 requests each) in flight at once. One
+ * broadcast finds a whole fleet within milliseconds; reading every light at once would ask ~3500 requests of 500
+ * lights in a few hundred ms, whose replies pile up in the receive buffer next to the StateService replies of the
+ * same broadcast and keep thousands of exchanges (and their timers) alive together. A queue keeps the burst small
+ * and costs little: one round trip per FIRST_READ_CONCURRENCY lights.
+ */
+export const FIRST_READ_CONCURRENCY = 8;
+/** Distinct (vendor, product, firmware) resolutions kept; a fleet has a handful, a bad device cannot grow it forever. */
+const PRODUCT_CACHE_LIMIT = 256;
 
 export class LightClient extends EventEmitter<ClientEvents> {
   readonly transportOptions: TransportOptions;
@@ -41,6 +52,13 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private requesterInstance: Requester | undefined;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly infoInFlight = new Map<string, Promise<void>>();
+  /** Lights found but not read yet, oldest first; firstReadsActive of them are being read. */
+  private firstReads: string[] = [];
+  private firstReadsActive = 0;
+  /** Resolved products are immutable: lights of the same model and firmware share one. */
+  private readonly products = new Map<string, Product>();
+  /** Registry events re-emitted by the client. */
+  private readonly forwarded = new Set<keyof RegistryEvents>();
   private running = false;
 
   constructor(options: LightClientOptions = {}) {
@@ -48,10 +66,19 @@ export class LightClient extends EventEmitter<ClientEvents> {
     this.transportOptions = transportOptions(options.transport);
     this.discoveryOptions = discoveryOptions(options.discovery);
     this.registry = new LightRegistry(this.discoveryOptions.offlineAfterMisses);
-    for (const event of ['added', 'changed', 'offline', 'online'] as const) {
-      this.registry.on(event, (...args: unknown[]) => (this.emit as (e: string, ...a: unknown[]) => boolean)(event, ...args));
-    }
+    for (const event of ['added', 'offline', 'online'] as const) this.forward(event);
+    // 'changed' follows every background read; it is forwarded once someone listens, so that until then the registry
+    // need not build a snapshot per read.
+    (this as EventEmitter).on('newListener', (event: string | symbol) => {
+      if (event === 'changed') this.forward('changed');
+    });
     this.registry.on('added', (light) => this.onAdded(light));
+  }
+
+  private forward(event: keyof RegistryEvents): void {
+    if (this.forwarded.has(event)) return;
+    this.forwarded.add(event);
+    this.registry.on(event, (...args: unknown[]) => (this.emit as (e: string, ...a: unknown[]) => boolean)(event, ...args));
   }
 
   get started(): boolean {
@@ -93,6 +120,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     this.running = false;
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+    this.firstReads = [];
     this.requesterInstance?.close();
     await this.endpoint?.close();
     this.endpoint = undefined;
@@ -217,7 +245,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const fw = firmware?.name === 'StateHostFirmware' ? firmware.payload : undefined;
     if (fw) facts.firmware = { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs };
     if (version?.name === 'StateVersion') {
-      product = PRODUCTS.get(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
+      product = this.productOf(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
       facts.product = product;
     }
     if (group?.name === 'StateGroup') {
@@ -238,6 +266,16 @@ export class LightClient extends EventEmitter<ClientEvents> {
     }
   }
 
+  private productOf(vendor: number, productId: number, firmware: FirmwareVersion | null): Product {
+    const key = firmware === null ? `${vendor}:${productId}` : `${vendor}:${productId}@${firmware.major}.${firmware.minor}`;
+    let product = this.products.get(key);
+    if (product === undefined) {
+      product = PRODUCTS.get(vendor, productId, firmware === null ? null : Object.freeze(firmware));
+      if (this.products.size < PRODUCT_CACHE_LIMIT) this.products.set(key, product);
+    }
+    return product;
+  }
+
   private onPacket(packet: KnownPacket, from: RemoteAddress): void {
     if (packet.name !== 'StateService') {
       if (packet.header.target !== '000000000000') this.registry.answered(packet.header.target);
@@ -251,12 +289,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private onAdded(light: LightRecord): void {
     if (!this.running) return;
     const d = this.discoveryOptions;
-    // Spread the first read of each light over a short window, then refresh with jitter (users.md).
+    // Read each new light once through a short queue (FIRST_READ_CONCURRENCY), then refresh with jitter (users.md).
     const jitter = (ms: number): number => Math.round(ms * (0.9 + Math.random() * 0.2));
-    this.after(Math.round(Math.random() * 250), () => {
-      void this.refreshInfo(light.serial);
-      void this.refreshState(light.serial);
-    });
+    this.firstReads.push(light.serial);
+    this.pumpFirstReads();
     if (d.refreshIntervalMs > 0) {
       const loop = (): void => {
         void this.refreshState(light.serial).finally(() => this.after(jitter(d.refreshIntervalMs), loop));
@@ -266,6 +302,17 @@ export class LightClient extends EventEmitter<ClientEvents> {
         void this.refreshInfo(light.serial).finally(() => this.after(jitter(d.infoRefreshIntervalMs), infoLoop));
       };
       this.after(jitter(d.infoRefreshIntervalMs), infoLoop);
+    }
+  }
+
+  private pumpFirstReads(): void {
+    while (this.running && this.firstReadsActive < FIRST_READ_CONCURRENCY && this.firstReads.length > 0) {
+      const serial = this.firstReads.shift()!;
+      this.firstReadsActive++;
+      void Promise.allSettled([this.refreshInfo(serial), this.refreshState(serial)]).then(() => {
+        this.firstReadsActive--;
+        this.pumpFirstReads();
+      });
     }
   }
 

@@ -135,37 +135,81 @@ const REPLY_RULES: Partial<Record<MessageName, ReplyRule>> = {
   },
 };
 
+/** Single-reply rules built from the message tables, once per message name. */
+const DEFAULT_RULES = new Map<MessageName, ReplyRule>();
+
 function replyRule(name: MessageName): ReplyRule {
-  const rule = REPLY_RULES[name];
+  const rule = REPLY_RULES[name] ?? DEFAULT_RULES.get(name);
   if (rule) return rule;
   const reply = (MESSAGES[name] as MessageSpec).reply;
-  return { names: reply === undefined ? [] : [reply as MessageName] };
+  const made: ReplyRule = Object.freeze({ names: Object.freeze(reply === undefined ? [] : [reply as MessageName]) });
+  DEFAULT_RULES.set(name, made);
+  return made;
 }
 
-interface Exchange {
-  readonly device: DeviceAddress;
-  readonly name: MessageName;
-  readonly request: Record<string, unknown>;
-  readonly datagram: Buffer;
-  readonly pendingKey: string;
-  readonly laneKey: string;
-  readonly wantAck: boolean;
-  readonly wantReply: boolean;
-  readonly rule: ReplyRule;
-  readonly timeoutMs: number;
-  readonly startedAt: number;
-  readonly coalesceId: string | undefined;
-  attempts: number;
-  acked: boolean;
+interface ExchangeResult {
   readonly replies: KnownPacket[];
-  readonly replyKeys: Set<string>;
-  job: PacedJob | undefined;
-  retryTimer: ReturnType<typeof setTimeout> | undefined;
-  gapTimer: ReturnType<typeof setTimeout> | undefined;
-  deadlineTimer: ReturnType<typeof setTimeout> | undefined;
-  settled: boolean;
-  readonly resolve: (outcome: { superseded: boolean }) => void;
-  readonly reject: (err: Error) => void;
+  readonly attempts: number;
+  readonly superseded: boolean;
+}
+
+const firstReply = (result: ExchangeResult): KnownPacket => result.replies[0]!;
+const allReplies = (result: ExchangeResult): KnownPacket[] => result.replies;
+const ignore = (): void => undefined;
+
+/** What an exchange needs from its requester, without a closure per exchange. */
+interface ExchangeHost {
+  /** The pacer's turn: transmit once and set the retransmission timer. */
+  attempt(ex: Exchange): void;
+  /** The retransmission timer fired. */
+  retry(ex: Exchange): void;
+  /** The deadline passed. */
+  expire(ex: Exchange): void;
+}
+
+type Timer = ReturnType<typeof setTimeout>;
+
+const onRetry = (host: ExchangeHost, ex: Exchange): void => host.retry(ex);
+const onDeadline = (host: ExchangeHost, ex: Exchange): void => host.expire(ex);
+
+/**
+ * One request in flight, and its own pacer job (queued again for each retransmission). A plain class whose timers and
+ * job call back through the requester's host object: a request keeps no closures, so a burst of requests in flight
+ * holds as little memory as it can.
+ */
+class Exchange implements PacedJob {
+  /** PacedJob: set when the exchange settles, so a queued transmission is skipped. */
+  cancelled = false;
+  attempts = 0;
+  acked = false;
+  settled = false;
+  readonly replies: KnownPacket[] = [];
+  /** Identities of the replies so far, for rules that can answer more than once; created on first use. */
+  replyKeys: Set<string> | undefined = undefined;
+  retryTimer: Timer | undefined = undefined;
+  gapTimer: Timer | undefined = undefined;
+  deadlineTimer: Timer | undefined = undefined;
+
+  constructor(
+    private readonly host: ExchangeHost,
+    readonly device: DeviceAddress,
+    readonly name: MessageName,
+    readonly request: Record<string, unknown>,
+    readonly datagram: Buffer,
+    readonly pendingKey: string,
+    readonly laneKey: string,
+    readonly wantAck: boolean,
+    readonly wantReply: boolean,
+    readonly rule: ReplyRule,
+    readonly timeoutMs: number,
+    readonly coalesceId: string | undefined,
+    readonly resolve: (result: ExchangeResult) => void,
+    readonly reject: (err: Error) => void,
+  ) {}
+
+  run(): void {
+    this.host.attempt(this);
+  }
 }
 
 export class Requester {
@@ -181,6 +225,17 @@ export class Requester {
   private readonly listeners = new Set<PacketListener>();
   private readonly pacer: Pacer;
   private closed = false;
+  private readonly host: ExchangeHost = {
+    attempt: (ex) => this.attempt(ex),
+    retry: (ex) => {
+      ex.retryTimer = undefined;
+      if (!ex.settled) this.transmit(ex);
+    },
+    expire: (ex) => {
+      this.stats.timeouts++;
+      this.finish(ex, new LightwireError('REQUEST_TIMED_OUT', { serial: ex.device.serial, message: ex.name, timeoutMs: ex.timeoutMs }));
+    },
+  };
 
   constructor(
     private readonly endpoint: DatagramEndpoint,
@@ -202,22 +257,18 @@ export class Requester {
   }
 
   /** A Get: resolves with its single State reply. */
-  async get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<KnownPacket> {
-    await this.afterPendingSets(device.serial);
-    const replies = await this.exchange(device, name, payload, { ack: false, reply: true, timeoutMs: options.timeoutMs });
-    return replies.replies[0]!;
+  get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<KnownPacket> {
+    return this.read(device, name, payload, options.timeoutMs).then(firstReply);
   }
 
   /** A Get with several replies (zones, tiles, services): resolves with all of them. */
-  async getAll<N extends MessageName>(
+  getAll<N extends MessageName>(
     device: DeviceAddress,
     name: N,
     payload: Payload<N>,
     options: RequestOptions = {},
   ): Promise<KnownPacket[]> {
-    await this.afterPendingSets(device.serial);
-    const result = await this.exchange(device, name, payload, { ack: false, reply: true, timeoutMs: options.timeoutMs });
-    return result.replies;
+    return this.read(device, name, payload, options.timeoutMs).then(allReplies);
   }
 
   /** A Set: resolves once the light acknowledged it (and sent its State, with `withReply`). */
@@ -319,10 +370,15 @@ export class Requester {
     promise.then(done, done);
   }
 
-  /** A read after a Set waits for the Set's ack (users.md: a Get right after a Set can return the old state). */
-  private async afterPendingSets(serial: string): Promise<void> {
-    const sets = this.unackedSets.get(serial);
-    if (sets && sets.size > 0) await Promise.allSettled([...sets]);
+  /**
+   * A read after a Set waits for the Set's ack (users.md: a Get right after a Set can return the old state). With no
+   * Set pending (the common case) the exchange starts at once, without an extra promise per request.
+   */
+  private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined): Promise<ExchangeResult> {
+    const sets = this.unackedSets.get(device.serial);
+    const opts = { ack: false, reply: true, timeoutMs };
+    if (sets === undefined || sets.size === 0) return this.exchange(device, name, payload, opts);
+    return Promise.allSettled([...sets]).then(() => this.exchange(device, name, payload, opts));
   }
 
   private exchange<N extends MessageName>(
@@ -330,7 +386,7 @@ export class Requester {
     name: N,
     payload: Payload<N>,
     opts: { ack: boolean; reply: boolean; timeoutMs: number | undefined; coalesceKey?: string },
-  ): Promise<{ replies: KnownPacket[]; attempts: number; superseded: boolean }> {
+  ): Promise<ExchangeResult> {
     if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
     const timeoutMs = opts.timeoutMs ?? this.options.requestTimeoutMs;
     const tagged = device.serial === BROADCAST_TARGET;
@@ -346,94 +402,93 @@ export class Requester {
     } catch (err) {
       return Promise.reject(err);
     }
-    return new Promise((resolve, reject) => {
-      const ex: Exchange = {
-        device,
-        name,
-        request: payload as Record<string, unknown>,
-        datagram,
-        pendingKey: `${tagged ? `${device.address}:${device.port}` : device.serial}/${sequence}`,
-        laneKey: tagged ? `${device.address}:${device.port}` : device.serial,
-        wantAck: opts.ack,
-        wantReply: opts.reply,
-        rule: replyRule(name),
-        timeoutMs,
-        startedAt: this.now(),
-        coalesceId: opts.coalesceKey === undefined ? undefined : `${device.serial}/${opts.coalesceKey}`,
-        attempts: 0,
-        acked: false,
-        replies: [],
-        replyKeys: new Set(),
-        job: undefined,
-        retryTimer: undefined,
-        gapTimer: undefined,
-        deadlineTimer: undefined,
-        settled: false,
-        resolve: ({ superseded }) => resolve({ replies: ex.replies, attempts: ex.attempts, superseded }),
-        reject,
-      };
-      const stale = this.pending.get(ex.pendingKey);
-      if (stale) this.finish(stale, new LightwireError('REQUEST_TIMED_OUT', { serial: device.serial, message: stale.name, timeoutMs: stale.timeoutMs }));
-      this.pending.set(ex.pendingKey, ex);
-      ex.deadlineTimer = setTimeout(() => {
-        this.stats.timeouts++;
-        this.finish(ex, new LightwireError('REQUEST_TIMED_OUT', { serial: device.serial, message: name, timeoutMs }));
-      }, timeoutMs);
-      if (ex.coalesceId === undefined) {
-        this.transmit(ex);
-        return;
-      }
-      // Latest wins, one on the wire per key: while a Set is unacknowledged, a newer one waits and
-      // replaces any older waiting one, so a dragged slider sends one Set per round trip, never a backlog.
-      let slot = this.coalescing.get(ex.coalesceId);
-      if (!slot) {
-        slot = { inFlight: undefined, held: undefined };
-        this.coalescing.set(ex.coalesceId, slot);
-      }
-      if (slot.held) this.finish(slot.held, 'superseded');
-      if (slot.inFlight) {
-        slot.held = ex;
-      } else {
-        slot.inFlight = ex;
-        this.transmit(ex);
-      }
+    let resolve!: (result: ExchangeResult) => void;
+    let reject!: (err: Error) => void;
+    const promise = new Promise<ExchangeResult>((res, rej) => {
+      resolve = res;
+      reject = rej;
     });
+    const laneKey = tagged ? `${device.address}:${device.port}` : device.serial;
+    const ex = new Exchange(
+      this.host,
+      device,
+      name,
+      payload as Record<string, unknown>,
+      datagram,
+      `${laneKey}/${sequence}`,
+      laneKey,
+      opts.ack,
+      opts.reply,
+      replyRule(name),
+      timeoutMs,
+      opts.coalesceKey === undefined ? undefined : `${device.serial}/${opts.coalesceKey}`,
+      resolve,
+      reject,
+    );
+    try {
+      this.start(ex);
+    } catch (err) {
+      // An endpoint that throws while sending (not the UDP one): the request fails like it used to, as a rejection.
+      this.finish(ex, err as Error);
+    }
+    return promise;
+  }
+
+  private start(ex: Exchange): void {
+    const stale = this.pending.get(ex.pendingKey);
+    if (stale) this.finish(stale, new LightwireError('REQUEST_TIMED_OUT', { serial: ex.device.serial, message: stale.name, timeoutMs: stale.timeoutMs }));
+    this.pending.set(ex.pendingKey, ex);
+    ex.deadlineTimer = setTimeout(onDeadline, ex.timeoutMs, this.host, ex);
+    if (ex.coalesceId === undefined) {
+      this.transmit(ex);
+      return;
+    }
+    // Latest wins, one on the wire per key: while a Set is unacknowledged, a newer one waits and
+    // replaces any older waiting one, so a dragged slider sends one Set per round trip, never a backlog.
+    let slot = this.coalescing.get(ex.coalesceId);
+    if (!slot) {
+      slot = { inFlight: undefined, held: undefined };
+      this.coalescing.set(ex.coalesceId, slot);
+    }
+    if (slot.held) this.finish(slot.held, 'superseded');
+    if (slot.inFlight) {
+      slot.held = ex;
+    } else {
+      slot.inFlight = ex;
+      this.transmit(ex);
+    }
   }
 
   private transmit(ex: Exchange): void {
-    const job: PacedJob = {
-      cancelled: false,
-      run: () => {
-        if (ex.settled) return;
-        ex.attempts++;
-        this.stats.sent++;
-        if (ex.attempts > 1) this.stats.retransmits++;
-        this.endpoint.send(ex.datagram, ex.device.port, ex.device.address).catch(() => {
-          // A failed send is a lost packet: the retry schedule covers it.
-        });
-        const schedule = this.options.retryScheduleMs;
-        const gapMs = schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
-        ex.retryTimer = setTimeout(() => {
-          ex.retryTimer = undefined;
-          if (!ex.settled) this.transmit(ex);
-        }, gapMs);
-      },
-    };
-    ex.job = job;
-    this.pacer.schedule(ex.laneKey, job);
+    // The exchange is its own pacer job: it has run when a retransmission is due, so it can be queued again.
+    this.pacer.schedule(ex.laneKey, ex);
+  }
+
+  /** One transmission, when the pacer allows it; then the retransmission timer. */
+  private attempt(ex: Exchange): void {
+    if (ex.settled) return;
+    ex.attempts++;
+    this.stats.sent++;
+    if (ex.attempts > 1) this.stats.retransmits++;
+    // A failed send is a lost packet: the retry schedule covers it.
+    if (this.endpoint.post) this.endpoint.post(ex.datagram, ex.device.port, ex.device.address);
+    else this.endpoint.send(ex.datagram, ex.device.port, ex.device.address).catch(ignore);
+    const schedule = this.options.retryScheduleMs;
+    const gapMs = schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
+    ex.retryTimer = setTimeout(onRetry, gapMs, this.host, ex);
   }
 
   private finish(ex: Exchange, outcome: 'done' | 'superseded' | Error): void {
     if (ex.settled) return;
     ex.settled = true;
-    if (ex.job) ex.job.cancelled = true;
+    ex.cancelled = true;
     if (ex.retryTimer !== undefined) clearTimeout(ex.retryTimer);
     if (ex.gapTimer !== undefined) clearTimeout(ex.gapTimer);
     if (ex.deadlineTimer !== undefined) clearTimeout(ex.deadlineTimer);
     if (this.pending.get(ex.pendingKey) === ex) this.pending.delete(ex.pendingKey);
     this.release(ex);
     if (outcome instanceof Error) ex.reject(outcome);
-    else ex.resolve({ superseded: outcome === 'superseded' });
+    else ex.resolve({ replies: ex.replies, attempts: ex.attempts, superseded: outcome === 'superseded' });
   }
 
   /** A coalesced Set left the wire (acknowledged or settled): the newest waiting one goes out. */
@@ -488,12 +543,10 @@ export class Requester {
       return;
     }
     if (packet.name === 'StateUnhandled') return;
-    const key = ex.rule.key ? ex.rule.key(packet) : 'single';
-    if (ex.replyKeys.has(key)) {
+    if (this.isDuplicate(ex, packet)) {
       this.stats.duplicates++;
       return;
     }
-    ex.replyKeys.add(key);
     ex.replies.push(packet);
     if (ex.rule.gap) {
       if (ex.gapTimer !== undefined) clearTimeout(ex.gapTimer);
@@ -503,6 +556,16 @@ export class Requester {
       }, this.options.multiReplyGapMs);
     }
     this.maybeComplete(ex);
+  }
+
+  /** A reply seen before (retransmits, duplicated datagrams): by its identity, or any second one for single replies. */
+  private isDuplicate(ex: Exchange, packet: KnownPacket): boolean {
+    if (ex.rule.key === undefined) return ex.replies.length > 0;
+    const key = ex.rule.key(packet);
+    if (ex.replyKeys === undefined) ex.replyKeys = new Set();
+    else if (ex.replyKeys.has(key)) return true;
+    ex.replyKeys.add(key);
+    return false;
   }
 
   private maybeComplete(ex: Exchange): void {

@@ -2,6 +2,8 @@
 // after bind is reported, never thrown into the host process.
 
 import dgram from 'node:dgram';
+import dns from 'node:dns';
+import { isIPv4 } from 'node:net';
 import { LightwireError } from '../errors.js';
 
 export interface RemoteAddress {
@@ -15,6 +17,11 @@ export type DatagramHandler = (datagram: Buffer, from: RemoteAddress) => void;
 export interface DatagramEndpoint {
   readonly port: number;
   send(datagram: Buffer, port: number, address: string): Promise<void>;
+  /**
+   * Fire and forget: hands the datagram to the socket and reports nothing, a failed send being a lost packet. For the
+   * requester's hot path (it retransmits anyway); endpoints without it are used through send().
+   */
+  post?(datagram: Buffer, port: number, address: string): void;
   onDatagram(handler: DatagramHandler): void;
   close(): Promise<void>;
 }
@@ -24,6 +31,20 @@ export interface UdpEndpointOptions {
   readonly bindPort: number;
   readonly receiveBufferBytes: number;
   readonly onError?: (err: Error) => void;
+}
+
+/**
+ * dgram resolves every destination, even an IP literal, through dns.lookup, which answers on the next tick: an extra
+ * tick, closure and async context per datagram. Destinations here are IPv4 addresses; they are answered at once, and
+ * anything else still goes to dns.lookup.
+ */
+const lookupIpv4: NonNullable<dgram.SocketOptions['lookup']> = (hostname, options, callback) => {
+  if (isIPv4(hostname)) callback(null, hostname, 4);
+  else dns.lookup(hostname, options, callback);
+};
+
+function ignoreSendResult(): void {
+  // post(): a failed send is a lost packet, which the requester's retransmissions cover.
 }
 
 export class UdpEndpoint implements DatagramEndpoint {
@@ -36,7 +57,7 @@ export class UdpEndpoint implements DatagramEndpoint {
   ) {}
 
   static async open(options: UdpEndpointOptions): Promise<UdpEndpoint> {
-    const socket = dgram.createSocket({ type: 'udp4', reuseAddr: false });
+    const socket = dgram.createSocket({ type: 'udp4', reuseAddr: false, lookup: lookupIpv4 });
     await new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
         socket.close();
@@ -78,6 +99,18 @@ export class UdpEndpoint implements DatagramEndpoint {
     return new Promise((resolve, reject) => {
       this.socket.send(datagram, port, address, (err) => (err ? reject(err) : resolve()));
     });
+  }
+
+  post(datagram: Buffer, port: number, address: string): void {
+    if (this.closed) return;
+    try {
+      // Without a callback dgram drops send errors silently and skips a tick per datagram; only a failed name lookup
+      // would become a socket 'error' event, so anything but an IPv4 literal keeps a callback.
+      if (isIPv4(address)) this.socket.send(datagram, port, address);
+      else this.socket.send(datagram, port, address, ignoreSendResult);
+    } catch {
+      // A socket closing under us: the packet is lost, like any other.
+    }
   }
 
   onDatagram(handler: DatagramHandler): void {
