@@ -1,0 +1,49 @@
+// The virtual fleet in its own process, so its event loop never competes with the client under test.
+// argv: <lights>. Lights at 127.0.0.2, 127.0.0.3, … port 56700, shared broadcast listener on 0.0.0.0:56700.
+
+import { defaultFleet } from '../../core/simulator/default-fleet.js';
+import { Fleet } from '../../core/simulator/fleet.js';
+import type { FleetReply, FleetRequest } from './messages.js';
+import { guardLoopbackSends } from './net-guard.js';
+
+guardLoopbackSends();
+
+function reply(message: FleetReply): void {
+  process.send?.(message);
+}
+
+async function main(): Promise<void> {
+  const n = Number(process.argv[2]);
+  const fleet = new Fleet(defaultFleet(n), { port: 56700, mode: 'ip' });
+  await fleet.start();
+  process.on('message', (raw: FleetRequest) => {
+    switch (raw.type) {
+      case 'clear':
+        fleet.clearRecords();
+        return reply({ type: 'cleared' });
+      case 'stats':
+        return reply({
+          type: 'stats',
+          maxMessagesPerSecond: fleet.maxMessagesPerSecond(),
+          errors: fleet.errors.length,
+          sendErrors: fleet.lights.reduce((sum, l) => sum + l.stats.sendErrors, 0),
+        });
+      case 'stop':
+        void fleet.stop().then(() => process.exit(0));
+        return;
+    }
+  });
+  process.on('disconnect', () => void fleet.stop().then(() => process.exit(0)));
+  reply({
+    type: 'ready',
+    lights: fleet.lights.map((l) => {
+      const s = l.state;
+      return { serial: l.serial, address: l.address, label: s.label, power: s.power, color: s.color };
+    }),
+  });
+}
+
+main().catch((err: unknown) => {
+  reply({ type: 'failed', reason: err instanceof Error ? err.message : String(err) });
+  process.exit(1);
+});

@@ -1,0 +1,65 @@
+// What the bench processes tell each other over IPC (parent <-> fleet child, parent <-> client worker).
+
+import type { Hsbk, PowerState } from '../../core/protocol/index.js';
+
+export type ClientName = 'ours' | 'theirs';
+export type Task = 'discovery' | 'read-state' | 'baseline';
+
+/** A virtual light as the fleet process reports it: the truth the replies are checked against. */
+export interface ExpectedLight {
+  readonly serial: string;
+  readonly address: string;
+  readonly label: string;
+  readonly power: PowerState;
+  readonly color: Hsbk;
+}
+
+export interface WorkerConfig {
+  readonly client: ClientName;
+  readonly task: Task;
+  readonly expected: readonly ExpectedLight[];
+  /** Give up on discovery (and on the reads) after this long. */
+  readonly capMs: number;
+  /** After all lights are found: let the traffic discovery triggers die down before the next phase / the end. */
+  readonly settleMs: number;
+}
+
+export interface WorkerResult {
+  readonly client: ClientName;
+  readonly task: Task;
+  readonly n: number;
+  readonly found: number;
+  /** From creating the client to the N-th light found; null when not all were found within the cap. */
+  readonly discoveryMs: number | null;
+  /** Udp RcvbufErrors (network namespace) from start until all were found (or the cap). */
+  readonly dropsUntilFound: number;
+  /** Udp RcvbufErrors over the whole run: discovery, settle, reads. */
+  readonly dropsWholeRun: number;
+  /** Drops counted on the client's own socket over its lifetime (/proc/net/udp). */
+  readonly dropsClientSocket: number;
+  /**
+   * read-state: from the first GetColor to the last reply, over the lights the client had discovered by then; null
+   * when one of them did not answer within the cap.
+   */
+  readonly readMs: number | null;
+  /** Udp RcvbufErrors during the reads. */
+  readonly dropsDuringReads: number;
+  /** Lights the client had not discovered when the reads began (not asked, counted as missing). */
+  readonly undiscovered: number;
+  readonly correct: number;
+  /** A reply that arrived for light X but carried another light's label or colour (or serial). */
+  readonly wrong: number;
+  /** No reply (not discovered, timeout, error or the cap). */
+  readonly missing: number;
+  readonly wrongExamples: readonly string[];
+  /** process.resourceUsage().maxRSS, KiB. */
+  readonly maxRssKiB: number;
+}
+
+export type FleetRequest = { readonly type: 'clear' } | { readonly type: 'stats' } | { readonly type: 'stop' };
+
+export type FleetReply =
+  | { readonly type: 'ready'; readonly lights: readonly ExpectedLight[] }
+  | { readonly type: 'cleared' }
+  | { readonly type: 'stats'; readonly maxMessagesPerSecond: number; readonly errors: number; readonly sendErrors: number }
+  | { readonly type: 'failed'; readonly reason: string };

@@ -1,0 +1,271 @@
+// One measurement in a fresh process: one client (ours or lifx-lan-client), one task, against the fleet that the
+// parent started in another process. The config arrives over IPC; the result goes back the same way. A fresh
+// process per measurement makes process.resourceUsage().maxRSS this client's own peak.
+//
+// Both clients go through the same adapter and the same measuring code below; they differ only in how they are
+// created, how they read one light's state and how the reply is normalised to user units for the check.
+
+import { createRequire } from 'node:module';
+import type { Hsbk, PowerState } from '../../core/protocol/index.js';
+import type { ExpectedLight, WorkerConfig, WorkerResult } from './messages.js';
+import { guardLoopbackSends } from './net-guard.js';
+import { rcvbufErrors, socketDrops } from './udp-stats.js';
+
+guardLoopbackSends();
+
+export const BROADCAST = '127.255.255.255';
+export const LIFX_PORT = 56700;
+
+interface Reading {
+  /** The serial the reply names, when the library tells (lifx-lan-client does not). */
+  readonly serial?: string;
+  readonly label: string;
+  readonly power: PowerState;
+  readonly color: Hsbk;
+}
+
+type Outcome = { readonly ok: true; readonly got: Reading } | { readonly ok: false; readonly reason: string };
+
+/** The client does not know this light (yet): nothing was asked. */
+const NOT_DISCOVERED: Outcome = Object.freeze({ ok: false, reason: 'not discovered' });
+
+interface Adapter {
+  /** Creates the socket and starts discovery with the library's defaults. */
+  start(): Promise<void>;
+  found(): number;
+  onFound(listener: () => void): void;
+  /** GetColor -> LightState for one light. May never settle (lifx-lan-client sends Gets once, without retries). */
+  readState(light: ExpectedLight): Promise<Outcome>;
+  localPort(): number;
+  stop(): Promise<void>;
+}
+
+type OurModules = typeof import('../../core/discovery/client.js') & typeof import('../../core/protocol/index.js');
+
+function createOurs({ LightClient, hsbkFromWire, powerFromWire }: OurModules): Adapter {
+  // Defaults everywhere (burst schedule, background refresh, first reads on discovery), except where to broadcast.
+  const client = new LightClient({ discovery: { broadcastAddresses: [BROADCAST], port: LIFX_PORT } });
+  client.on('error', () => undefined);
+  return {
+    start: () => client.start(),
+    found: () => client.registry.size,
+    onFound: (listener) => void client.on('added', listener),
+    readState: async (light) => {
+      const device = client.addressOf(light.serial);
+      if (device === undefined) return NOT_DISCOVERED;
+      try {
+        const reply = await client.requester.get(device, 'GetColor', {});
+        if (reply.name !== 'LightState') return { ok: false, reason: `got ${reply.name}` };
+        return {
+          ok: true,
+          got: {
+            serial: reply.header.target,
+            label: reply.payload.label,
+            power: powerFromWire(reply.payload.power),
+            color: hsbkFromWire(reply.payload.color),
+          },
+        };
+      } catch (err) {
+        return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+      }
+    },
+    localPort: () => (client as unknown as { endpoint: { port: number } }).endpoint.port,
+    stop: () => client.stop(),
+  };
+}
+
+// lifx-lan-client is untyped JavaScript; this is the part of it the bench uses.
+interface LlcState {
+  readonly color: { hue: number; saturation: number; brightness: number; kelvin: number };
+  readonly power: number;
+  readonly label: string;
+}
+interface LlcLight {
+  getState(cb: (err: Error | null, state: LlcState | null) => void): void;
+}
+interface LlcClient {
+  devices: Record<string, LlcLight>;
+  init(options: Record<string, unknown>, cb: () => void): void;
+  on(event: 'light-new', cb: () => void): void;
+  on(event: 'error', cb: (err: Error) => void): void;
+  address(): { port: number } | null;
+  destroy(): void;
+}
+type LlcModule = { Client: new () => LlcClient };
+
+function createTheirs({ Client }: LlcModule): Adapter {
+  const client = new Client();
+  client.on('error', () => undefined);
+  return {
+    // Its defaults (re-broadcast every 5 s, 50 ms per-light queue, 3 sends with ack), except: broadcast to loopback
+    // (its default is 255.255.255.255) and an ephemeral port (the lights own 56700 here).
+    start: () => new Promise((resolve) => client.init({ broadcast: BROADCAST, address: '0.0.0.0', port: 0, startDiscovery: true }, resolve)),
+    found: () => Object.keys(client.devices).length,
+    onFound: (listener) => client.on('light-new', listener),
+    readState: (light) =>
+      new Promise((resolve) => {
+        const device = client.devices[light.serial];
+        if (device === undefined) return resolve(NOT_DISCOVERED);
+        device.getState((err, state) => {
+          if (err || !state) return resolve({ ok: false, reason: err?.message ?? 'no state' });
+          // getState converts: hue to degrees, saturation and brightness to 0-100 (rounded); power 65535 -> 1.
+          const { hue, saturation, brightness, kelvin } = state.color;
+          resolve({
+            ok: true,
+            got: { label: state.label, power: state.power === 0 ? 'off' : 'on', color: { hue, saturation: saturation / 100, brightness: brightness / 100, kelvin } },
+          });
+        });
+      }),
+    localPort: () => client.address()?.port ?? 0,
+    stop: async () => client.destroy(),
+  };
+}
+
+/** Loads a library (outside the timed part) and returns how to create its client. */
+async function load(client: WorkerConfig['client']): Promise<() => Adapter> {
+  if (client === 'ours') {
+    const modules: OurModules = { ...(await import('../../core/discovery/client.js')), ...(await import('../../core/protocol/index.js')) };
+    return () => createOurs(modules);
+  }
+  const llc = createRequire(__filename)('lifx-lan-client') as LlcModule;
+  return () => createTheirs(llc);
+}
+
+/** Right light: same serial (when known), label, power and colour (within the rounding of either library). */
+export function mismatch(expected: ExpectedLight, got: Reading): string | null {
+  const e = expected.color;
+  const c = got.color;
+  const hueGap = Math.abs(((c.hue - e.hue + 540) % 360) - 180);
+  const problems: string[] = [];
+  if (got.serial !== undefined && got.serial !== expected.serial) problems.push(`serial ${got.serial}`);
+  if (got.label !== expected.label) problems.push(`label ${JSON.stringify(got.label)}`);
+  if (got.power !== expected.power) problems.push(`power ${got.power}`);
+  if (hueGap > 1 || Math.abs(c.saturation - e.saturation) > 0.011 || Math.abs(c.brightness - e.brightness) > 0.011 || c.kelvin !== e.kelvin) {
+    problems.push(`colour ${c.hue.toFixed(0)}°/${c.saturation.toFixed(2)}/${c.brightness.toFixed(2)}/${c.kelvin}K`);
+  }
+  return problems.length === 0 ? null : `asked ${expected.serial} (${JSON.stringify(expected.label)}), got ${problems.join(', ')}`;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** No client at all: what node and this harness cost, for reading the RSS figures. */
+function baseline(cfg: WorkerConfig): WorkerResult {
+  return {
+    client: cfg.client,
+    task: 'baseline',
+    n: 0,
+    found: 0,
+    discoveryMs: null,
+    dropsUntilFound: 0,
+    dropsWholeRun: 0,
+    dropsClientSocket: 0,
+    readMs: null,
+    dropsDuringReads: 0,
+    undiscovered: 0,
+    correct: 0,
+    wrong: 0,
+    missing: 0,
+    wrongExamples: [],
+    maxRssKiB: process.resourceUsage().maxRSS,
+  };
+}
+
+async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
+  if (cfg.task === 'baseline') return baseline(cfg);
+  const n = cfg.expected.length;
+  const create = await load(cfg.client);
+  const dropsAtStart = rcvbufErrors();
+  const t0 = performance.now();
+  const adapter = create();
+  let discoveryMs: number | null = null;
+  let dropsUntilFound = -1;
+  let capped = false;
+  const allFound = new Promise<void>((resolve) => {
+    adapter.onFound(() => {
+      if (!capped && discoveryMs === null && adapter.found() >= n) {
+        discoveryMs = performance.now() - t0;
+        dropsUntilFound = rcvbufErrors() - dropsAtStart;
+        resolve();
+      }
+    });
+  });
+  await adapter.start();
+  await Promise.race([allFound, sleep(Math.max(0, cfg.capMs - (performance.now() - t0)))]);
+  capped = true; // a light found after the cap does not make the run finish
+  if (dropsUntilFound < 0) dropsUntilFound = rcvbufErrors() - dropsAtStart;
+  const found = adapter.found();
+  // Let what discovery set off (our first reads of every light, lifx-lan-client's GetLabel) run its course.
+  await sleep(cfg.settleMs);
+
+  let readMs: number | null = null;
+  let dropsDuringReads = 0;
+  let undiscovered = 0;
+  let correct = 0;
+  let wrong = 0;
+  let missing = 0;
+  const wrongExamples: string[] = [];
+  if (cfg.task === 'read-state') {
+    const before = rcvbufErrors();
+    const t1 = performance.now();
+    let lastAt = t1;
+    const outcomes: (Outcome | undefined)[] = new Array(n).fill(undefined);
+    const reads = Promise.all(
+      cfg.expected.map((light, i) =>
+        adapter.readState(light).then((outcome) => {
+          outcomes[i] = outcome;
+          lastAt = performance.now();
+        }),
+      ),
+    );
+    await Promise.race([reads, sleep(cfg.capMs)]);
+    dropsDuringReads = rcvbufErrors() - before;
+    let unanswered = 0;
+    outcomes.forEach((outcome, i) => {
+      if (outcome === NOT_DISCOVERED) return void undiscovered++;
+      if (outcome === undefined || !outcome.ok) return void unanswered++;
+      const problem = mismatch(cfg.expected[i]!, outcome.got);
+      if (problem === null) correct++;
+      else {
+        wrong++;
+        if (wrongExamples.length < 3) wrongExamples.push(problem);
+      }
+    });
+    missing = undiscovered + unanswered;
+    // The read time covers the lights the client knew and asked; one of them unanswered means it did not finish.
+    if (unanswered === 0 && undiscovered < n) readMs = lastAt - t1;
+  }
+
+  const result: WorkerResult = {
+    client: cfg.client,
+    task: cfg.task,
+    n,
+    found,
+    discoveryMs,
+    dropsUntilFound,
+    dropsWholeRun: rcvbufErrors() - dropsAtStart,
+    dropsClientSocket: socketDrops(adapter.localPort()),
+    readMs,
+    dropsDuringReads,
+    undiscovered,
+    correct,
+    wrong,
+    missing,
+    wrongExamples,
+    maxRssKiB: process.resourceUsage().maxRSS,
+  };
+  await adapter.stop();
+  return result;
+}
+
+async function main(): Promise<void> {
+  const cfg = await new Promise<WorkerConfig>((resolve) => process.once('message', (m) => resolve(m as WorkerConfig)));
+  const result = await measure(cfg);
+  process.send?.(result, () => process.exit(0));
+}
+
+if (process.send !== undefined) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
