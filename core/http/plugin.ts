@@ -14,15 +14,15 @@
 
 import formbody from '@fastify/formbody';
 import Ajv, { type ValidateFunction } from 'ajv';
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { SetStateRequest, SetStatesResult, WriteOptions } from '../control/service.js';
 import type { LightResult } from '../control/types.js';
 import { LightwireError } from '../errors.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
-import { ValidationProblem, toProblem, validationProblem } from './errors.js';
+import { toProblem, validationProblem } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
-import { openApiDocument } from './openapi.js';
 import { ListCache } from './list-cache.js';
+import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { ENDPOINTS, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
 import type { LightApi } from './service-api.js';

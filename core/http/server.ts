@@ -16,6 +16,8 @@ export const DEFAULT_PORT = 3000;
 /** The longest path segment (a selector): 25 selectors of percent-encoded labels fit in 8 KiB. */
 export const MAX_PARAM_CHARS = 8192;
 export const API_PREFIX = '/v1';
+/** A whole request (headers and body) must arrive within this; writes answer within the service's deadline. */
+export const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface TlsFiles {
   /** PEM contents of the certificate (chain) and its private key. */
@@ -67,6 +69,8 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
   const app = Fastify({
     logger: false,
     bodyLimit,
+    // Node's own guard against slow clients, which Fastify turns off by default.
+    requestTimeout: REQUEST_TIMEOUT_MS,
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
     ...(options.tls && !extra.plain ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
     frameworkErrors: (err, request, reply) => answer(reply, request, frameworkError(err)),
