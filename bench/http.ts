@@ -179,6 +179,7 @@ async function main(o: Options): Promise<void> {
       ]);
     }
     console.log(table(out));
+    console.log("(autocannon's latency histogram counts whole milliseconds: 0 means under 1 ms)");
     const ratio = rows[2]!.result.requests.average / base;
     const statuses = Object.keys(rows[4]!.result.statusCodeStats).join(', ');
     console.log(`\ntarget: GET /v1/lights/all at least 50 % of bare: ${ratio >= 0.5 ? 'met' : 'NOT met'} (${(100 * ratio).toFixed(0)} %)`);
