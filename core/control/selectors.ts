@@ -191,7 +191,8 @@ function matchPart(
       // A scene's own selectors cannot name another scene: that nesting matches nothing, so no loops.
       if (inScene) return [];
       const stored = options.sceneSelectors?.(selector.value);
-      if (stored === undefined) return [];
+      // Anything but a list (no such scene, or a lookup that hit something else) names no light.
+      if (!Array.isArray(stored)) return [];
       const found = new Map<string, LightView>();
       for (const text of stored) {
         let parts: readonly Selector[];

@@ -52,6 +52,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private requesterInstance: Requester | undefined;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly infoInFlight = new Map<string, Promise<void>>();
+  private readonly stateInFlight = new Map<string, Promise<LightRecord | undefined>>();
   /** Lights found but not read yet, oldest first; firstReadsActive of them are being read. */
   private firstReads: string[] = [];
   private firstReadsActive = 0;
@@ -187,8 +188,19 @@ export class LightClient extends EventEmitter<ClientEvents> {
     });
   }
 
-  /** Reads colour, power and label (or power, for non-lights). A failure counts as a miss. */
-  async refreshState(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<LightRecord | undefined> {
+  /**
+   * Reads colour, power and label (or power, for non-lights). A failure counts as a miss. Concurrent calls for
+   * one light share one read, so a caller never races the background refresh into two reads (and retries).
+   */
+  refreshState(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<LightRecord | undefined> {
+    const running = this.stateInFlight.get(serial);
+    if (running) return running;
+    const promise = this.readState(serial, timeoutMs).finally(() => this.stateInFlight.delete(serial));
+    this.stateInFlight.set(serial, promise);
+    return promise;
+  }
+
+  private async readState(serial: string, timeoutMs: number): Promise<LightRecord | undefined> {
     const device = this.addressOf(serial);
     if (!device || !this.running) return undefined;
     const product = this.registry.get(serial)?.facts.product?.value;
