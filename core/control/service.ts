@@ -203,9 +203,12 @@ export class LightService {
     return this.client.registry.all().map((r) => lightView(r, this.client.registry));
   }
 
-  /** The lights a selector names: SELECTOR_INVALID / SELECTOR_TOO_MANY / LIGHTS_NOT_FOUND otherwise. */
+  /**
+   * The lights a selector names: SELECTOR_INVALID / SELECTOR_TOO_MANY / LIGHTS_NOT_FOUND otherwise. The text is
+   * taken as written: a face that reads selectors from URLs percent-decodes them once itself.
+   */
   resolve(selector: string): ResolvedLight[] {
-    const parsed = parseSelectors(selector);
+    const parsed = parseSelectors(selector, { percentDecode: false });
     return resolveSelectors(parsed, this.views(), {
       random: this.random,
       ...(this.scenes ? { sceneSelectors: this.scenes.sceneSelectors } : {}),
@@ -251,7 +254,7 @@ export class LightService {
       const operation: SetStatesOperation = { ...defaults, ...op };
       if (typeof operation.selector !== 'string') throw invalid(`states[${i}].selector`, 'is missing');
       const change = this.stateChange(operation, `states[${i}]`);
-      parseSelectors(operation.selector);
+      parseSelectors(operation.selector, { percentDecode: false });
       return { operation, change };
     });
     return Promise.all(

@@ -259,6 +259,19 @@ function rawSegment(request: FastifyRequest, index: number): string {
   return path.split('/')[index] ?? '';
 }
 
+/**
+ * The selector of a path: the raw segment percent-decoded exactly once (http-api-v1.md §5.3 rule 1), so
+ * `label:100%25%20Warm` names "100% Warm" and `%2C` splits the list. The service takes plain text.
+ */
+function selectorSegment(request: FastifyRequest, index: number): string {
+  const segment = rawSegment(request, index);
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new LightwireError('SELECTOR_INVALID', { selector: segment, part: segment, reason: 'has a malformed percent-escape' });
+  }
+}
+
 /** `scene_id:<uuid>` from the raw segment, percent-decoded once. */
 function sceneIdOf(segment: string): string {
   let decoded: string;
@@ -432,7 +445,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
         const p = prepared.params;
         (request as WithInput)[INPUT] = p;
         if (endpoint.id === 'listLights') {
-          const selector = rawSegment(request, selectorAt);
+          const selector = selectorSegment(request, selectorAt);
           const cacheable = o.listCache && ListCache.cacheable(selector);
           const hit = cacheable ? cache.get(selector) : undefined;
           void reply.code(200).type('application/json; charset=utf-8');
@@ -441,7 +454,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
           if (cacheable) cache.set(selector, json);
           return reply.send(json);
         }
-        if (endpoint.status === 200) return reply.code(200).send(read(o.service, endpoint.id, p, () => rawSegment(request, selectorAt)));
+        if (endpoint.status === 200) return reply.code(200).send(read(o.service, endpoint.id, p, () => selectorSegment(request, selectorAt)));
 
         const fast = (flag(p, 'fast') ?? flag(p, 'async')) === true;
         const write: WriteOptions = { fast };
@@ -470,7 +483,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
     }
     const handler = SELECTOR_WRITES[endpoint.id];
     if (handler === undefined) throw new Error(`no handler for ${endpoint.id}`);
-    return { results: await handler(o.service, rawSegment(request, segmentIndex(endpoint.path, 'selector')), p, write) };
+    return { results: await handler(o.service, selectorSegment(request, segmentIndex(endpoint.path, 'selector')), p, write) };
   }
 
   for (const removed of REMOVED_ENDPOINTS) {
@@ -516,21 +529,10 @@ function allLights(service: LightApi): ReturnType<LightApi['list']> {
   }
 }
 
-function encodeSelector(selector: string, index: number): string {
-  try {
-    return encodeURIComponent(selector);
-  } catch {
-    // A lone UTF-16 surrogate cannot be encoded, nor can it name a light.
-    throw new LightwireError('PARAMETER_INVALID', { field: `states[${index}].selector`, reason: 'is not valid Unicode text' });
-  }
-}
-
 /** Set States (§7.3): selectors come from JSON, not a URL, so they must not be percent-decoded. */
 async function setStates(service: LightApi, p: Params, options: WriteOptions): Promise<Record<string, unknown>[]> {
   const states = p.states as Params[];
-  // The service percent-decodes every selector it resolves (the right thing for URL segments); encoding a
-  // body selector first makes that decoding give back exactly the text the client wrote.
-  const operations = states.map((st, i) => ({ ...setStateRequest(st), selector: encodeSelector(str(st, 'selector')!, i) }));
+  const operations = states.map((st) => ({ ...setStateRequest(st), selector: str(st, 'selector')! }));
   const defaults = p.defaults === undefined ? undefined : setStateRequest(p.defaults as Params);
   const results: SetStatesResult[] = await service.setStates(operations, defaults, options);
   return results.map((r, i) => {
