@@ -93,6 +93,10 @@ export const ERRORS = {
   PARAMETER_INVALID: spec<{ field: string; reason: string }>(422, (p) => `${p.field} ${p.reason}`),
   PARAMETER_MISSING: spec<{ field: string }>(422, (p) => `${p.field} is missing`),
   STATES_TOO_MANY: spec<{ count: number; max: number }>(422, (p) => `${p.count} states given; at most ${p.max} are allowed`),
+  CAPABILITY_MISSING: spec<{ selector: string; operation: string; capability: string }>(
+    422,
+    (p) => `no light matched by '${p.selector}' can ${p.operation} (it needs ${p.capability})`,
+  ),
   SCENE_NOT_FOUND: spec<{ sceneId: string }>(404, (p) => `Could not find scene with id '${p.sceneId}'.`),
   SCENE_STORE_CORRUPT: spec<{ path: string; movedTo: string; reason: string }>(
     500,

@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
-import { hsbkFromWire, powerFromWire, type KnownPacket } from '../protocol/index.js';
+import { hsbkFromWire, powerFromWire, type Hsbk, type KnownPacket } from '../protocol/index.js';
 import type { DeviceAddress } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, ResolvedLight } from './types.js';
 import { lightView } from './views.js';
@@ -26,16 +26,30 @@ function result(light: LightView, status: LightResult['status']): LightResult {
   return { id: light.serial, label: light.label, status };
 }
 
-/** What the light will show once a plan is done, to keep the registry current without waiting for a refresh. */
-function factsAfter(plan: Plan): FactValues {
+/**
+ * What the light will show once a plan is done, to keep the registry current without waiting for a refresh:
+ * power, colour (a non-transient SetWaveformOptional changes only its flagged components) and infrared.
+ */
+export function factsAfter(plan: Plan, before: Hsbk | null): FactValues {
   const facts: FactValues = {};
+  let color = before;
   for (const step of plan.steps) {
     for (const m of step) {
       if (m.name === 'SetLightPower' || m.name === 'SetPower') facts.power = powerFromWire(m.payload.level);
-      else if (m.name === 'SetColor') facts.color = hsbkFromWire(m.payload.color);
+      else if (m.name === 'SetColor') color = hsbkFromWire(m.payload.color);
       else if (m.name === 'SetInfrared') facts.infrared = m.payload.brightness / 0xffff;
+      else if (m.name === 'SetWaveformOptional' && !m.payload.transient && color !== null) {
+        const target = hsbkFromWire(m.payload.color);
+        color = {
+          hue: m.payload.setHue ? target.hue : color.hue,
+          saturation: m.payload.setSaturation ? target.saturation : color.saturation,
+          brightness: m.payload.setBrightness ? target.brightness : color.brightness,
+          kelvin: m.payload.setKelvin ? target.kelvin : color.kelvin,
+        };
+      }
     }
   }
+  if (color !== before && color !== null) facts.color = color;
   return facts;
 }
 
@@ -57,7 +71,7 @@ export class Executor {
       if (options.fast) {
         const plan = planFor(light, target.zones);
         for (const step of plan.steps) for (const m of step) await this.fire(device, m);
-        this.client.registry.update(light.serial, factsAfter(plan));
+        this.client.registry.update(light.serial, factsAfter(plan, light.color));
         return result(light, 'ok');
       }
       const current = options.read === 'none' ? light : await this.read(device, light, options.read === 'state+zones', remaining);
@@ -65,7 +79,7 @@ export class Executor {
       for (const step of plan.steps) {
         await Promise.all(step.map((m) => requester.set(device, m.name, m.payload as never, { timeoutMs: remaining() })));
       }
-      this.client.registry.update(light.serial, factsAfter(plan));
+      this.client.registry.update(light.serial, factsAfter(plan, current.color));
       this.client.registry.answered(light.serial);
       return result(current, 'ok');
     } catch (err) {

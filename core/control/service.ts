@@ -4,6 +4,7 @@
 
 import { randomInt } from 'node:crypto';
 import type { LightClient } from '../discovery/client.js';
+import type { Capabilities } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
 import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
@@ -352,8 +353,21 @@ export class LightService {
    * Resolves, checks the plan of every light before anything is sent (so a bad parameter is a 422 for the
    * whole request, never half-applied), then runs it.
    */
-  private async run(selector: string, planFor: PlanFor, read: ExecuteOptions['read'], fast: boolean): Promise<LightResult[]> {
-    const targets = this.resolve(selector);
+  private async run(
+    selector: string,
+    planFor: PlanFor,
+    read: ExecuteOptions['read'],
+    fast: boolean,
+    needs?: { operation: string; capability: keyof Capabilities },
+  ): Promise<LightResult[]> {
+    let targets = this.resolve(selector);
+    // Lights that cannot run a firmware effect are left out rather than reported `ok` for doing nothing.
+    if (needs) {
+      targets = targets.filter((t) => t.light.capabilities[needs.capability] === true);
+      if (targets.length === 0) {
+        throw new LightwireError('CAPABILITY_MISSING', { selector, operation: needs.operation, capability: needs.capability });
+      }
+    }
     for (const t of targets) planFor(t.light, t.zones);
     return this.executor.run(targets, planFor, { fast, deadlineMs: this.deadlineMs, read });
   }
@@ -391,7 +405,7 @@ export class LightService {
 
   async move(selector: string, request: MoveRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planMove(r, light), 'state', options.fast === true);
+    return this.run(selector, (light) => planMove(r, light), 'state', options.fast === true, { operation: 'run move', capability: 'multizone' });
   }
 
   async morph(selector: string, request: MorphRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
@@ -400,27 +414,27 @@ export class LightService {
     }
     const palette = request.palette?.map((c, i) => this.color(`palette[${i}]`, c));
     const r = { ...request, palette, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planMorph(r, light), 'state', options.fast === true);
+    return this.run(selector, (light) => planMorph(r, light), 'state', options.fast === true, { operation: 'run morph', capability: 'matrix' });
   }
 
   async flame(selector: string, request: FlameRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planFlame(r, light), 'state', options.fast === true);
+    return this.run(selector, (light) => planFlame(r, light), 'state', options.fast === true, { operation: 'run flame', capability: 'matrix' });
   }
 
   async clouds(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planClouds(r, light), 'state', options.fast === true);
+    return this.run(selector, (light) => planClouds(r, light), 'state', options.fast === true, { operation: 'run clouds', capability: 'matrix' });
   }
 
   async sunrise(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planSunrise(r, light), 'state', options.fast === true);
+    return this.run(selector, (light) => planSunrise(r, light), 'state', options.fast === true, { operation: 'run sunrise', capability: 'matrix' });
   }
 
   async sunset(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planSunset(r, light), 'state', options.fast === true);
+    return this.run(selector, (light) => planSunset(r, light), 'state', options.fast === true, { operation: 'run sunset', capability: 'matrix' });
   }
 
   async effectsOff(selector: string, request: { powerOff?: boolean } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
@@ -428,7 +442,7 @@ export class LightService {
   }
 
   async clean(selector: string, request: { stop?: boolean; durationS?: number } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.run(selector, (light) => planClean(request, light), 'none', options.fast === true);
+    return this.run(selector, (light) => planClean(request, light), 'none', options.fast === true, { operation: 'clean', capability: 'hev' });
   }
 
   /**

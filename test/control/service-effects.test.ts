@@ -43,7 +43,8 @@ describe('LightService effects, delta and cycle against virtual lights', functio
 
   it('runs move only on the multizone strip, in the requested direction', async () => {
     const results = await rig.service.move('all', { direction: 'backward', periodS: 2 });
-    expect(results.every((r) => r.status === 'ok')).to.equal(true);
+    // Lights that cannot run the effect are left out, not reported ok for doing nothing.
+    expect(results).to.deep.equal([{ id: STRIP, label: 'Strip', status: 'ok' }]);
     expect(names(rig, STRIP)).to.include('SetMultiZoneEffect');
     const effect = rig.fleet.light(STRIP).received('SetMultiZoneEffect')[0]!.payload as { settings: { type: number; speedMs: number; parameters: number[] } };
     expect(effect.settings).to.include({ type: 1, speedMs: 2000 });
@@ -99,6 +100,21 @@ describe('LightService effects, delta and cycle against virtual lights', functio
       seen.push(s.power === 'off' ? 'off' : `${s.color.kelvin}`);
     }
     expect(seen).to.deep.equal(['2700', '5000', 'off', '2700']);
+  });
+
+  it('answers CAPABILITY_MISSING when no selected light can run the effect', async () => {
+    const err = await rig.service.morph(`id:${BULB}`, {}).then(() => undefined, (e: unknown) => e);
+    expect(isLightwireError(err, 'CAPABILITY_MISSING')).to.equal(true);
+    const clean = await rig.service.clean(`id:${STRIP}`, {}).then(() => undefined, (e: unknown) => e);
+    expect(isLightwireError(clean, 'CAPABILITY_MISSING')).to.equal(true);
+    expect(names(rig, BULB)).to.deep.equal([]);
+  });
+
+  it('keeps the registry current after a fast partial colour change (SetWaveformOptional)', async () => {
+    await rig.service.setState(`id:${STRIP}`, { color: 'brightness:0.25' }, { fast: true });
+    const [strip] = rig.service.list(`id:${STRIP}`);
+    expect(strip!.brightness).to.equal(0.25);
+    expect(strip!.color.hue).to.be.closeTo(120, 0.1);
   });
 
   it('refuses a cycle with fewer than two states', async () => {
