@@ -43,6 +43,19 @@ const SWEEP_PROBE_TIMEOUT_MS = 600;
 export const FIRST_READ_CONCURRENCY = 8;
 /** Distinct (vendor, product, firmware) resolutions kept; a fleet has a handful, a bad device cannot grow it forever. */
 const PRODUCT_CACHE_LIMIT = 256;
+/** The background refresh timer never fires more often than this; lights due within it are read together. */
+const REFRESH_TICK_MS = 50;
+
+/** ±10 % around `ms` (users.md: refresh with jitter, so a fleet does not answer in lockstep). */
+function jitter(ms: number): number {
+  return Math.round(ms * (0.9 + Math.random() * 0.2));
+}
+
+/** When a light's next background reads are due (client clock, ms); Infinity while one is running. */
+interface RefreshDue {
+  state: number;
+  info: number;
+}
 
 export class LightClient extends EventEmitter<ClientEvents> {
   readonly transportOptions: TransportOptions;
@@ -60,6 +73,13 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private readonly products = new Map<string, Product>();
   /** Registry events re-emitted by the client. */
   private readonly forwarded = new Set<keyof RegistryEvents>();
+  /**
+   * Background refresh of every light on one timer (not two timers and closures per light): per light only its next
+   * due times, which keeps what a large fleet holds in memory small.
+   */
+  private readonly refreshDue = new Map<string, RefreshDue>();
+  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
+  private refreshTimerAt = Infinity;
   private running = false;
 
   constructor(options: LightClientOptions = {}) {
@@ -122,6 +142,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.firstReads = [];
+    if (this.refreshTimer !== undefined) clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
+    this.refreshTimerAt = Infinity;
+    this.refreshDue.clear();
     this.requesterInstance?.close();
     await this.endpoint?.close();
     this.endpoint = undefined;
@@ -301,19 +325,15 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private onAdded(light: LightRecord): void {
     if (!this.running) return;
     const d = this.discoveryOptions;
-    // Read each new light once through a short queue (FIRST_READ_CONCURRENCY), then refresh with jitter (users.md).
-    const jitter = (ms: number): number => Math.round(ms * (0.9 + Math.random() * 0.2));
+    // Read each new light once through a short queue (FIRST_READ_CONCURRENCY), then refresh with jitter (users.md):
+    // the state first between one and two intervals from now, so a fleet found at once is spread over an interval.
     this.firstReads.push(light.serial);
     this.pumpFirstReads();
     if (d.refreshIntervalMs > 0) {
-      const loop = (): void => {
-        void this.refreshState(light.serial).finally(() => this.after(jitter(d.refreshIntervalMs), loop));
-      };
-      this.after(Math.round(Math.random() * d.refreshIntervalMs) + d.refreshIntervalMs, loop);
-      const infoLoop = (): void => {
-        void this.refreshInfo(light.serial).finally(() => this.after(jitter(d.infoRefreshIntervalMs), infoLoop));
-      };
-      this.after(jitter(d.infoRefreshIntervalMs), infoLoop);
+      const now = Date.now();
+      const due = { state: now + Math.round(Math.random() * d.refreshIntervalMs) + d.refreshIntervalMs, info: now + jitter(d.infoRefreshIntervalMs) };
+      this.refreshDue.set(light.serial, due);
+      this.armRefresh(Math.min(due.state, due.info));
     }
   }
 
@@ -321,11 +341,56 @@ export class LightClient extends EventEmitter<ClientEvents> {
     while (this.running && this.firstReadsActive < FIRST_READ_CONCURRENCY && this.firstReads.length > 0) {
       const serial = this.firstReads.shift()!;
       this.firstReadsActive++;
-      void Promise.allSettled([this.refreshInfo(serial), this.refreshState(serial)]).then(() => {
+      // The slot is free once the state is read: facts that a light is slow to give (or never answers) do not hold
+      // up the lights behind it.
+      void this.refreshInfo(serial);
+      void this.refreshState(serial).finally(() => {
         this.firstReadsActive--;
         this.pumpFirstReads();
       });
     }
+  }
+
+  /** Makes the refresh timer fire by `at` (client clock). */
+  private armRefresh(at: number): void {
+    if (!this.running || at >= this.refreshTimerAt) return;
+    if (this.refreshTimer !== undefined) clearTimeout(this.refreshTimer);
+    this.refreshTimerAt = at;
+    this.refreshTimer = setTimeout(() => this.runRefreshes(), Math.max(REFRESH_TICK_MS, at - Date.now()));
+  }
+
+  /** Starts every background read that is due and sets the timer for the next one. */
+  private runRefreshes(): void {
+    this.refreshTimer = undefined;
+    this.refreshTimerAt = Infinity;
+    if (!this.running) return;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [serial, due] of this.refreshDue) {
+      if (!this.registry.has(serial)) {
+        this.refreshDue.delete(serial);
+        continue;
+      }
+      if (due.state <= now) {
+        due.state = Infinity;
+        void this.refreshState(serial).finally(() => this.refreshed(serial, 'state'));
+      }
+      if (due.info <= now) {
+        due.info = Infinity;
+        void this.refreshInfo(serial).finally(() => this.refreshed(serial, 'info'));
+      }
+      next = Math.min(next, due.state, due.info);
+    }
+    if (next < Infinity) this.armRefresh(next);
+  }
+
+  /** A background read finished: the next one of its kind is due an interval (with jitter) from now. */
+  private refreshed(serial: string, kind: keyof RefreshDue): void {
+    const due = this.refreshDue.get(serial);
+    if (due === undefined || !this.running) return;
+    const d = this.discoveryOptions;
+    due[kind] = Date.now() + jitter(kind === 'state' ? d.refreshIntervalMs : d.infoRefreshIntervalMs);
+    this.armRefresh(due[kind]);
   }
 
   private after(delayMs: number, fn: () => void): void {

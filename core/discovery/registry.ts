@@ -93,6 +93,10 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     return this.lights.size;
   }
 
+  has(serial: string): boolean {
+    return this.lights.has(serial);
+  }
+
   get(serial: string): LightRecord | undefined {
     const r = this.lights.get(serial);
     return r ? snapshot(r) : undefined;
