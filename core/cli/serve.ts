@@ -16,7 +16,7 @@ import { loadFleetFile } from '../simulator/fleet-file.js';
 import { Fleet } from '../simulator/fleet.js';
 import { EXIT, type CliIO, type Command } from './command.js';
 import { defaultScenesPath } from './connect.js';
-import { many, parseIntFlag, sleep } from './format.js';
+import { many, parseIntFlag, sleep, untilAborted } from './format.js';
 import { MAX_SIMULATED_LIGHTS } from './simulate.js';
 
 /** Where an embedded fleet's discovery broadcast goes: loopback only (ecosystem.md, the network rule). */
@@ -156,13 +156,6 @@ function message(err: unknown): string {
   return `${isLightwireError(err) ? `${err.code}: ` : ''}${(err as Error).message}`;
 }
 
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'serve the LIFX HTTP API v1 locally (real lights, or --virtual N)',
@@ -236,7 +229,7 @@ export const serveCommand: Command = {
       io.stdout(`try: ${curlLine(server.url, token, tls !== undefined)}\n`);
       io.stdout(`endpoints: ${server.url}/openapi.json\n`);
       io.stderr('Press Ctrl-C to stop.\n');
-      await waitForAbort(io.signal);
+      await untilAborted(io.signal);
       return EXIT.OK;
     } catch (err) {
       io.stderr(`lightwire serve: ${message(err)}\n`);

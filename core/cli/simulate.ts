@@ -8,7 +8,7 @@ import { defaultFleet } from '../simulator/default-fleet.js';
 import { Fleet, DEFAULT_PORT, type AddressMode } from '../simulator/fleet.js';
 import { loadFleetFile, MAX_LATENCY_MS, type FleetSpec } from '../simulator/fleet-file.js';
 import { EXIT, type CliIO, type Command } from './command.js';
-import { table } from './format.js';
+import { table, untilAborted } from './format.js';
 
 export const MAX_SIMULATED_LIGHTS = 5000;
 
@@ -118,13 +118,6 @@ export function parseSimulateArgs(args: readonly string[]): SimulateOptions | 'h
   };
 }
 
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
 export const simulateCommand: Command = {
   name: 'simulate',
   summary: 'run virtual lights on this machine until interrupted',
@@ -184,7 +177,7 @@ export const simulateCommand: Command = {
       );
       io.stdout(`control endpoint: ${control.url}/lights\n`);
       io.stderr('Press Ctrl-C to stop.\n');
-      await waitForAbort(io.signal);
+      await untilAborted(io.signal);
       return EXIT.OK;
     } finally {
       await control.close();

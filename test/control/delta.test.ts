@@ -8,27 +8,9 @@ import { planSetState } from '../../core/control/planner.js';
 import type { LightView, StateChange } from '../../core/control/types.js';
 import { isLightwireError } from '../../core/errors.js';
 import { PRODUCTS, encode, type Hsbk } from '../../core/protocol/index.js';
+import { lightOf, type LightState as State } from '../helpers/light-view.js';
 
-type State = Partial<Pick<LightView, 'power' | 'color' | 'infrared' | 'online'>>;
 
-function lightOf(pid: number, state: State = {}, serial = 'd073d5000001'): LightView {
-  const product = PRODUCTS.get(1, pid);
-  return {
-    serial,
-    label: product.name,
-    online: true,
-    group: null,
-    location: null,
-    product,
-    capabilities: product.capabilities,
-    power: null,
-    color: null,
-    infrared: null,
-    zones: null,
-    lastSeenAt: 0,
-    ...state,
-  };
-}
 
 const COLOUR = 62; // A19, 1500-9000 K
 const WHITE_TO_WARM = 50; // Mini WW, 1500-6500 K, no colour

@@ -7,29 +7,11 @@ import { planSetState, type SetStateOptions } from '../../core/control/planner.j
 import type { LightView, Plan, PlannedMessage, StateChange, ZoneRange } from '../../core/control/types.js';
 import { isLightwireError } from '../../core/errors.js';
 import { PRODUCTS, encode, type Hsbk } from '../../core/protocol/index.js';
+import { lightOf, type LightState as State } from '../helpers/light-view.js';
 
 // ---- fixtures ----
 
-type State = Partial<Pick<LightView, 'power' | 'color' | 'infrared' | 'zones' | 'online'>>;
 
-function lightOf(pid: number, state: State = {}): LightView {
-  const product = PRODUCTS.get(1, pid);
-  return {
-    serial: 'd073d5000001',
-    label: product.name,
-    online: true,
-    group: null,
-    location: null,
-    product,
-    capabilities: product.capabilities,
-    power: null,
-    color: null,
-    infrared: null,
-    zones: null,
-    lastSeenAt: 0,
-    ...state,
-  };
-}
 
 type W = readonly [hue: number, saturation: number, brightness: number, kelvin: number];
 const wire = ([hue, saturation, brightness, kelvin]: W) => ({ hue, saturation, brightness, kelvin });

@@ -1,0 +1,24 @@
+import type { LightView } from '../../core/control/types.js';
+import { PRODUCTS } from '../../core/protocol/index.js';
+
+export type LightState = Partial<Pick<LightView, 'power' | 'color' | 'infrared' | 'zones' | 'online'>>;
+
+/** A LightView of product `pid` (vendor 1) with nothing read yet, overlaid by `state`. */
+export function lightOf(pid: number, state: LightState = {}, serial = 'd073d5000001'): LightView {
+  const product = PRODUCTS.get(1, pid);
+  return {
+    serial,
+    label: product.name,
+    online: true,
+    group: null,
+    location: null,
+    product,
+    capabilities: product.capabilities,
+    power: null,
+    color: null,
+    infrared: null,
+    zones: null,
+    lastSeenAt: 0,
+    ...state,
+  };
+}
