@@ -4,8 +4,9 @@
 
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues } from '../discovery/registry.js';
+import { zonesFromReplies } from '../discovery/zones.js';
 import { LightwireError } from '../errors.js';
-import { hsbkFromWire, powerFromWire, type Hsbk, type KnownPacket } from '../protocol/index.js';
+import { ENUMS, hsbkFromWire, powerFromWire, type Hsbk } from '../protocol/index.js';
 import type { DeviceAddress } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, ResolvedLight } from './types.js';
 import { lightView } from './views.js';
@@ -26,6 +27,11 @@ function result(light: LightView, status: LightResult['status']): LightResult {
   return { id: light.serial, label: light.label, status };
 }
 
+/** The firmware effect's name as List Lights shows it (`OFF`, `MOVE`, `MORPH`, `FLAME`, `SKY`). */
+export function effectName(names: Readonly<Record<number, string>>, type: number): string {
+  return names[type] ?? 'OFF';
+}
+
 /**
  * What the light will show once a plan is done, to keep the registry current without waiting for a refresh:
  * power, colour (a non-transient SetWaveformOptional changes only its flagged components) and infrared.
@@ -38,6 +44,8 @@ export function factsAfter(plan: Plan, before: Hsbk | null): FactValues {
       if (m.name === 'SetLightPower' || m.name === 'SetPower') facts.power = powerFromWire(m.payload.level);
       else if (m.name === 'SetColor') color = hsbkFromWire(m.payload.color);
       else if (m.name === 'SetInfrared') facts.infrared = m.payload.brightness / 0xffff;
+      else if (m.name === 'SetMultiZoneEffect') facts.effect = effectName(ENUMS.MultiZoneEffectType, m.payload.settings.type);
+      else if (m.name === 'SetTileEffect') facts.effect = effectName(ENUMS.TileEffectType, m.payload.settings.type);
       else if (m.name === 'SetWaveformOptional' && !m.payload.transient && color !== null) {
         const target = hsbkFromWire(m.payload.color);
         color = {
@@ -122,28 +130,4 @@ export class Executor {
     const record = registry.get(light.serial);
     return record ? lightView(record, registry) : light;
   }
-}
-
-/** Assembles zone colours from StateZone / StateMultiZone / StateExtendedColorZones replies. */
-export function zonesFromReplies(replies: readonly KnownPacket[]): ReturnType<typeof hsbkFromWire>[] | undefined {
-  let count = 0;
-  const zones: ReturnType<typeof hsbkFromWire>[] = [];
-  for (const r of replies) {
-    if (r.name === 'StateZone') {
-      count = r.payload.count;
-      zones[r.payload.index] = hsbkFromWire(r.payload.color);
-    } else if (r.name === 'StateMultiZone') {
-      count = r.payload.count;
-      r.payload.colors.forEach((c, i) => {
-        if (r.payload.index + i < r.payload.count) zones[r.payload.index + i] = hsbkFromWire(c);
-      });
-    } else if (r.name === 'StateExtendedColorZones') {
-      count = r.payload.count;
-      for (let i = 0; i < r.payload.colorsCount; i++) zones[r.payload.index + i] = hsbkFromWire(r.payload.colors[i]!);
-    }
-  }
-  if (count === 0) return undefined;
-  zones.length = count;
-  for (let i = 0; i < count; i++) if (zones[i] === undefined) return undefined;
-  return zones;
 }

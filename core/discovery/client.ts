@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { LightwireError } from '../errors.js';
 import {
+  ENUMS,
   hsbkFromWire,
   powerFromWire,
   PRODUCTS,
@@ -19,6 +20,7 @@ import { Requester, type DeviceAddress } from '../transport/requester.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
 import { discoveryOptions, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
 import { LightRegistry, type FactValues, type LightRecord, type RegistryEvents } from './registry.js';
+import { zonesFromReplies } from './zones.js';
 
 export interface LightClientOptions {
   readonly transport?: Partial<TransportOptions>;
@@ -134,6 +136,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
       this.after(0, () => void this.sweep());
       this.every(d.sweepIntervalMs, d.sweepIntervalMs, () => void this.sweep());
     }
+    // Lights known from before a stop() are refreshed again after a new start().
+    for (const light of this.registry.all()) this.scheduleRefresh(light);
   }
 
   async stop(): Promise<void> {
@@ -241,6 +245,13 @@ export class LightClient extends EventEmitter<ClientEvents> {
             label: reply.payload.label,
           });
         }
+        if (product?.capabilities.multizone) {
+          const replies = product.capabilities.extendedMultizone
+            ? await this.requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs })
+            : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
+          const zones = zonesFromReplies(replies);
+          if (zones) this.registry.update(serial, { zones });
+        }
       }
       this.registry.answered(serial);
     } catch (err) {
@@ -296,9 +307,18 @@ export class LightClient extends EventEmitter<ClientEvents> {
     }
     if (info?.name === 'StateInfo') facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
     this.registry.update(serial, facts);
-    if (product?.capabilities.infrared) {
+    const caps = product?.capabilities;
+    if (caps?.infrared) {
       const ir = await read('GetInfrared');
       if (ir?.name === 'StateInfrared') this.registry.update(serial, { infrared: ir.payload.brightness / 0xffff });
+    }
+    // The firmware effect running, for List Lights' `effect` (http-api-v1.md §7.1).
+    if (caps?.multizone) {
+      const fx = await read('GetMultiZoneEffect');
+      if (fx?.name === 'StateMultiZoneEffect') this.registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' });
+    } else if (caps?.matrix) {
+      const fx = await read('GetTileEffect');
+      if (fx?.name === 'StateTileEffect') this.registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' });
     }
   }
 
@@ -324,11 +344,15 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private onAdded(light: LightRecord): void {
     if (!this.running) return;
-    const d = this.discoveryOptions;
-    // Read each new light once through a short queue (FIRST_READ_CONCURRENCY), then refresh with jitter (users.md):
-    // the state first between one and two intervals from now, so a fleet found at once is spread over an interval.
+    // Read each new light once through a short queue (FIRST_READ_CONCURRENCY), then refresh with jitter (users.md).
     this.firstReads.push(light.serial);
     this.pumpFirstReads();
+    this.scheduleRefresh(light);
+  }
+
+  /** Background refresh: the state first between one and two intervals from now, so a fleet found at once is spread. */
+  private scheduleRefresh(light: LightRecord): void {
+    const d = this.discoveryOptions;
     if (d.refreshIntervalMs > 0) {
       const now = Date.now();
       const due = { state: now + Math.round(Math.random() * d.refreshIntervalMs) + d.refreshIntervalMs, info: now + jitter(d.infoRefreshIntervalMs) };

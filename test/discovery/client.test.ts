@@ -112,6 +112,55 @@ describe('LightClient discovery against virtual lights', function () {
     expect(f.color!.readAt).to.be.a('number');
   });
 
+  it('reads the zones of a strip and the firmware effect it runs', async () => {
+    const fleet = await startFleet({
+      lights: [{ serial: 'd073d5cc0001', product: 38, label: 'Beam', firmware: { major: 2, minor: 80 }, zoneCount: 20, color: { hue: 30, saturation: 1, brightness: 1, kelvin: 3500 } }],
+    });
+    cleanup.push(() => fleet.stop());
+    const client = testClient(fleet);
+    cleanup.push(() => client.stop());
+    await client.start();
+    await client.waitForLights(1, 3000);
+    await client.refreshInfo('d073d5cc0001');
+    const light = await client.refreshState('d073d5cc0001');
+    expect(light!.facts.zones!.value).to.have.length(20);
+    expect(light!.facts.zones!.value[19]!.hue).to.be.closeTo(30, 0.1);
+    expect(light!.facts.effect!.value).to.equal('OFF');
+  });
+
+  it('forwards changed events to a listener added after the client was built', async () => {
+    const fleet = await startFleet(defaultFleet(1));
+    cleanup.push(() => fleet.stop());
+    const client = testClient(fleet);
+    cleanup.push(() => client.stop());
+    await client.start();
+    await client.waitForLights(1, 3000);
+    await client.refreshState(defaultSerial(0));
+    const changes: string[][] = [];
+    client.on('changed', (_light: LightRecord, what: readonly string[]) => changes.push([...what]));
+    fleet.light(defaultSerial(0)).setState({ power: 'off' });
+    await client.refreshState(defaultSerial(0));
+    expect(changes).to.deep.include(['power']);
+  });
+
+  it('refreshes lights it already knew after a stop and a new start', async () => {
+    const fleet = await startFleet(defaultFleet(1));
+    cleanup.push(() => fleet.stop());
+    const client = testClient(fleet, { discovery: { refreshIntervalMs: 150, burstScheduleMs: [0] } });
+    cleanup.push(() => client.stop());
+    await client.start();
+    await client.waitForLights(1, 3000);
+    await new Promise((r) => setTimeout(r, 300));
+    await client.stop();
+    // Let datagrams already on their way land before the records are cleared.
+    await new Promise((r) => setTimeout(r, 50));
+    // Found again by the broadcast, a known light is not "added": only the refresh schedule reads it.
+    fleet.clearRecords();
+    await client.start();
+    await new Promise((r) => setTimeout(r, 700));
+    expect(fleet.light(defaultSerial(0)).receivedCount('GetColor')).to.be.at.least(1);
+  });
+
   it('takes the group label from the member with the newest updated_at', async () => {
     const older = { id: 'aa'.repeat(16), label: 'Old name', updatedAtNs: '1000000000000000000' };
     const newer = { id: 'aa'.repeat(16), label: 'New name', updatedAtNs: '1700000000000000000' };
