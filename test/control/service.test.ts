@@ -130,4 +130,12 @@ describe('LightService against virtual lights', function () {
       'id', 'uuid', 'label', 'connected', 'power', 'color', 'brightness', 'effect', 'group', 'location', 'product', 'last_seen', 'seconds_since_seen',
     ]);
   });
+
+  it('lists the zones of a multizone light once they were read', async () => {
+    await rig.client.refreshState(STRIP);
+    const [strip] = rig.service.list(`id:${STRIP}`);
+    expect(strip!.zones!.count).to.equal(16);
+    expect(strip!.zones!.zones[0]).to.deep.equal({ brightness: 1, hue: 120, kelvin: 3500, saturation: 1, zone: 0 });
+    expect(Object.keys(strip!).indexOf('zones')).to.equal(Object.keys(strip!).indexOf('brightness') + 1);
+  });
 });
