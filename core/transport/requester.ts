@@ -64,6 +64,12 @@ export interface RequesterStats {
   timeouts: number;
 }
 
+interface QueuedFire {
+  datagram: Buffer;
+  readonly promise: Promise<void>;
+  readonly settle: { readonly resolve: () => void; readonly reject: (err: Error) => void };
+}
+
 export type PacketListener = (packet: Packet, from: RemoteAddress) => void;
 
 /** Replies of a request that can answer with several messages (§1.6), and how to tell it is complete. */
@@ -224,6 +230,9 @@ export class Requester {
   private readonly unackedSets = new Map<string, Set<Promise<unknown>>>();
   private readonly listeners = new Set<PacketListener>();
   private readonly pacer: Pacer;
+  /** Fast messages waiting for their turn, by light and coalesce key (latest wins). */
+  private readonly queuedFires = new Map<string, QueuedFire>();
+  private readonly unsentFires = new Set<QueuedFire>();
   private closed = false;
   private readonly host: ExchangeHost = {
     attempt: (ex) => this.attempt(ex),
@@ -292,19 +301,40 @@ export class Requester {
   }
 
   /** Fast mode: no ack, no reply; resolves when the datagram is handed to the socket (still paced). */
-  fire<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>): Promise<void> {
+  fire<N extends MessageName>(
+    device: DeviceAddress,
+    name: N,
+    payload: Payload<N>,
+    options: { readonly coalesceKey?: string | false } = {},
+  ): Promise<void> {
     if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
     const sequence = this.nextSequence(device.serial);
     const datagram = encode({ name, header: { source: this.source, sequence, target: device.serial }, payload });
-    return new Promise((resolve, reject) => {
-      this.pacer.schedule(device.serial, {
-        cancelled: false,
-        run: () => {
-          this.stats.sent++;
-          this.endpoint.send(datagram, device.port, device.address).then(resolve, reject);
-        },
-      });
+    const key = options.coalesceKey === false ? undefined : `${device.serial}/${options.coalesceKey ?? name}`;
+    // Latest wins: a fast message still waiting for its turn takes the newer payload instead of queueing another,
+    // so a flood of fast requests never builds a backlog of stale states (every caller resolves when it goes out).
+    const queued = key === undefined ? undefined : this.queuedFires.get(key);
+    if (queued) {
+      queued.datagram = datagram;
+      return queued.promise;
+    }
+    let settle!: { resolve: () => void; reject: (err: Error) => void };
+    const promise = new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
     });
+    const entry: QueuedFire = { datagram, promise, settle };
+    if (key !== undefined) this.queuedFires.set(key, entry);
+    this.unsentFires.add(entry);
+    this.pacer.schedule(device.serial, {
+      cancelled: false,
+      run: () => {
+        if (key !== undefined && this.queuedFires.get(key) === entry) this.queuedFires.delete(key);
+        this.unsentFires.delete(entry);
+        this.stats.sent++;
+        this.endpoint.send(entry.datagram, device.port, device.address).then(entry.settle.resolve, entry.settle.reject);
+      },
+    });
+    return promise;
   }
 
   /** A tagged message to a broadcast address (discovery); replies reach onPacket listeners. */
@@ -345,6 +375,9 @@ export class Requester {
       this.finish(ex, new LightwireError('REQUEST_CANCELLED', { serial: ex.device.serial, message: ex.name }));
     }
     this.pacer.stop();
+    for (const entry of this.unsentFires) entry.settle.reject(new LightwireError('CLIENT_STOPPED', {}));
+    this.unsentFires.clear();
+    this.queuedFires.clear();
     this.listeners.clear();
   }
 

@@ -209,10 +209,32 @@ describe('Requester', () => {
   });
 
   it('wraps the sequence number after 255', async () => {
-    for (let i = 0; i < 258; i++) void requester.fire(LIGHT, 'GetPower', {});
+    for (let i = 0; i < 258; i++) void requester.fire(LIGHT, 'GetPower', {}, { coalesceKey: false });
     await clock.tickAsync(30_000);
     const seqs = endpoint.sent.map((s) => s.packet.header.sequence);
     expect(seqs.slice(254, 258)).to.deep.equal([254, 255, 0, 1]);
+  });
+
+  it('coalesces fast messages waiting for their turn: latest wins, every caller resolves once it went out', async () => {
+    const fires = Array.from({ length: 100 }, (_, i) =>
+      requester.fire(LIGHT, 'SetColor', { color: { ...RED, hue: i * 100 }, durationMs: 0 }),
+    );
+    await clock.tickAsync(5000);
+    await Promise.all(fires);
+    const hues = endpoint.sentOf('SetColor').map((s) => (s.packet.name === 'SetColor' ? s.packet.payload.color.hue : -1));
+    // The first 18 fill this light's budget for the second; the 82 behind them collapse into the newest.
+    expect(hues).to.have.length(19);
+    expect(hues.slice(0, 18)).to.deep.equal(Array.from({ length: 18 }, (_, i) => i * 100));
+    expect(hues[18]).to.equal(9900);
+  });
+
+  it('rejects fast messages still waiting when closed', async () => {
+    const fires = Array.from({ length: 30 }, () => requester.fire(LIGHT, 'GetPower', {}, { coalesceKey: false }).then(() => 'sent', (e: unknown) => e));
+    await clock.tickAsync(0);
+    requester.close();
+    const outcomes = await Promise.all(fires);
+    expect(outcomes.filter((o) => o === 'sent')).to.have.length(18);
+    expect(outcomes.filter((o) => isLightwireError(o, 'CLIENT_STOPPED'))).to.have.length(12);
   });
 
   it('rejects a payload that does not fit before sending anything', async () => {
