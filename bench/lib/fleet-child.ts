@@ -5,6 +5,7 @@ import { defaultFleet } from '../../core/simulator/default-fleet.js';
 import { Fleet } from '../../core/simulator/fleet.js';
 import type { FleetReply, FleetRequest } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';
+import { FleetWatcher } from './set-state-watch.js';
 
 guardLoopbackSends();
 
@@ -16,8 +17,22 @@ async function main(): Promise<void> {
   const n = Number(process.argv[2]);
   const fleet = new Fleet(defaultFleet(n), { port: 56700, mode: 'ip' });
   await fleet.start();
+  const watcher = new FleetWatcher(fleet);
   process.on('message', (raw: FleetRequest) => {
     switch (raw.type) {
+      // set-state benchmark (set-state-watch.ts)
+      case 'reset':
+        watcher.reset(raw.power, raw.color);
+        return reply({ type: 'reset-done' });
+      case 'watch':
+        watcher.start(raw.target);
+        return reply({ type: 'watching' });
+      case 'watch-result':
+        void watcher.result(raw.graceMs, raw.doneAtEpochMs).then(
+          (result) => reply({ type: 'watch-result', ...result }),
+          (err: unknown) => reply({ type: 'failed', reason: err instanceof Error ? err.message : String(err) }),
+        );
+        return;
       case 'clear':
         fleet.clearRecords();
         return reply({ type: 'cleared' });

@@ -10,7 +10,7 @@ import type { ClientName, ExpectedLight, FleetReply, FleetRequest, Task, WorkerC
 import { assertPrivateNetns } from './net-guard.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const COMPILED = path.join(ROOT, 'node_modules', '.cache', 'lightwire-bench', 'bench', 'lib');
+export const COMPILED = path.join(ROOT, 'node_modules', '.cache', 'lightwire-bench', 'bench', 'lib');
 const FLEET_CHILD = path.join(COMPILED, 'fleet-child.js');
 const WORKER = path.join(COMPILED, 'worker.js');
 /** Plain node for the measured processes: no TypeScript loader (fork would otherwise inherit --import tsx). */
@@ -48,11 +48,11 @@ export function suiteOptions(task: BenchTask, argv: readonly string[] = process.
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Compiles the worker, the fleet child and the core they import (bench/tsconfig.json), so they run as plain JS. */
-function compileChildren(): void {
+export function compileChildren(): void {
   execFileSync(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-p', path.join(ROOT, 'bench', 'tsconfig.json')], { stdio: 'inherit' });
 }
 
-function collectOutput(child: ChildProcess): () => string {
+export function collectOutput(child: ChildProcess): () => string {
   let text = '';
   const keep = (chunk: Buffer): void => {
     text = (text + chunk.toString()).slice(-4000);
@@ -62,7 +62,7 @@ function collectOutput(child: ChildProcess): () => string {
   return () => text;
 }
 
-class FleetProcess {
+export class FleetProcess {
   private constructor(
     private readonly child: ChildProcess,
     readonly lights: readonly ExpectedLight[],

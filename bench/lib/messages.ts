@@ -56,10 +56,41 @@ export interface WorkerResult {
   readonly maxRssKiB: number;
 }
 
-export type FleetRequest = { readonly type: 'clear' } | { readonly type: 'stats' } | { readonly type: 'stop' };
+/** What a set-state run asks of every light: power on and this colour (user units; hue and saturation only where the product has colour). */
+export interface TargetState {
+  readonly hue: number;
+  readonly saturation: number;
+  readonly brightness: number;
+  readonly kelvin: number;
+}
+
+export type FleetRequest =
+  | { readonly type: 'clear' }
+  | { readonly type: 'stats' }
+  | { readonly type: 'stop' }
+  // set-state bench: put every light in a known state at once (no transition) and clear the records.
+  | { readonly type: 'reset'; readonly power: PowerState; readonly color: Hsbk }
+  // set-state bench: from now on, note when each light first shows `target` (checked after every Set it receives).
+  | { readonly type: 'watch'; readonly target: TargetState }
+  // set-state bench: wait until every light shows the target or `graceMs` passed, then read every light back;
+  // `doneAtEpochMs`: when the client reported done (how many lights showed the target by then).
+  | { readonly type: 'watch-result'; readonly graceMs: number; readonly doneAtEpochMs: number | null };
 
 export type FleetReply =
   | { readonly type: 'ready'; readonly lights: readonly ExpectedLight[] }
   | { readonly type: 'cleared' }
   | { readonly type: 'stats'; readonly maxMessagesPerSecond: number; readonly errors: number; readonly sendErrors: number }
+  | { readonly type: 'reset-done' }
+  | { readonly type: 'watching' }
+  | {
+      readonly type: 'watch-result';
+      /** Lights whose state matches the target now (read back from every light). */
+      readonly matched: number;
+      /** performance.timeOrigin + performance.now() when the last light first showed the target; null if one never did. */
+      readonly allShownAtEpochMs: number | null;
+      /** Lights that showed the target by doneAtEpochMs (0 when it is null). */
+      readonly shownWhenDone: number;
+      /** Up to three lights that do not show the target, with what they show. */
+      readonly examples: readonly string[];
+    }
   | { readonly type: 'failed'; readonly reason: string };

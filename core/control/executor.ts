@@ -3,7 +3,7 @@
 // answer in time; `offline` when it is known to be gone. Never a hang (architecture.md §2, step 4).
 
 import type { LightClient } from '../discovery/client.js';
-import type { FactValues } from '../discovery/registry.js';
+import type { FactValues, LightRegistry } from '../discovery/registry.js';
 import { zonesFromReplies } from '../discovery/zones.js';
 import { LightwireError } from '../errors.js';
 import { ENUMS, hsbkFromWire, powerFromWire, type Hsbk } from '../protocol/index.js';
@@ -61,14 +61,37 @@ export function factsAfter(plan: Plan, before: Hsbk | null): FactValues {
   return facts;
 }
 
+/**
+ * The registry as lightView reads it while views of many lights are built: group and location names resolved once
+ * per id. The registry finds a name by scanning every light (the newest updated_at wins, lan-protocol.md §5.7), so
+ * views of N lights cost N² steps without this (500 lights: half a million, ~30 ms per Set State on all of them).
+ * Only for lightView: everything else (updates, events) goes to the registry itself.
+ */
+export function namesOnce(registry: LightRegistry): LightRegistry {
+  const groups = new Map<string, string | undefined>();
+  const locations = new Map<string, string | undefined>();
+  const names = Object.create(registry) as LightRegistry;
+  names.groupLabel = (id) => {
+    if (!groups.has(id)) groups.set(id, registry.groupLabel(id));
+    return groups.get(id);
+  };
+  names.locationLabel = (id) => {
+    if (!locations.has(id)) locations.set(id, registry.locationLabel(id));
+    return locations.get(id);
+  };
+  return names;
+}
+
 export class Executor {
   constructor(private readonly client: LightClient) {}
 
   run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
-    return Promise.all(targets.map((t) => this.runOne(t, planFor, options)));
+    // One run reads light states, not group or location names: they are resolved once for the whole run.
+    const names = namesOnce(this.client.registry);
+    return Promise.all(targets.map((t) => this.runOne(t, planFor, options, names)));
   }
 
-  private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions): Promise<LightResult> {
+  private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions, names: LightRegistry): Promise<LightResult> {
     const { light } = target;
     const device = this.client.addressOf(light.serial);
     if (!light.online || device === undefined) return result(light, 'offline');
@@ -82,7 +105,7 @@ export class Executor {
         this.client.registry.update(light.serial, factsAfter(plan, light.color));
         return result(light, 'ok');
       }
-      const current = options.read === 'none' ? light : await this.read(device, light, options.read === 'state+zones', remaining);
+      const current = options.read === 'none' ? light : await this.read(device, light, options.read === 'state+zones', remaining, names);
       const plan = planFor(current, target.zones);
       for (const step of plan.steps) {
         await Promise.all(step.map((m) => requester.set(device, m.name, m.payload as never, { timeoutMs: remaining() })));
@@ -108,7 +131,7 @@ export class Executor {
   }
 
   /** Reads power, colour and label (and zones) and returns the light's refreshed view. */
-  private async read(device: DeviceAddress, light: LightView, zones: boolean, remaining: () => number): Promise<LightView> {
+  private async read(device: DeviceAddress, light: LightView, zones: boolean, remaining: () => number, names: LightRegistry): Promise<LightView> {
     const requester = this.client.requester;
     const registry = this.client.registry;
     const state = await requester.get(device, 'GetColor', {}, { timeoutMs: remaining() });
@@ -128,6 +151,6 @@ export class Executor {
     }
     registry.answered(light.serial);
     const record = registry.get(light.serial);
-    return record ? lightView(record, registry) : light;
+    return record ? lightView(record, names) : light;
   }
 }

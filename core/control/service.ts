@@ -21,7 +21,7 @@ import {
   planSunset,
   type MoveDirection,
 } from './effects.js';
-import { Executor, type ExecuteOptions, type PlanFor } from './executor.js';
+import { Executor, namesOnce, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState } from './planner.js';
 import { sceneStateToChange, type Scene, type SceneActivation, type SceneStore } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
@@ -201,7 +201,8 @@ export class LightService {
 
   /** Every known light, in serial order. */
   views(): LightView[] {
-    return this.client.registry.all().map((r) => lightView(r, this.client.registry));
+    const names = namesOnce(this.client.registry);
+    return this.client.registry.all().map((r) => lightView(r, names));
   }
 
   /**
