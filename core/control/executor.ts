@@ -3,13 +3,13 @@
 // answer in time; `offline` when it is known to be gone. Never a hang (architecture.md §2, step 4).
 
 import type { LightClient } from '../discovery/client.js';
-import type { FactValues, LightRegistry } from '../discovery/registry.js';
+import type { FactValues } from '../discovery/registry.js';
 import { zonesFromReplies } from '../discovery/zones.js';
 import { LightwireError } from '../errors.js';
 import { ENUMS, hsbkFromWire, powerFromWire, type Hsbk } from '../protocol/index.js';
 import type { DeviceAddress } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, ResolvedLight } from './types.js';
-import { lightView } from './views.js';
+import { groupNames, lightView, type GroupNames } from './views.js';
 
 export interface ExecuteOptions {
   /** End-state messages only, no read, no reply awaited: resolves once handed to the socket. */
@@ -61,25 +61,18 @@ export function factsAfter(plan: Plan, before: Hsbk | null): FactValues {
   return facts;
 }
 
-/**
- * The registry as lightView reads it while views of many lights are built: group and location names resolved once
- * per id. The registry finds a name by scanning every light (the newest updated_at wins, lan-protocol.md §5.7), so
- * views of N lights cost N² steps without this (500 lights: half a million, ~30 ms per Set State on all of them).
- * Only for lightView: everything else (updates, events) goes to the registry itself.
- */
-export function namesOnce(registry: LightRegistry): LightRegistry {
-  const groups = new Map<string, string | undefined>();
-  const locations = new Map<string, string | undefined>();
-  const names = Object.create(registry) as LightRegistry;
-  names.groupLabel = (id) => {
-    if (!groups.has(id)) groups.set(id, registry.groupLabel(id));
-    return groups.get(id);
-  };
-  names.locationLabel = (id) => {
-    if (!locations.has(id)) locations.set(id, registry.locationLabel(id));
-    return locations.get(id);
-  };
-  return names;
+/** The coalesce key of a fast message: its name, plus the zones or tile it paints when it paints only some. */
+export function partKey(m: PlannedMessage): string {
+  switch (m.name) {
+    case 'SetColorZones':
+      return `${m.name}:${m.payload.startIndex}-${m.payload.endIndex}`;
+    case 'SetExtendedColorZones':
+      return `${m.name}:${m.payload.index}+${m.payload.colorsCount}`;
+    case 'Set64':
+      return `${m.name}:${m.payload.tileIndex}+${m.payload.length}:${m.payload.rect.x},${m.payload.rect.y}`;
+    default:
+      return m.name;
+  }
 }
 
 export class Executor {
@@ -87,11 +80,11 @@ export class Executor {
 
   run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
     // One run reads light states, not group or location names: they are resolved once for the whole run.
-    const names = namesOnce(this.client.registry);
+    const names = groupNames(this.client.registry);
     return Promise.all(targets.map((t) => this.runOne(t, planFor, options, names)));
   }
 
-  private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions, names: LightRegistry): Promise<LightResult> {
+  private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions, names: GroupNames): Promise<LightResult> {
     const { light } = target;
     const device = this.client.addressOf(light.serial);
     if (!light.online || device === undefined) return result(light, 'offline');
@@ -127,11 +120,12 @@ export class Executor {
   }
 
   private fire(device: DeviceAddress, m: PlannedMessage): Promise<void> {
-    return this.client.requester.fire(device, m.name, m.payload as never);
+    // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
+    return this.client.requester.fire(device, m.name, m.payload as never, { coalesceKey: partKey(m) });
   }
 
   /** Reads power, colour and label (and zones) and returns the light's refreshed view. */
-  private async read(device: DeviceAddress, light: LightView, zones: boolean, remaining: () => number, names: LightRegistry): Promise<LightView> {
+  private async read(device: DeviceAddress, light: LightView, zones: boolean, remaining: () => number, names: GroupNames): Promise<LightView> {
     const requester = this.client.requester;
     const registry = this.client.registry;
     const state = await requester.get(device, 'GetColor', {}, { timeoutMs: remaining() });

@@ -21,12 +21,12 @@ import {
   planSunset,
   type MoveDirection,
 } from './effects.js';
-import { Executor, namesOnce, type ExecuteOptions, type PlanFor } from './executor.js';
+import { Executor, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState } from './planner.js';
 import { sceneStateToChange, type Scene, type SceneActivation, type SceneStore } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
 import type { LightResult, LightView, PartialHsbk, ResolvedLight, StateChange } from './types.js';
-import { lightView, v1Light, type V1Light } from './views.js';
+import { groupNames, lightView, v1Light, type V1Light } from './views.js';
 
 /** The longest duration the API accepts: 100 years (http-api-v1.md §7.2). */
 export const DURATION_MAX_S = 3_155_760_000;
@@ -201,7 +201,7 @@ export class LightService {
 
   /** Every known light, in serial order. */
   views(): LightView[] {
-    const names = namesOnce(this.client.registry);
+    const names = groupNames(this.client.registry);
     return this.client.registry.all().map((r) => lightView(r, names));
   }
 
@@ -466,7 +466,7 @@ export class LightService {
     const first = targets.find((t) => t.light.online) ?? targets[0]!;
     if (options.fast !== true && first.light.online) await this.client.refreshState(first.light.serial, this.deadlineMs);
     const record = this.client.registry.get(first.light.serial);
-    const current = record ? lightView(record, this.client.registry) : first.light;
+    const current = record ? lightView(record, groupNames(this.client.registry)) : first.light;
     const index = nextCycleState(changes, current, direction);
     return this.apply(targets, changes[index]!, options.fast === true);
   }

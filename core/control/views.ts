@@ -9,7 +9,18 @@ import type { LightView } from './types.js';
 /** What a light whose product is not known yet is assumed to be: a plain colour light. */
 const UNKNOWN_CAPABILITIES = PRODUCTS.get(0, 0).capabilities;
 
-export function lightView(record: LightRecord, registry: LightRegistry): LightView {
+/** Group and location names resolved once for many views (the newest label per id, lan-protocol.md §5.7). */
+export interface GroupNames {
+  readonly group: ReadonlyMap<string, string>;
+  readonly location: ReadonlyMap<string, string>;
+}
+
+export function groupNames(registry: LightRegistry): GroupNames {
+  return { group: registry.labels('group'), location: registry.labels('location') };
+}
+
+/** One light as the service sees it; `names` from groupNames(registry), built once per call for many lights. */
+export function lightView(record: LightRecord, names: GroupNames): LightView {
   const f = record.facts;
   const product = f.product?.value ?? null;
   const group = f.group?.value;
@@ -18,8 +29,8 @@ export function lightView(record: LightRecord, registry: LightRegistry): LightVi
     serial: record.serial,
     label: f.label?.value ?? '',
     online: record.online,
-    group: group ? { id: group.id, name: registry.groupLabel(group.id) ?? group.label } : null,
-    location: location ? { id: location.id, name: registry.locationLabel(location.id) ?? location.label } : null,
+    group: group ? { id: group.id, name: names.group.get(group.id) ?? group.label } : null,
+    location: location ? { id: location.id, name: names.location.get(location.id) ?? location.label } : null,
     product,
     capabilities: product?.capabilities ?? UNKNOWN_CAPABILITIES,
     power: f.power?.value ?? null,
@@ -72,7 +83,19 @@ export interface V1Light {
 // A fixed namespace so a light's uuid is stable across restarts and machines (UUIDv5 of its serial).
 const UUID_NAMESPACE = Buffer.from('6c1f0e3a4b2d4e8f9a7c5d3e2f1a0b9c', 'hex');
 
+const uuids = new Map<string, string>();
+
 export function uuidFromSerial(serial: string): string {
+  let uuid = uuids.get(serial);
+  if (uuid === undefined) {
+    uuid = computeUuid(serial);
+    // Bounded: a LAN has at most a few thousand lights; bogus serials cannot grow it forever.
+    if (uuids.size < 10_000) uuids.set(serial, uuid);
+  }
+  return uuid;
+}
+
+function computeUuid(serial: string): string {
   const hash = createHash('sha1').update(UUID_NAMESPACE).update(serial.toLowerCase()).digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;

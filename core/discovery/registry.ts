@@ -177,6 +177,20 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     return this.newestLabel('location', id);
   }
 
+  /** Every group (or location) id with its resolved label, in one pass over the lights. */
+  labels(kind: 'group' | 'location'): Map<string, string> {
+    const best = new Map<string, GroupMembership>();
+    for (const r of this.lights.values()) {
+      const m = r.facts[kind]?.value;
+      if (!m) continue;
+      const seen = best.get(m.id);
+      if (seen === undefined || m.updatedAtNs > seen.updatedAtNs) best.set(m.id, m);
+    }
+    const out = new Map<string, string>();
+    for (const [id, m] of best) out.set(id, m.label);
+    return out;
+  }
+
   private newestLabel(kind: 'group' | 'location', id: string): string | undefined {
     let best: GroupMembership | undefined;
     for (const r of this.lights.values()) {

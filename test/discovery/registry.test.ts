@@ -100,4 +100,26 @@ describe('LightRegistry', () => {
     expect(all.map((l) => l.serial)).to.deep.equal(['d073d5000001', 'd073d5000002']);
     expect(Object.isFrozen(all[0])).to.equal(true);
   });
+
+  it('resolves every group label in one pass, with the same newest-wins rule', () => {
+    const registry = new LightRegistry(3, clock);
+    const a = 'aa'.repeat(16);
+    const b = 'bb'.repeat(16);
+    const rows = [
+      ['d073d5000001', a, 'Old', 1n],
+      ['d073d5000002', a, 'New', 5n],
+      ['d073d5000003', b, 'Other', 2n],
+    ] as const;
+    for (const [serial, id, label, at] of rows) {
+      registry.seen(serial, '127.0.0.2', 56700);
+      registry.update(serial, { group: { id, label, updatedAtNs: at } });
+    }
+    const labels = registry.labels('group');
+    expect([...labels]).to.deep.equal([
+      [a, 'New'],
+      [b, 'Other'],
+    ]);
+    expect(labels.get(a)).to.equal(registry.groupLabel(a));
+    expect(registry.labels('location').size).to.equal(0);
+  });
 });
