@@ -160,7 +160,7 @@ type LlcModule = { Client: new () => LlcClient };
 
 /**
  * lifx-lan-client with its defaults (50 ms per-light queue, resend after 150 ms, 3 sends for messages with a callback)
- * except: broadcast to 127.255.255.255 (its default is 255.255.255.255), an ephemeral port (the lights own 56700), and
+ * except: broadcast to 127.255.255.255 (its default is the all-ones broadcast), an ephemeral port (the lights own 56700), and
  * the same 4 MiB receive buffer as ours (with its 208 KiB default it does not find 500 lights within 30 s, see
  * bench:discovery, and this bench is about setting, not finding).
  */

@@ -98,7 +98,7 @@ function createTheirs({ Client }: LlcModule): Adapter {
   client.on('error', () => undefined);
   return {
     // Its defaults (re-broadcast every 5 s, 50 ms per-light queue, 3 sends with ack), except: broadcast to loopback
-    // (its default is 255.255.255.255) and an ephemeral port (the lights own 56700 here).
+    // (its default is the all-ones broadcast) and an ephemeral port (the lights own 56700 here).
     start: () => new Promise((resolve) => client.init({ broadcast: BROADCAST, address: '0.0.0.0', port: 0, startDiscovery: true }, resolve)),
     found: () => Object.keys(client.devices).length,
     onFound: (listener) => client.on('light-new', listener),

@@ -100,7 +100,7 @@ describe('HTTP API v1 security', function () {
     });
 
     it('answers 401 to another machine', async () => {
-      const res = await rig.call({ method: 'GET', url: '/v1/lights/all', remoteAddress: '192.168.1.20' });
+      const res = await rig.call({ method: 'GET', url: '/v1/lights/all', remoteAddress: '172.20.1.20' });
       expect(res.statusCode).to.equal(401);
       expect(res.json().error).to.equal('Bad access token: no token is configured, so only this machine may call; start the server with --token');
     });
@@ -194,7 +194,7 @@ describe('HTTP API v1 security', function () {
 
   describe('safe defaults for listening', () => {
     it('refuses to listen beyond loopback without a token, saying why', async () => {
-      for (const host of ['0.0.0.0', '::', '192.168.1.10', 'my-host.local']) {
+      for (const host of ['0.0.0.0', '::', '172.20.1.10', 'my-host.local']) {
         expect(() => checkBind(host, 0), host).to.throw(/refusing to listen on .* without a token: anyone who can reach this address could control the lights/);
       }
       for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(() => checkBind(host, 0), host).to.not.throw();
@@ -237,7 +237,7 @@ describe('HTTP API v1 security', function () {
       for (const host of ['127.0.0.1', '127.255.0.9', 'LOCALHOST', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::ffff:7f00:2']) {
         expect(isLoopbackHost(host), host).to.equal(true);
       }
-      for (const host of ['128.0.0.1', '10.0.0.1', '::', '::2', '::ffff:10.0.0.1', 'localhost.evil.example', '', '0.0.0.0']) {
+      for (const host of ['128.0.0.1', '172.21.0.1', '::', '::2', '::ffff:172.21.0.1', 'localhost.evil.example', '', '0.0.0.0']) {
         expect(isLoopbackHost(host), host).to.equal(false);
       }
     });

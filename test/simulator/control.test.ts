@@ -103,7 +103,7 @@ describe('simulator control endpoint binding', () => {
   it('refuses any host that is not loopback, before listening', async () => {
     const r = await rig(defaultFleet(1));
     try {
-      for (const host of ['0.0.0.0', '192.168.1.10', '::', 'example.com']) {
+      for (const host of ['0.0.0.0', '172.20.1.10', '::', 'example.com']) {
         const err = await startControlServer(r.fleet, { host }).catch((e: unknown) => e);
         expect(err).to.have.property('code', 'CONTROL_HOST_NOT_LOOPBACK');
       }
