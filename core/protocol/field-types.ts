@@ -143,21 +143,45 @@ function join(path: string, name: string): string {
 
 const lit = (s: string): string => JSON.stringify(s);
 
-/** Wraps a snippet-described type with compiled standalone read/write (for direct use and tests). */
+/**
+ * Wraps a snippet-described type with standalone read/write, compiled on first use: a client that speaks a
+ * dozen of the 77 messages never pays for compiling (and keeping) the code of the others.
+ */
 function compiled<T>(kind: string, sizeBytes: number, zero: () => T, gen: Gen, extra: object = {}): FieldType<T> {
-  const r = new Compiler();
-  const readExpr = gen.read(r, { base: 'o', k: 0 });
-  const w = new Compiler();
-  gen.write(w, { base: 'o', k: 0 }, 'v', 'p');
-  return {
+  const label = kind.replace(/\W+/g, '_');
+  type Read = (b: Buffer, o: number) => T;
+  type Write = (b: Buffer, o: number, v: T, p: string) => void;
+  let read: Read | undefined;
+  let write: Write | undefined;
+  const compileRead = (): Read => {
+    const r = new Compiler();
+    const readExpr = gen.read(r, { base: 'o', k: 0 });
+    return r.compile<Read>(['b', 'o'], readExpr, `read_${label}`);
+  };
+  const compileWrite = (): Write => {
+    const w = new Compiler();
+    gen.write(w, { base: 'o', k: 0 }, 'v', 'p');
+    return w.compile<Write>(['b', 'o', 'v', 'p'], null, `write_${label}`);
+  };
+  const type: FieldType<T> & { read: Read; write: Write } = {
     kind,
     sizeBytes,
     zero,
     gen,
-    read: r.compile<(b: Buffer, o: number) => T>(['b', 'o'], readExpr, `read_${kind.replace(/\W+/g, '_')}`),
-    write: w.compile<(b: Buffer, o: number, v: T, p: string) => void>(['b', 'o', 'v', 'p'], null, `write_${kind.replace(/\W+/g, '_')}`),
+    // The first call compiles and puts the compiled function in place; copies of this object keep working.
+    read: (b, o) => {
+      read ??= compileRead();
+      type.read = read;
+      return read(b, o);
+    },
+    write: (b, o, v, p) => {
+      write ??= compileWrite();
+      type.write = write;
+      write(b, o, v, p);
+    },
     ...extra,
   };
+  return type;
 }
 
 /**
