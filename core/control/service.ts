@@ -221,7 +221,7 @@ export class LightService {
   list(selector = 'all'): V1Light[] {
     const now = Date.now();
     return this.resolve(selector).map((r) => {
-      const effect = this.client.registry.get(r.light.serial)?.facts.effect?.value ?? 'OFF';
+      const effect = this.client.registry.peek(r.light.serial)?.facts.effect?.value ?? 'OFF';
       return v1Light(r.light, now, effect);
     });
   }

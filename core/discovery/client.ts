@@ -193,7 +193,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   /** Where to send to a light, or undefined when it is unknown. */
   addressOf(serial: string): DeviceAddress | undefined {
-    const r = this.registry.get(serial);
+    const r = this.registry.peek(serial);
     return r ? { serial: r.serial, address: r.address, port: r.port } : undefined;
   }
 
@@ -231,7 +231,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private async readState(serial: string, timeoutMs: number): Promise<LightRecord | undefined> {
     const device = this.addressOf(serial);
     if (!device || !this.running) return undefined;
-    const product = this.registry.get(serial)?.facts.product?.value;
+    const product = this.registry.peek(serial)?.facts.product?.value;
     try {
       if (product && !product.capabilities.isLight) {
         const reply = await this.requester.get(device, 'GetPower', {}, { timeoutMs });

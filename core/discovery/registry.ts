@@ -97,6 +97,14 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     return this.lights.has(serial);
   }
 
+  /**
+   * The live record, without a copy: for reading at once (a hot path), never for keeping. Use get() for a
+   * snapshot that stays as it was.
+   */
+  peek(serial: string): LightRecord | undefined {
+    return this.lights.get(serial);
+  }
+
   get(serial: string): LightRecord | undefined {
     const r = this.lights.get(serial);
     return r ? snapshot(r) : undefined;
