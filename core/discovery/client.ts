@@ -123,7 +123,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
         bindAddress: o.bindAddress,
         bindPort: o.bindPort,
         receiveBufferBytes: o.receiveBufferBytes,
-        onError: (err) => this.emit('error', err),
+        // A socket error after bind must never throw into the host process (Node-RED, Homebridge).
+        onError: (err) => this.backgroundError(err),
       }));
     this.requesterInstance = new Requester(this.endpoint, o);
     this.requesterInstance.onPacket((packet, from) => this.onPacket(packet as KnownPacket, from));
@@ -435,6 +436,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private backgroundError(err: Error): void {
     if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) return;
+    // An 'error' event nobody listens to would throw; a warning reaches the host's log instead.
     if (this.listenerCount('error') > 0) this.emit('error', err);
+    else process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
   }
 }

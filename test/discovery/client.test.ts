@@ -287,6 +287,49 @@ describe('LightClient discovery against virtual lights', function () {
     expect(fleet.maxMessagesPerSecond()).to.be.at.most(20);
   });
 
+  it('survives a listener that throws: the error is reported and discovery goes on', async () => {
+    const fleet = await startFleet(defaultFleet(3));
+    cleanup.push(() => fleet.stop());
+    const client = testClient(fleet);
+    cleanup.push(() => client.stop());
+    const errors: Error[] = [];
+    client.on('error', (err: Error) => errors.push(err));
+    client.on('added', (light: LightRecord) => {
+      if (light.serial === defaultSerial(0)) throw new Error('a flow author made a mistake');
+    });
+    await client.start();
+    const lights = await client.waitForLights(3, 3000);
+    expect(lights).to.have.length(3);
+    expect(errors.map((e) => e.message)).to.include('a flow author made a mistake');
+  });
+
+  it('never throws into the host process when nobody listens for errors', async () => {
+    const fleet = await startFleet(defaultFleet(2));
+    cleanup.push(() => fleet.stop());
+    const client = testClient(fleet);
+    cleanup.push(() => client.stop());
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown): void => {
+      uncaught.push(err);
+    };
+    const mochaHandlers = process.listeners('uncaughtException');
+    process.removeAllListeners('uncaughtException');
+    process.on('uncaughtException', onUncaught);
+    try {
+      client.on('added', () => {
+        throw new Error('thrown by a listener');
+      });
+      await client.start();
+      const lights = await client.waitForLights(2, 3000);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(lights).to.have.length(2);
+      expect(uncaught).to.deep.equal([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      for (const h of mochaHandlers) process.on('uncaughtException', h);
+    }
+  });
+
   it('leaves no socket and no timer behind once stopped', async () => {
     const fleet = await startFleet(defaultFleet(3));
     cleanup.push(() => fleet.stop());
