@@ -547,7 +547,21 @@ export class Requester {
     const { packet } = result;
     if (packet.header.source !== this.source) return;
     this.stats.received++;
-    for (const listener of this.listeners) listener(packet, from);
+    this.match(packet, from);
+    // Listeners run after the reply was matched, so one that throws cannot cost a request its reply; the first
+    // error is rethrown once every listener had its turn (the socket reports it, never the host process).
+    let failure: unknown;
+    for (const listener of this.listeners) {
+      try {
+        listener(packet, from);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (failure !== undefined) throw failure;
+  }
+
+  private match(packet: Packet, from: RemoteAddress): void {
     const { sequence, target } = packet.header;
     // Key = (source, sequence, target); tagged requests are keyed by the address they were sent to (§1.5).
     if (packet.name !== null) {

@@ -237,6 +237,16 @@ describe('Requester', () => {
     expect(outcomes.filter((o) => isLightwireError(o, 'CLIENT_STOPPED'))).to.have.length(12);
   });
 
+  it('still delivers a reply when a packet listener throws, and surfaces the error to the socket', async () => {
+    requester.onPacket(() => {
+      throw new Error('listener bug');
+    });
+    const p = requester.get(LIGHT, 'GetColor', {});
+    await clock.tickAsync(0);
+    expect(() => endpoint.reply(endpoint.sent[0]!.packet, LIGHT.serial, 'LightState', lightState, FROM)).to.throw('listener bug');
+    expect((await p).name).to.equal('LightState');
+  });
+
   it('rejects a payload that does not fit before sending anything', async () => {
     const err = await requester
       .set(LIGHT, 'SetColor', { color: { ...RED, hue: -1 }, durationMs: 0 })
