@@ -115,22 +115,16 @@ export function productIdentifier(product: Product | null): string {
 const NO_GROUP = Object.freeze({ id: '0'.repeat(32), name: '' });
 const DEFAULT_COLOR: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 0, kelvin: 3500 });
 
-export function v1Light(view: LightView, nowMs: number, effect = 'OFF'): V1Light {
-  const caps = view.capabilities;
-  const color = view.color ?? DEFAULT_COLOR;
-  const range = caps.kelvinRange;
-  const record: V1Light = {
-    id: view.serial,
-    uuid: uuidFromSerial(view.serial),
-    label: view.label,
-    connected: view.online,
-    power: view.power ?? 'off',
-    color: { hue: color.hue, saturation: color.saturation, kelvin: color.kelvin },
-    brightness: color.brightness,
-    effect,
-    group: view.group ? { ...view.group } : { ...NO_GROUP },
-    location: view.location ? { ...view.location } : { ...NO_GROUP },
-    product: {
+/** The product part of a record depends only on the (shared, frozen) product: built once per product. */
+const productRecords = new WeakMap<object, V1Light['product']>();
+
+function productRecord(view: LightView): V1Light['product'] {
+  const key = view.product ?? view.capabilities;
+  let record = productRecords.get(key);
+  if (record === undefined) {
+    const caps = view.capabilities;
+    const range = caps.kelvinRange;
+    record = {
       name: view.product?.name ?? 'Unknown',
       identifier: productIdentifier(view.product),
       company: view.product?.vendorName ?? 'LIFX',
@@ -147,22 +141,39 @@ export function v1Light(view: LightView, nowMs: number, effect = 'OFF'): V1Light
         min_kelvin: range?.minK ?? 0,
         max_kelvin: range?.maxK ?? 0,
       },
-    },
-    // Never an empty string (a C# client crashed on one, http-api-v1.md §7.1).
-    last_seen: new Date(view.lastSeenAt).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    seconds_since_seen: Math.max(0, Math.floor((nowMs - view.lastSeenAt) / 1000)),
-  };
-  // Key order follows the docs' examples: infrared before brightness, zones after it.
-  const ordered: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) {
-    if (key === 'brightness' && caps.infrared) ordered.infrared = view.infrared ?? 0;
-    ordered[key] = value;
-    if (key === 'brightness' && caps.multizone && view.zones) {
-      ordered.zones = {
-        count: view.zones.length,
-        zones: view.zones.map((z, zone) => ({ brightness: z.brightness, hue: z.hue, kelvin: z.kelvin, saturation: z.saturation, zone })),
-      };
-    }
+    };
+    productRecords.set(key, record);
   }
-  return ordered as unknown as V1Light;
+  // A copy: callers may change what they get.
+  return { ...record, capabilities: { ...record.capabilities } };
+}
+
+export function v1Light(view: LightView, nowMs: number, effect = 'OFF'): V1Light {
+  const caps = view.capabilities;
+  const color = view.color ?? DEFAULT_COLOR;
+  // Key order follows the docs' examples: infrared before brightness, zones after it.
+  const record: Record<string, unknown> = {
+    id: view.serial,
+    uuid: uuidFromSerial(view.serial),
+    label: view.label,
+    connected: view.online,
+    power: view.power ?? 'off',
+    color: { hue: color.hue, saturation: color.saturation, kelvin: color.kelvin },
+  };
+  if (caps.infrared) record.infrared = view.infrared ?? 0;
+  record.brightness = color.brightness;
+  if (caps.multizone && view.zones) {
+    record.zones = {
+      count: view.zones.length,
+      zones: view.zones.map((z, zone) => ({ brightness: z.brightness, hue: z.hue, kelvin: z.kelvin, saturation: z.saturation, zone })),
+    };
+  }
+  record.effect = effect;
+  record.group = view.group ? { id: view.group.id, name: view.group.name } : { ...NO_GROUP };
+  record.location = view.location ? { id: view.location.id, name: view.location.name } : { ...NO_GROUP };
+  record.product = productRecord(view);
+  // Never an empty string (a C# client crashed on one, http-api-v1.md §7.1).
+  record.last_seen = new Date(view.lastSeenAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  record.seconds_since_seen = Math.max(0, Math.floor((nowMs - view.lastSeenAt) / 1000));
+  return record as unknown as V1Light;
 }
