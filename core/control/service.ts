@@ -202,7 +202,7 @@ export class LightService {
   /** Every known light, in serial order. */
   views(): LightView[] {
     const names = groupNames(this.client.registry);
-    return this.client.registry.all().map((r) => lightView(r, names));
+    return this.client.registry.peekAll().map((r) => lightView(r, names));
   }
 
   /**

@@ -115,7 +115,7 @@ export function productIdentifier(product: Product | null): string {
 const NO_GROUP = Object.freeze({ id: '0'.repeat(32), name: '' });
 const DEFAULT_COLOR: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 0, kelvin: 3500 });
 
-/** The product part of a record depends only on the (shared, frozen) product: built once per product. */
+/** The product part of a record depends only on the (shared, frozen) product: built once per product, frozen. */
 const productRecords = new WeakMap<object, V1Light['product']>();
 
 function productRecord(view: LightView): V1Light['product'] {
@@ -142,10 +142,23 @@ function productRecord(view: LightView): V1Light['product'] {
         max_kelvin: range?.maxK ?? 0,
       },
     };
-    productRecords.set(key, record);
+    Object.freeze(record.capabilities);
+    productRecords.set(key, Object.freeze(record));
   }
-  // A copy: callers may change what they get.
-  return { ...record, capabilities: { ...record.capabilities } };
+  return record;
+}
+
+/** `2019-02-25T23:40:40Z`: whole seconds, as the cloud sends it; the last few are remembered (pollers repeat). */
+const isoSeconds = new Map<number, string>();
+
+function lastSeen(epochMs: number): string {
+  let text = isoSeconds.get(epochMs);
+  if (text === undefined) {
+    text = new Date(epochMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    if (isoSeconds.size >= 4096) isoSeconds.clear();
+    isoSeconds.set(epochMs, text);
+  }
+  return text;
 }
 
 export function v1Light(view: LightView, nowMs: number, effect = 'OFF'): V1Light {
@@ -173,7 +186,7 @@ export function v1Light(view: LightView, nowMs: number, effect = 'OFF'): V1Light
   record.location = view.location ? { id: view.location.id, name: view.location.name } : { ...NO_GROUP };
   record.product = productRecord(view);
   // Never an empty string (a C# client crashed on one, http-api-v1.md §7.1).
-  record.last_seen = new Date(view.lastSeenAt).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  record.last_seen = lastSeen(view.lastSeenAt);
   record.seconds_since_seen = Math.max(0, Math.floor((nowMs - view.lastSeenAt) / 1000));
   return record as unknown as V1Light;
 }

@@ -81,6 +81,8 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 export class LightRegistry extends EventEmitter<RegistryEvents> {
   private readonly lights = new Map<string, MutableRecord>();
+  /** peekAll()'s order, dropped when a light is added or removed. */
+  private sorted: MutableRecord[] | undefined;
 
   constructor(
     private readonly offlineAfterMisses: number,
@@ -110,6 +112,15 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     return r ? snapshot(r) : undefined;
   }
 
+  /**
+   * Every known light's live record, by serial, without copies: for building views at once (List Lights on a
+   * hot path), never for keeping. all() gives snapshots.
+   */
+  peekAll(): readonly LightRecord[] {
+    if (this.sorted === undefined) this.sorted = [...this.lights.values()].sort((a, b) => (a.serial < b.serial ? -1 : 1));
+    return this.sorted;
+  }
+
   /** Every known light, in a stable order (by serial). */
   all(): LightRecord[] {
     return [...this.lights.values()].sort((a, b) => (a.serial < b.serial ? -1 : 1)).map(snapshot);
@@ -122,6 +133,7 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     if (existing === undefined) {
       const record: MutableRecord = { serial, address, port, firstSeenAt: now, lastSeenAt: now, online: true, misses: 0, facts: {} };
       this.lights.set(serial, record);
+      this.sorted = undefined;
       this.emit('added', snapshot(record));
       return;
     }
@@ -173,6 +185,7 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
   }
 
   remove(serial: string): boolean {
+    this.sorted = undefined;
     return this.lights.delete(serial);
   }
 

@@ -122,4 +122,18 @@ describe('LightRegistry', () => {
     expect(labels.get(a)).to.equal(registry.groupLabel(a));
     expect(registry.labels('location').size).to.equal(0);
   });
+
+  it('peeks at every live record in serial order, and the order follows lights added later', () => {
+    const registry = new LightRegistry(3, clock);
+    registry.seen('d073d5000003', '127.0.0.4', 56700);
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    expect(registry.peekAll().map((l) => l.serial)).to.deep.equal(['d073d5000001', 'd073d5000003']);
+    registry.seen('d073d5000002', '127.0.0.3', 56700);
+    registry.update('d073d5000002', { label: 'Live' });
+    const all = registry.peekAll();
+    expect(all.map((l) => l.serial)).to.deep.equal(['d073d5000001', 'd073d5000002', 'd073d5000003']);
+    expect(all[1]!.facts.label?.value).to.equal('Live');
+    registry.remove('d073d5000001');
+    expect(registry.peekAll().map((l) => l.serial)).to.deep.equal(['d073d5000002', 'd073d5000003']);
+  });
 });
