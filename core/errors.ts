@@ -36,10 +36,6 @@ export const ERRORS = {
   ),
   MESSAGE_UNKNOWN: spec<{ message: string }>(400, (p) => `unknown message ${p.message}`),
   HEX_INVALID: spec<{ reason: string }>(400, (p) => `not a hex datagram: ${p.reason}`),
-  SERIAL_INVALID: spec<{ serial: string }>(
-    400,
-    (p) => `serial ${JSON.stringify(p.serial)} is not 12 hex digits (like d073d5001337)`,
-  ),
   // core/protocol/products
   PRODUCT_DATA_INVALID: spec<{ reason: string }>(500, (p) => `product registry data is invalid: ${p.reason}`),
   // core/simulator
@@ -130,8 +126,6 @@ export const ERRORS = {
       `refusing to listen on ${p.host} without a token: anyone who can reach this address could control the lights. ` +
       'Give --token T (clients then send "Authorization: Bearer T"), or listen on 127.0.0.1',
   ),
-  // core/cli
-  CLI_USAGE: spec<{ reason: string }>(400, (p) => p.reason),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
