@@ -1,9 +1,64 @@
-// The public library API of Lightwire's core.
+// The public library API of Lightwire (`homebridge-lightwire`): the light service every face uses, its
+// options, events, views and results, coded errors, and unit helpers. The HTTP server, the simulator and the
+// protocol codec have entries of their own: `homebridge-lightwire/http`, `/simulator` and `/protocol`.
+
 export * from './errors.js';
-export * as protocol from './protocol/index.js';
+export {
+  LightService,
+  colorFromNumbers,
+  FIRST_ROUND_MS,
+  DEFAULT_READY_TIMEOUT_MS,
+  DEFAULT_DEADLINE_MS,
+  MAX_STATES,
+  CYCLE_STATES_MIN,
+  CYCLE_STATES_MAX,
+  type LightServiceOptions,
+  type LightServiceEvents,
+  type ColorInput,
+  type SetStateRequest,
+  type SetStatesOperation,
+  type SetStatesResult,
+  type WriteOptions,
+  type WaveformRequest,
+  type BreatheRequest,
+  type MoveRequest,
+  type MorphRequest,
+  type FlameRequest,
+  type SkyRequest,
+  type StateDeltaRequest,
+  type CycleRequest,
+} from './control/service.js';
+export type {
+  LightView,
+  LightResult,
+  ResultStatus,
+  PartialHsbk,
+  GroupRef,
+  ResolvedLight,
+  ZoneRange,
+} from './control/types.js';
+export { v1Light, uuidFromSerial, type V1Light, type V1Capabilities } from './control/views.js';
+export { NAMED_COLORS, COLOR_RANGES, type ValidatedColor } from './control/colors.js';
+export { MAX_SELECTORS } from './control/selectors.js';
+export { SceneStore, type Scene, type SceneState, type SceneActivation, type SceneOverrides } from './control/scene-store.js';
 export { LightClient, type LightClientOptions, type ClientEvents } from './discovery/client.js';
-export { LightRegistry, type LightRecord, type LightFacts, type Fact } from './discovery/registry.js';
-export { discoveryOptions, type DiscoveryOptions, type DiscoveryOptionsInput } from './discovery/options.js';
+export { discoveryOptions, interfaceBroadcastAddresses, type DiscoveryOptions, type DiscoveryOptionsInput, type StaticHost } from './discovery/options.js';
 export { transportOptions, type TransportOptions } from './transport/options.js';
-export { Requester, type DeviceAddress, type SetResult, type RequesterStats } from './transport/requester.js';
-export * as simulator from './simulator/index.js';
+export {
+  LIFX_PORT,
+  KELVIN_MIN,
+  KELVIN_MAX,
+  DURATION_MAX_S,
+  DEFAULT_DURATION_S,
+  kelvinToMireds,
+  miredsToKelvin,
+  signalQuality,
+  type Hsbk,
+  type PowerState,
+  type Product,
+  type Capabilities,
+  type KelvinRange,
+  type FirmwareVersion,
+  type SignalQuality,
+} from './protocol/index.js';
+export { packageInfo } from './package-info.js';

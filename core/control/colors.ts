@@ -12,6 +12,7 @@
 // * Values are not rounded: `#674322` gives hue 28.695652..., as colorsys would.
 
 import { LightwireError } from '../errors.js';
+import { KELVIN_MAX, KELVIN_MIN } from '../protocol/limits.js';
 import type { PartialHsbk } from './types.js';
 
 export interface ParseColorOptions {
@@ -45,7 +46,7 @@ export const COLOR_RANGES = Object.freeze({
   hue: Object.freeze({ min: 0, max: 360 }),
   saturation: Object.freeze({ min: 0, max: 1 }),
   brightness: Object.freeze({ min: 0, max: 1 }),
-  kelvin: Object.freeze({ min: 1500, max: 9000 }),
+  kelvin: Object.freeze({ min: KELVIN_MIN, max: KELVIN_MAX }),
   rgb: Object.freeze({ min: 0, max: 255 }),
 });
 

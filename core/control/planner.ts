@@ -4,6 +4,7 @@
 // capability-aware colour resolution, message builders) are shared with effects.ts and delta.ts.
 
 import { LightwireError } from '../errors.js';
+import { DURATION_MAX_S } from '../protocol/limits.js';
 import {
   ENUMS,
   fractionToWire,
@@ -29,7 +30,7 @@ export interface SetStateOptions {
 }
 
 /** §7.2: `duration` is 0.0-3155760000.0 seconds (100 years). */
-export const MAX_DURATION_S = 3_155_760_000;
+export const MAX_DURATION_S = DURATION_MAX_S;
 const U32_MAX = 0xffffffff;
 /** Legacy SetColorZones carries u8 zone indices (lan-protocol.md §3 "MultiZone"). */
 const MAX_LEGACY_ZONE_INDEX = 0xff;

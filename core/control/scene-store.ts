@@ -12,7 +12,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
 import { LightwireError } from '../errors.js';
-import type { PowerState } from '../protocol/index.js';
+import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type PowerState } from '../protocol/index.js';
 import type { LightView, PartialHsbk } from './types.js';
 
 // ---- the API shape (http-api-v1.md §7.17) ----
@@ -59,12 +59,6 @@ export const LOCAL_ACCOUNT_UUID = '00000000-0000-0000-0000-000000000000';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SERIAL_RE = /^[0-9a-f]{12}$/i;
-const KELVIN_MIN = 1500;
-const KELVIN_MAX = 9000;
-/** Set State's duration range (§7.2): 0 to 100 years. */
-const DURATION_MAX_S = 3_155_760_000;
-/** Set State's default duration, also Activate Scene's (§7.2, §7.18). */
-const DEFAULT_DURATION_S = 1;
 
 // ---- validation shared by the file loader and the public methods ----
 

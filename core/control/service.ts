@@ -3,8 +3,12 @@
 // Requests arrive in user units (seconds, 0-1, colour strings); every check happens here, once.
 
 import { randomInt } from 'node:crypto';
-import type { LightClient } from '../discovery/client.js';
-import type { Capabilities } from '../protocol/index.js';
+import { EventEmitter } from 'node:events';
+import { LightClient } from '../discovery/client.js';
+import type { DiscoveryOptionsInput } from '../discovery/options.js';
+import type { LightRecord } from '../discovery/registry.js';
+import type { TransportOptions } from '../transport/options.js';
+import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type Capabilities } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
 import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
@@ -23,20 +27,30 @@ import {
 } from './effects.js';
 import { Executor, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState } from './planner.js';
-import { sceneStateToChange, type Scene, type SceneActivation, type SceneStore } from './scene-store.js';
+import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
 import type { LightResult, LightView, PartialHsbk, ResolvedLight, StateChange } from './types.js';
-import { groupNames, lightView, v1Light, type V1Light } from './views.js';
+import { groupNames, lightView, v1Light, type GroupNames, type V1Light } from './views.js';
 
-/** The longest duration the API accepts: 100 years (http-api-v1.md §7.2). */
-export const DURATION_MAX_S = 3_155_760_000;
+export { DURATION_MAX_S, DEFAULT_DURATION_S };
 export const MAX_STATES = 50;
-export const DEFAULT_DURATION_S = 1;
+
+/** A colour as numbers, for faces that have them (HomeKit, Node-RED): any of the four, in user units. */
+export interface ColorInput {
+  /** Degrees, 0-360. */
+  readonly hue?: number;
+  /** 0-1. */
+  readonly saturation?: number;
+  /** 0-1. */
+  readonly brightness?: number;
+  /** 1500-9000 (each light clamps to its own range). */
+  readonly kelvin?: number;
+}
 
 export interface SetStateRequest {
   readonly power?: 'on' | 'off';
-  /** A colour string (http-api-v1.md §6). */
-  readonly color?: string;
+  /** A colour string (http-api-v1.md §6) or numbers. */
+  readonly color?: string | ColorInput;
   readonly brightness?: number;
   readonly infrared?: number;
   /** Seconds; default 1. */
@@ -124,13 +138,43 @@ export const CYCLE_STATES_MIN = 2;
 export const CYCLE_STATES_MAX = 5;
 
 export interface LightServiceOptions {
+  /** A client to use instead of building one from `transport` and `discovery`; start() starts it if it is not. */
+  readonly client?: LightClient;
+  readonly transport?: Partial<TransportOptions>;
+  readonly discovery?: DiscoveryOptionsInput;
   /** Per light, for the read, every step and every retry (HTTP clients give up after 5-10 s). */
   readonly deadlineMs?: number;
-  /** Where scenes live; without it, scene operations fail with SCENE_NOT_FOUND and `scene_id:` matches nothing. */
-  readonly scenes?: SceneStore;
+  /**
+   * Where scenes live: a store, or a scene file opened by start(). Without it, scene operations fail with
+   * SCENE_NOT_FOUND and `scene_id:` matches nothing.
+   */
+  readonly scenes?: SceneStore | string;
+  /** The transition of a request that names none, in seconds (default 1, as the cloud API). */
+  readonly defaultDurationS?: number;
+  /** `ready` resolves at the latest this long after start() (default 5000). */
+  readonly readyTimeoutMs?: number;
+  /** `ready` resolves as soon as this many lights have been read. */
+  readonly expectLights?: number;
   /** For `:random` selectors and the `random` colour. */
   readonly random?: () => number;
 }
+
+/** Events in the service's terms: every light as a LightView. */
+export interface LightServiceEvents {
+  /** A light's first read is over: it is known from now on. */
+  added: [LightView];
+  /** Facts changed (by a read, by our own write, or an address move); the second argument names them. */
+  changed: [LightView, readonly string[]];
+  offline: [LightView];
+  online: [LightView];
+  /** Background trouble (a socket error); the service keeps running. */
+  error: [Error];
+}
+
+/** How long after start() discovery is given before `ready` waits only for the reads of the lights found. */
+export const FIRST_ROUND_MS = 750;
+export const DEFAULT_READY_TIMEOUT_MS = 5000;
+export const DEFAULT_DEADLINE_MS = 4000;
 
 function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVALID'> {
   return new LightwireError('PARAMETER_INVALID', { field, reason });
@@ -158,18 +202,54 @@ export function checkPower(field: string, value: unknown): 'on' | 'off' | undefi
   return value;
 }
 
+function checkRange(field: string, value: unknown, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw invalid(field, `must be a number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** Checks a colour given as numbers (ColorInput) and returns it as the planner's partial colour. */
+export function colorFromNumbers(input: ColorInput, field = 'color'): PartialHsbk {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid(field, 'must be a colour string or an object of numbers');
+  for (const key of Object.keys(input)) {
+    if (key !== 'hue' && key !== 'saturation' && key !== 'brightness' && key !== 'kelvin') {
+      throw invalid(`${field}.${key}`, 'is not a colour component (hue, saturation, brightness, kelvin)');
+    }
+  }
+  const hue = checkRange(`${field}.hue`, input.hue, 0, 360);
+  const saturation = checkRange(`${field}.saturation`, input.saturation, 0, 1);
+  const brightness = checkRange(`${field}.brightness`, input.brightness, 0, 1);
+  const kelvin = checkRange(`${field}.kelvin`, input.kelvin, KELVIN_MIN, KELVIN_MAX);
+  if (hue === undefined && saturation === undefined && brightness === undefined && kelvin === undefined) {
+    throw invalid(field, 'names no colour component');
+  }
+  return Object.freeze({
+    ...(hue !== undefined ? { hue } : {}),
+    ...(saturation !== undefined ? { saturation } : {}),
+    ...(brightness !== undefined ? { brightness } : {}),
+    ...(kelvin !== undefined ? { kelvin: Math.round(kelvin) } : {}),
+  });
+}
+
 /** Checks a Set State request and turns it into the planner's input. `field` prefixes error fields. */
-export function stateChangeFrom(request: SetStateRequest, field = '', random: () => number = Math.random): StateChange {
+export function stateChangeFrom(
+  request: SetStateRequest,
+  field = '',
+  random: () => number = Math.random,
+  defaultDurationS: number = DEFAULT_DURATION_S,
+): StateChange {
   if (typeof request !== 'object' || request === null) throw invalid(field || 'body', 'must be an object');
   const f = (name: string): string => (field ? `${field}.${name}` : name);
   const power = checkPower(f('power'), request.power);
   const brightness = checkFraction(f('brightness'), request.brightness);
   const infrared = checkFraction(f('infrared'), request.infrared);
-  const durationS = checkDuration(f('duration'), request.durationS, DEFAULT_DURATION_S);
+  const durationS = checkDuration(f('duration'), request.durationS, defaultDurationS);
   let color;
   if (request.color !== undefined) {
-    if (typeof request.color !== 'string') throw invalid(f('color'), 'must be a colour string');
-    color = parseColor(request.color, { random });
+    if (typeof request.color === 'string') color = parseColor(request.color, { random });
+    else color = colorFromNumbers(request.color, f('color'));
   }
   const merged = withBrightness(color, brightness);
   return {
@@ -181,28 +261,218 @@ export function stateChangeFrom(request: SetStateRequest, field = '', random: ()
   };
 }
 
-export class LightService {
+function optionInvalid(option: string, reason: string): LightwireError<'OPTIONS_INVALID'> {
+  return new LightwireError('OPTIONS_INVALID', { option, reason });
+}
+
+function positiveInt(option: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 1) throw optionInvalid(option, 'must be a positive integer');
+  return v;
+}
+
+/**
+ * The light service. Owns its lifecycle: `await LightService.start(options)` (or `new LightService(options)`
+ * then `start()`) opens the socket and starts discovery; `ready` resolves once the first discovery round has
+ * been read; `stop()` leaves no socket and no timer.
+ */
+export class LightService extends EventEmitter<LightServiceEvents> {
   readonly client: LightClient;
   private readonly executor: Executor;
   private readonly deadlineMs: number;
+  private readonly defaultDurationS: number;
+  private readonly readyTimeoutMs: number;
+  private readonly expectLights: number;
   private readonly random: () => number;
-  readonly scenes: SceneStore | undefined;
+  private readonly scenesFile: string | undefined;
+  private sceneStoreInstance: SceneStore | undefined;
+  /** LightView per serial with the record revision it was built from: light(serial) is a map lookup. */
+  private readonly viewCache = new Map<string, { readonly revision: number; readonly view: LightView }>();
+  private namesCache: GroupNames | undefined;
+  /** Lights whose first read is over (announced with `added`). */
+  private readonly announced = new Set<string>();
+  private readonly detach: (() => void)[] = [];
+  private running = false;
+  private startedClient = false;
+  private readyTimer: ReturnType<typeof setTimeout> | undefined;
+  private firstRoundTimer: ReturnType<typeof setTimeout> | undefined;
+  private firstRoundOver = false;
+  private resolveReady: (() => void) | undefined;
+  /** Resolves once the first discovery round has been read, or readyTimeoutMs after start(); never rejects. */
+  readonly ready: Promise<void>;
 
-  constructor(client: LightClient, options: LightServiceOptions = {}) {
-    this.client = client;
-    this.executor = new Executor(client);
-    this.deadlineMs = options.deadlineMs ?? 4000;
-    if (!Number.isInteger(this.deadlineMs) || this.deadlineMs < 1) {
-      throw new LightwireError('OPTIONS_INVALID', { option: 'deadlineMs', reason: 'must be a positive integer' });
-    }
+  /** `new LightService(options)`; `new LightService(client, options)` is the same as `{ ...options, client }`. */
+  constructor(clientOrOptions: LightClient | LightServiceOptions = {}, legacy: LightServiceOptions = {}) {
+    super();
+    const options: LightServiceOptions = clientOrOptions instanceof LightClient ? { ...legacy, client: clientOrOptions } : clientOrOptions;
+    if (typeof options !== 'object' || options === null) throw optionInvalid('options', 'must be an object');
+    this.client = options.client ?? new LightClient({
+      ...(options.transport ? { transport: options.transport } : {}),
+      ...(options.discovery ? { discovery: options.discovery } : {}),
+    });
+    this.executor = new Executor(this.client);
+    this.deadlineMs = positiveInt('deadlineMs', options.deadlineMs, DEFAULT_DEADLINE_MS);
+    this.readyTimeoutMs = positiveInt('readyTimeoutMs', options.readyTimeoutMs, DEFAULT_READY_TIMEOUT_MS);
+    this.expectLights = options.expectLights === undefined ? Infinity : positiveInt('expectLights', options.expectLights, 1);
+    this.defaultDurationS = checkDuration('defaultDurationS', options.defaultDurationS, DEFAULT_DURATION_S);
     this.random = options.random ?? Math.random;
-    this.scenes = options.scenes;
+    if (typeof options.scenes === 'string') this.scenesFile = options.scenes;
+    else if (options.scenes instanceof SceneStore) this.sceneStoreInstance = options.scenes;
+    else if (options.scenes !== undefined) throw optionInvalid('scenes', 'must be a scene file path or a SceneStore');
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = resolve;
+    });
+    this.listen();
+  }
+
+  /** Builds a service and starts it (does not wait for `ready`). */
+  static async start(options: LightServiceOptions = {}): Promise<LightService> {
+    const service = new LightService(options);
+    await service.start();
+    return service;
+  }
+
+  get started(): boolean {
+    return this.running;
+  }
+
+  /** Where scenes live, once opened. */
+  get scenes(): SceneStore | undefined {
+    return this.sceneStoreInstance;
+  }
+
+  /** Opens the scene file (if one is configured), the socket, and starts discovery. Idempotent. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    if (this.scenesFile !== undefined && this.sceneStoreInstance === undefined) {
+      this.sceneStoreInstance = await SceneStore.open(this.scenesFile, {
+        log: (message) => this.backgroundError(new Error(message)),
+      });
+    }
+    if (!this.client.started) {
+      await this.client.start();
+      this.startedClient = true;
+    }
+    this.running = true;
+    // Lights a client already knew (a client passed in, or a restart) count as announced.
+    for (const record of this.client.registry.peekAll()) {
+      if (record.facts.power !== undefined || record.facts.color !== undefined) this.announced.add(record.serial);
+    }
+    this.readyTimer = setTimeout(() => this.markReady(), this.readyTimeoutMs);
+    this.firstRoundTimer = setTimeout(() => {
+      this.firstRoundTimer = undefined;
+      this.firstRoundOver = true;
+      this.checkReady();
+    }, FIRST_ROUND_MS);
+  }
+
+  /** Stops discovery and closes the socket (when this service started the client). No timer is left. */
+  async stop(): Promise<void> {
+    if (this.readyTimer !== undefined) clearTimeout(this.readyTimer);
+    if (this.firstRoundTimer !== undefined) clearTimeout(this.firstRoundTimer);
+    this.readyTimer = undefined;
+    this.firstRoundTimer = undefined;
+    this.markReady();
+    if (!this.running) return;
+    this.running = false;
+    if (this.startedClient) await this.client.stop();
+    this.startedClient = false;
+  }
+
+  /** Removes the service's listeners from its client (for a client that lives on after the service). */
+  detachClient(): void {
+    for (const off of this.detach.splice(0)) off();
+  }
+
+  private markReady(): void {
+    if (this.readyTimer !== undefined) clearTimeout(this.readyTimer);
+    this.readyTimer = undefined;
+    const resolve = this.resolveReady;
+    this.resolveReady = undefined;
+    resolve?.();
+  }
+
+  /** Ready once the first round is over and every light found has been read, or the expected lights are. */
+  private checkReady(): void {
+    if (this.resolveReady === undefined || !this.running) return;
+    if (this.announced.size >= this.expectLights) return this.markReady();
+    if (this.firstRoundOver && this.client.describing === 0 && this.pendingFirstReads() === 0) this.markReady();
+  }
+
+  private pendingFirstReads(): number {
+    let pending = 0;
+    for (const record of this.client.registry.peekAll()) if (!this.announced.has(record.serial)) pending++;
+    return pending;
+  }
+
+  private listen(): void {
+    const on = <E extends 'described' | 'changed' | 'offline' | 'online' | 'error' | 'added'>(
+      event: E,
+      fn: (...args: never[]) => void,
+    ): void => {
+      (this.client as EventEmitter).on(event, fn as (...args: unknown[]) => void);
+      this.detach.push(() => (this.client as EventEmitter).off(event, fn as (...args: unknown[]) => void));
+    };
+    on('described', (record: LightRecord) => {
+      if (!this.announced.has(record.serial)) {
+        this.announced.add(record.serial);
+        this.emit('added', this.viewOf(record));
+      }
+      this.checkReady();
+    });
+    on('changed', (record: LightRecord, fields: readonly string[]) => {
+      // A group's name is the newest label among its members: a change to one light renames it for all.
+      if (fields.includes('group') || fields.includes('location')) this.forgetNames();
+      if (this.announced.has(record.serial) && this.listenerCount('changed') > 0) this.emit('changed', this.viewOf(record), fields);
+    });
+    on('offline', (record: LightRecord) => {
+      if (this.announced.has(record.serial)) this.emit('offline', this.viewOf(record));
+    });
+    on('online', (record: LightRecord) => {
+      if (this.announced.has(record.serial)) this.emit('online', this.viewOf(record));
+    });
+    on('added', () => this.forgetNames());
+    on('error', (err: Error) => this.backgroundError(err));
+  }
+
+  private backgroundError(err: Error): void {
+    if (this.listenerCount('error') > 0) this.emit('error', err);
+    else process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
+  }
+
+  private forgetNames(): void {
+    this.namesCache = undefined;
+    this.viewCache.clear();
+  }
+
+  private names(): GroupNames {
+    return (this.namesCache ??= groupNames(this.client.registry));
+  }
+
+  private viewOf(record: LightRecord): LightView {
+    const cached = this.viewCache.get(record.serial);
+    if (cached !== undefined && cached.revision === record.revision) return cached.view;
+    const view = lightView(record, this.names());
+    this.viewCache.set(record.serial, { revision: record.revision, view });
+    return view;
+  }
+
+  /** One light, O(1): from the cache while its record is unchanged; undefined when unknown. */
+  light(serial: string): LightView | undefined {
+    const record = this.client.registry.peek(serial);
+    return record ? this.viewOf(record) : undefined;
   }
 
   /** Every known light, in serial order. */
   views(): LightView[] {
-    const names = groupNames(this.client.registry);
-    return this.client.registry.peekAll().map((r) => lightView(r, names));
+    return this.client.registry.peekAll().map((r) => this.viewOf(r));
+  }
+
+  /** Reads the lights a selector names now (state, and zones of multizone lights), then lists them. */
+  async refresh(selector = 'all'): Promise<V1Light[]> {
+    const targets = this.resolve(selector);
+    await Promise.all(targets.filter((t) => t.light.online).map((t) => this.client.refreshState(t.light.serial, this.deadlineMs)));
+    return this.list(selector);
   }
 
   /**
@@ -233,7 +503,7 @@ export class LightService {
 
   /** Checks a Set State request and turns it into the planner's input. `field` prefixes error fields. */
   stateChange(request: SetStateRequest, field = ''): StateChange {
-    return stateChangeFrom(request, field, this.random);
+    return stateChangeFrom(request, field, this.random, this.defaultDurationS);
   }
 
   /** Set State (http-api-v1.md §7.2). */
@@ -284,7 +554,7 @@ export class LightService {
 
   /** Toggle Power (http-api-v1.md §7.5): any light on -> all off, else all on. Results carry the new power. */
   async toggle(selector: string, request: { durationS?: number } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    const durationS = checkDuration('duration', request.durationS, DEFAULT_DURATION_S);
+    const durationS = checkDuration('duration', request.durationS, this.defaultDurationS);
     const targets = this.resolve(selector);
     const anyOn = targets.some((t) => t.light.online && t.light.power === 'on');
     const power = anyOn ? 'off' : 'on';
@@ -380,7 +650,7 @@ export class LightService {
 
   /** State Delta (§7.4): power and duration absolute, the rest relative to each light's current state. */
   async stateDelta(selector: string, request: StateDeltaRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    const delta: StateDelta = { ...request, durationS: checkDuration('duration', request.durationS, DEFAULT_DURATION_S) };
+    const delta: StateDelta = { ...request, durationS: checkDuration('duration', request.durationS, this.defaultDurationS) };
     const fast = options.fast === true;
     const targets = this.resolve(selector);
     // Checks the request on a light with a known colour (the real lights are read before planning).
@@ -466,7 +736,7 @@ export class LightService {
     const first = targets.find((t) => t.light.online) ?? targets[0]!;
     if (options.fast !== true && first.light.online) await this.client.refreshState(first.light.serial, this.deadlineMs);
     const record = this.client.registry.get(first.light.serial);
-    const current = record ? lightView(record, groupNames(this.client.registry)) : first.light;
+    const current = record ? this.viewOf(record) : first.light;
     const index = nextCycleState(changes, current, direction);
     return this.apply(targets, changes[index]!, options.fast === true);
   }

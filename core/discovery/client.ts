@@ -30,6 +30,11 @@ export interface LightClientOptions {
 export interface ClientEvents extends RegistryEvents {
   /** Something went wrong in the background (a socket error); the client keeps running. */
   error: [Error];
+  /**
+   * A newly found light's first read is over (facts, state and, for multizone lights, zones), whether or not it
+   * answered all of it: what the service reports of it from now on is what was read.
+   */
+  described: [LightRecord];
 }
 
 /** How many sweep probes are in flight at once, so a /22 sweep does not burst 1022 packets. */
@@ -71,6 +76,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   /** Lights found but not read yet, oldest first; firstReadsActive of them are being read. */
   private firstReads: string[] = [];
   private firstReadsActive = 0;
+  private describingCount = 0;
   /** Resolved products are immutable: lights of the same model and firmware share one. */
   private readonly products = new Map<string, Product>();
   /** Registry events re-emitted by the client. */
@@ -368,12 +374,37 @@ export class LightClient extends EventEmitter<ClientEvents> {
       this.firstReadsActive++;
       // The slot is free once the state is read: facts that a light is slow to give (or never answers) do not hold
       // up the lights behind it.
-      void this.refreshInfo(serial);
-      void this.refreshState(serial).finally(() => {
+      const info = this.refreshInfo(serial);
+      const state = this.refreshState(serial).finally(() => {
         this.firstReadsActive--;
         this.pumpFirstReads();
       });
+      void this.describe(serial, info, state);
     }
+  }
+
+  /** How many found lights have not finished their first read yet. */
+  get describing(): number {
+    return this.describingCount;
+  }
+
+  /**
+   * Ends a light's first read: the state read ran before the product was known, so a multizone light's zones are
+   * read once its info is in (otherwise they would be missing until the next background refresh).
+   */
+  private async describe(serial: string, info: Promise<void>, state: Promise<LightRecord | undefined>): Promise<void> {
+    this.describingCount++;
+    try {
+      await Promise.all([info, state]);
+      const record = this.registry.peek(serial);
+      if (this.running && record && record.facts.product?.value.capabilities.multizone && record.facts.zones === undefined) {
+        await this.refreshState(serial);
+      }
+    } finally {
+      this.describingCount--;
+    }
+    const record = this.registry.get(serial);
+    if (record && this.running) this.emit('described', record);
   }
 
   /** Makes the refresh timer fire by `at` (client clock). */

@@ -3,8 +3,10 @@
 import { isIPv4 } from 'node:net';
 import os from 'node:os';
 import { LightwireError } from '../errors.js';
+import { LIFX_PORT } from '../protocol/limits.js';
 
-export const LIFX_PORT = 56700;
+export { LIFX_PORT };
+
 
 export interface StaticHost {
   readonly address: string;

@@ -56,6 +56,8 @@ export interface LightRecord {
   readonly online: boolean;
   /** Consecutive failed reads. */
   readonly misses: number;
+  /** Grows with every change to the record (seen, facts, online state): a cheap test that a copy is current. */
+  readonly revision: number;
   readonly facts: LightFacts;
 }
 
@@ -131,7 +133,7 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     const now = this.clock();
     const existing = this.lights.get(serial);
     if (existing === undefined) {
-      const record: MutableRecord = { serial, address, port, firstSeenAt: now, lastSeenAt: now, online: true, misses: 0, facts: {} };
+      const record: MutableRecord = { serial, address, port, firstSeenAt: now, lastSeenAt: now, online: true, misses: 0, revision: 0, facts: {} };
       this.lights.set(serial, record);
       this.sorted = undefined;
       this.emit('added', snapshot(record));
@@ -139,6 +141,7 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     }
     existing.lastSeenAt = now;
     existing.misses = 0;
+    existing.revision++;
     if (existing.address !== address || existing.port !== port) {
       existing.address = address;
       existing.port = port;
@@ -161,6 +164,7 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     const r = this.lights.get(serial);
     if (r === undefined) return;
     r.misses++;
+    r.revision++;
     if (r.online && r.misses >= this.offlineAfterMisses) {
       r.online = false;
       this.emit('offline', snapshot(r));
@@ -173,6 +177,7 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     if (r === undefined) return;
     const now = this.clock();
     let changed: string[] | undefined;
+    r.revision++;
     for (const key in facts) {
       const value = facts[key as keyof LightFacts];
       if (value === undefined) continue;

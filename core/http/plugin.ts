@@ -139,7 +139,10 @@ const str = (p: Params, key: string): string | undefined => p[key] as string | u
 const num = (p: Params, key: string): number | undefined => p[key] as number | undefined;
 const flag = (p: Params, key: string): boolean | undefined => p[key] as boolean | undefined;
 
-function setStateRequest(p: Params | undefined): SetStateRequest {
+/** Set State as HTTP carries it: the colour is always a string there. */
+type HttpSetState = SetStateRequest & { readonly color?: string };
+
+function setStateRequest(p: Params | undefined): HttpSetState {
   if (p === undefined) return {};
   return defined({
     power: str(p, 'power') as 'on' | 'off' | undefined,

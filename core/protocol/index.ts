@@ -4,6 +4,7 @@ export * from './header.js';
 export * from './messages/index.js';
 export * from './units.js';
 export * from './products.js';
+export * from './limits.js';
 export {
   utf8Truncated,
   type ArrayType,

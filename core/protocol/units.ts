@@ -212,3 +212,4 @@ export function payloadToUserUnits(name: MessageName, payload: object): { [key: 
 export function headerToUser(header: Header): { [key: string]: UserValue } {
   return { ...header, target: header.target === '000000000000' ? 'all' : header.target };
 }
+

@@ -38,6 +38,7 @@ import { readFile } from 'node:fs/promises';
 import { LightwireError } from '../errors.js';
 import { PRODUCTS, type FirmwareVersion, type Product } from '../protocol/products.js';
 import type { Hsbk, PowerState } from '../protocol/units.js';
+import { KELVIN_MAX, KELVIN_MIN } from '../protocol/limits.js';
 import { NO_FAULTS, type Faults, type MalformedMode } from './faults.js';
 
 // ---- input shapes (what a file or a PATCH body may contain) ----
@@ -205,7 +206,7 @@ export function parseHsbk(raw: unknown, path: string): HsbkInput {
   if (o.hue !== undefined) out.hue = number(o.hue, join(path, 'hue'), 0, 360);
   if (o.saturation !== undefined) out.saturation = number(o.saturation, join(path, 'saturation'), 0, 1);
   if (o.brightness !== undefined) out.brightness = number(o.brightness, join(path, 'brightness'), 0, 1);
-  if (o.kelvin !== undefined) out.kelvin = number(o.kelvin, join(path, 'kelvin'), 1500, 9000, true);
+  if (o.kelvin !== undefined) out.kelvin = number(o.kelvin, join(path, 'kelvin'), KELVIN_MIN, KELVIN_MAX, true);
   return out;
 }
 

@@ -18,6 +18,7 @@
 
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { LightwireError } from '../errors.js';
+import { LIFX_PORT } from '../protocol/limits.js';
 import { decode, type Packet } from '../protocol/codec.js';
 import { BROADCAST_TARGET } from '../protocol/header.js';
 import { allocateAddresses, parseIpv4 } from './addresses.js';
@@ -47,7 +48,7 @@ export interface FleetOptions {
   readonly onError?: (err: unknown) => void;
 }
 
-export const DEFAULT_PORT = 56700;
+export const DEFAULT_PORT = LIFX_PORT;
 export const DEFAULT_IP_BASE = '127.0.0.2';
 export const DEFAULT_PORT_MODE_ADDRESS = '127.0.0.1';
 export const FANOUT_BATCH = 16;

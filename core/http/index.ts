@@ -1,0 +1,17 @@
+// `homebridge-lightwire/http`: the LIFX HTTP API v1 over a LightService, as a server to start and stop, or as
+// a Fastify plugin to mount in an app of your own.
+
+export {
+  startServer,
+  buildServer,
+  checkBind,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  API_PREFIX,
+  type ServerOptions,
+  type RunningServer,
+  type TlsFiles,
+} from './server.js';
+export { lightwireApi, DEFAULT_BODY_LIMIT_BYTES, type HttpApiOptions } from './plugin.js';
+export { parseTokenSpec, SCOPES, type TokenSpec } from './auth.js';
+export type { Scope } from './schemas.js';
