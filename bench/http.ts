@@ -78,8 +78,7 @@ function child<T>(name: string, extra: Record<string, string> = {}): Promise<{ p
 // ---- the fleet child: the virtual lights ----
 
 async function fleetRole(o: Options): Promise<void> {
-  const { Fleet } = await import('../core/simulator/fleet.js');
-  const { defaultFleet } = await import('../core/simulator/default-fleet.js');
+  const { Fleet, defaultFleet } = await import('../core/simulator/index.js');
   const fleet = new Fleet(defaultFleet(o.lights), { port: 0, recordLimit: 1 });
   await fleet.start();
   process.send!({ port: fleet.port });
@@ -90,17 +89,15 @@ async function fleetRole(o: Options): Promise<void> {
 
 async function serverRole(o: Options): Promise<void> {
   const { default: Fastify } = await import('fastify');
-  const { LightClient } = await import('../core/discovery/client.js');
-  const { LightService } = await import('../core/control/service.js');
-  const { startServer } = await import('../core/http/server.js');
+  const { LightService } = await import('../core/index.js');
+  const { startServer } = await import('../core/http/index.js');
   const fleetPort = Number(process.env.LIGHTWIRE_BENCH_FLEET_PORT);
-  const client = new LightClient({
+  const service = await LightService.start({
     discovery: { broadcastAddresses: ['127.255.255.255'], port: fleetPort, burstScheduleMs: [0, 300, 900], refreshIntervalMs: 0 },
+    expectLights: o.lights,
+    readyTimeoutMs: 15_000,
   });
-  await client.start();
-  const found = await client.waitForLights(o.lights, 15_000);
-  await Promise.all(found.map((l) => Promise.all([client.refreshInfo(l.serial), client.refreshState(l.serial)])));
-  const service = new LightService(client);
+  await service.ready;
   const ours = await startServer({ service, port: 0 });
   const uncached = await startServer({ service, port: 0, listCache: false });
   // The bare route: the same 100 records, captured once, through Fastify's default serialiser.
@@ -114,7 +111,7 @@ async function serverRole(o: Options): Promise<void> {
   process.send!({ ours: ours.url, uncached: uncached.url, bare: `http://127.0.0.1:${barePort}/v1`, lights: body.length, bytes: text.length });
   process.on('disconnect', () => {
     void Promise.all([ours.close(), uncached.close(), bare.close()])
-      .then(() => client.stop())
+      .then(() => service.stop())
       .then(() => process.exit(0));
   });
 }

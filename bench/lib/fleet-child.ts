@@ -1,8 +1,7 @@
 // The virtual fleet in its own process, so its event loop never competes with the client under test.
 // argv: <lights>. Lights at 127.0.0.2, 127.0.0.3, … port 56700, shared broadcast listener on 0.0.0.0:56700.
 
-import { defaultFleet } from '../../core/simulator/default-fleet.js';
-import { Fleet } from '../../core/simulator/fleet.js';
+import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 import type { FleetReply, FleetRequest } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';
 import { FleetWatcher } from './set-state-watch.js';

@@ -2,8 +2,7 @@
 // first shows the requested state and read every light back. Used by fleet-child.ts (requests reset / watch /
 // watch-result); the discovery and read-state benchmarks never touch it.
 
-import type { Fleet } from '../../core/simulator/fleet.js';
-import type { VirtualLight } from '../../core/simulator/virtual-light.js';
+import type { Fleet, VirtualLight } from '../../core/simulator/index.js';
 import type { Hsbk, PowerState } from '../../core/protocol/index.js';
 import type { FleetReply, TargetState } from './messages.js';
 

@@ -8,7 +8,7 @@
 // client and answers `stopped` with its peak RSS. A fresh process per client makes maxRSS this client's own peak.
 
 import { createRequire } from 'node:module';
-import type { LightResult } from '../../core/control/types.js';
+import type { LightResult } from '../../core/index.js';
 import type { TargetState } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';
 import { rcvbufErrors, socketDrops } from './udp-stats.js';
@@ -99,25 +99,16 @@ function tally(map: Map<string, number>, key: string): void {
 
 /** Ours: LightClient with its defaults except where to broadcast, every light's info and state read, a LightService. */
 async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared & { discoveryMs: number | null }> {
-  const { LightClient, FIRST_READ_CONCURRENCY } = await import('../../core/discovery/client.js');
-  const { LightService } = await import('../../core/control/service.js');
-  const client = new LightClient({ discovery: { broadcastAddresses: [BROADCAST], port: LIFX_PORT } });
-  client.on('error', () => undefined);
-  await client.start();
-  const lights = await client.waitForLights(cfg.n, Math.max(0, cfg.capMs - (performance.now() - t0)));
+  const { LightService } = await import('../../core/index.js');
+  const capMs = Math.max(1, Math.round(cfg.capMs - (performance.now() - t0)));
+  const service = new LightService({ discovery: { broadcastAddresses: [BROADCAST], port: LIFX_PORT }, expectLights: cfg.n, readyTimeoutMs: capMs });
+  service.on('error', () => undefined);
+  const client = service.client;
+  await service.start();
+  const lights = await client.waitForLights(cfg.n, capMs);
   const discoveryMs = lights.length >= cfg.n ? performance.now() - t0 : null;
-  // As test/helpers/service-rig.ts: facts (product, hence capabilities) and state of every light before the service.
-  // Eight lights at a time, as the client's own first reads (FIRST_READ_CONCURRENCY), which these join: all 500 at
-  // once would put ~4000 requests in flight, and the peak RSS would measure the bench's burst, not the client.
-  let next = 0;
-  const reader = async (): Promise<void> => {
-    while (next < lights.length) {
-      const { serial } = lights[next++]!;
-      await Promise.all([client.refreshInfo(serial), client.refreshState(serial)]);
-    }
-  };
-  await Promise.all(Array.from({ length: FIRST_READ_CONCURRENCY }, reader));
-  const service = new LightService(client);
+  // Facts (product, hence capabilities) and state of every light: the service's own first reads.
+  await service.ready;
   const fast = cfg.mode === 'ours-fast';
   return {
     discoveryMs,
@@ -137,7 +128,7 @@ async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared & 
     },
     counters: () => ({ sent: client.requester.stats.sent, retransmits: client.requester.stats.retransmits }),
     localPort: () => (client as unknown as { endpoint: { port: number } }).endpoint.port,
-    stop: () => client.stop(),
+    stop: () => service.stop(),
   };
 }
 
@@ -229,7 +220,7 @@ function nextMessage(): Promise<ParentToWorker> {
 async function measure(cfg: SetStateConfig): Promise<void> {
   // Loading the library is outside every figure.
   if (cfg.mode === 'theirs') createRequire(__filename)('lifx-lan-client');
-  else await Promise.all([import('../../core/discovery/client.js'), import('../../core/control/service.js')]);
+  else await import('../../core/index.js');
   const t0 = performance.now();
   const prepared = cfg.mode === 'theirs' ? await prepareTheirs(cfg, t0) : await prepareOurs(cfg, t0);
   let message = nextMessage();

@@ -40,7 +40,7 @@ interface Adapter {
   stop(): Promise<void>;
 }
 
-type OurModules = typeof import('../../core/discovery/client.js') & typeof import('../../core/protocol/index.js');
+type OurModules = typeof import('../../core/index.js') & typeof import('../../core/protocol/index.js');
 
 function createOurs({ LightClient, hsbkFromWire, powerFromWire }: OurModules): Adapter {
   // Defaults everywhere (burst schedule, background refresh, first reads on discovery), except where to broadcast.
@@ -124,7 +124,7 @@ function createTheirs({ Client }: LlcModule): Adapter {
 /** Loads a library (outside the timed part) and returns how to create its client. */
 async function load(client: WorkerConfig['client']): Promise<() => Adapter> {
   if (client === 'ours') {
-    const modules: OurModules = { ...(await import('../../core/discovery/client.js')), ...(await import('../../core/protocol/index.js')) };
+    const modules: OurModules = { ...(await import('../../core/index.js')), ...(await import('../../core/protocol/index.js')) };
     return () => createOurs(modules);
   }
   const llc = createRequire(__filename)('lifx-lan-client') as LlcModule;

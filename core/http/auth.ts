@@ -16,7 +16,7 @@
 
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
-import { LightwireError } from '../errors.js';
+import { LightwireError } from '../index.js';
 import type { Scope } from './schemas.js';
 
 export const SCOPES: readonly Scope[] = Object.freeze(['read', 'control']);

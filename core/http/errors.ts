@@ -5,7 +5,7 @@
 // messages and stacks of unexpected faults go to the log, never to the client.
 
 import type { ErrorObject } from 'ajv';
-import { LightwireError, isLightwireError, type ErrorCode } from '../errors.js';
+import { LightwireError, isLightwireError, type ErrorCode } from '../index.js';
 import { isRecord } from './json-schema.js';
 
 export interface FieldError {

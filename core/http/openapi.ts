@@ -1,7 +1,7 @@
 // GET /v1/openapi.json: an OpenAPI 3.1 document built from the endpoint table (schemas.ts), the same
 // schema objects the plugin validates and serialises with, so the document is what the server does.
 
-import { packageInfo } from '../package-info.js';
+import { packageInfo } from '../index.js';
 import type { JsonSchema } from './json-schema.js';
 import { ENDPOINTS, ERROR_RESPONSE, REMOVED_ENDPOINTS, SCENE_PARAM, SELECTOR_PARAM, type Endpoint } from './schemas.js';
 

@@ -15,9 +15,8 @@
 import formbody from '@fastify/formbody';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { SetStateRequest, SetStatesResult, WriteOptions } from '../control/service.js';
-import type { LightResult } from '../control/types.js';
-import { LightwireError } from '../errors.js';
+import type { LightResult, SetStateRequest, SetStatesResult, WriteOptions } from '../index.js';
+import { LightwireError } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
 import { toProblem, validationProblem } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';

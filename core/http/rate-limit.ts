@@ -5,7 +5,7 @@
 // minute (users hit it polling, §9.4). The headers are still sent, because clients read them as numbers
 // (§3), and they report UNENFORCED_LIMIT so a client that waits whenever Remaining reaches 0 never waits.
 
-import { LightwireError } from '../errors.js';
+import { LightwireError } from '../index.js';
 
 export const WINDOW_MS = 60_000;
 /** What X-RateLimit-Limit reports when no limit is enforced. */

@@ -5,11 +5,17 @@
 //
 // Every request body schema allows additional properties: unknown parameters become `warnings` (§4.3).
 
-import { COLOR_RANGES } from '../control/colors.js';
-import { EFFECT_DEFAULTS } from '../control/effects.js';
-import { SCENE_IGNORE_KEYS } from '../control/scene-store.js';
-import { MAX_SELECTORS } from '../control/selectors.js';
-import { CYCLE_STATES_MAX, CYCLE_STATES_MIN, DEFAULT_DURATION_S, DURATION_MAX_S, MAX_STATES } from '../control/service.js';
+import {
+  COLOR_RANGES,
+  CYCLE_STATES_MAX,
+  CYCLE_STATES_MIN,
+  DEFAULT_DURATION_S,
+  DURATION_MAX_S,
+  EFFECT_DEFAULTS,
+  MAX_SELECTORS,
+  MAX_STATES,
+  SCENE_IGNORE_KEYS,
+} from '../index.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Token scopes (auth.ts): `read` lists lights and scenes and validates colours; `control` may do everything. */

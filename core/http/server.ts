@@ -5,7 +5,7 @@
 // `request.protocol`, so the same rule holds behind a TLS-terminating proxy (trustProxy) too.
 
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { LightwireError } from '../errors.js';
+import { LightwireError } from '../index.js';
 import { isLoopbackHost } from './auth.js';
 import { toProblem } from './errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, type HttpApiOptions } from './plugin.js';

@@ -4,7 +4,7 @@
 // the HTTP names (`duration`, `period`, `from_color`, `power_on`, ...) onto them. `client` is read for its
 // registry's events only, which keep the List Lights cache honest (list-cache.ts).
 
-import type { LightService } from '../control/service.js';
+import type { LightService } from '../index.js';
 
 export type LightApi = Pick<
   LightService,
