@@ -1,0 +1,17 @@
+// Names Homebridge and HomeKit know the platform by. PLATFORM_NAME is the `pluginAlias` of config.schema.json
+// and the `platform` users write in config.json; PLUGIN_NAME must equal package.json's name.
+
+export const PLATFORM_NAME = 'Lightwire';
+export const PLUGIN_NAME = 'homebridge-lightwire';
+
+/** Accessory UUIDs are derived from these seeds (api.hap.uuid.generate), so they survive restarts. */
+export const LIGHT_UUID_SEED = 'lightwire:light:';
+export const SCENES_UUID_SEED = 'lightwire:scenes';
+
+/** Service subtypes: one accessory may hold several services of one type. */
+export const SUBTYPE = Object.freeze({
+  infrared: 'infrared',
+  relay: (index: number): string => `relay-${index}`,
+  effect: (kind: string): string => `effect-${kind}`,
+  scene: (uuid: string): string => `scene-${uuid}`,
+});
