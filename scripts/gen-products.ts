@@ -1,13 +1,13 @@
 // Regenerates core/protocol/products-data.ts from the vendor registry (LIFX/products products.json).
-// Usage: npm run gen:products [-- path/to/products.json]   (default: ../shared/data/products.json)
-// The generated module ships inside the package, so an installed package never needs ../shared.
+// Usage: npm run gen:products [-- path/to/products.json]   (default: test/fixtures/vendor/products.json, the copy
+// the tests check the generated module against). The generated module ships inside the package.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseVendorRegistry } from '../core/protocol/products.js';
 
 const root = path.resolve(__dirname, '..');
-const source = path.resolve(process.argv[2] ?? path.join(root, '..', 'shared', 'data', 'products.json'));
+const source = path.resolve(process.argv[2] ?? path.join(root, 'test', 'fixtures', 'vendor', 'products.json'));
 const target = path.join(root, 'core', 'protocol', 'products-data.ts');
 
 export function renderProductsModule(json: string): string {

@@ -1,7 +1,7 @@
 // Shared by the protocol tests: fast-check arbitraries derived from the field tables, the expected decoded
-// header of an encode input, and the location of ../shared (protocol.yml, products.json, lan-protocol.md).
+// header of an encode input, and the location of the vendor data in test/fixtures/vendor (protocol.yml,
+// products.json; see the README there for their source).
 
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import {
@@ -16,25 +16,11 @@ import {
 } from '../../core/protocol/index.js';
 import type { ArrayType, FieldSpec, FieldType, StructType } from '../../core/protocol/field-types.js';
 
-// ---- ../shared ----
+// ---- vendor data ----
 
-/** The shared folder beside the repository (CI clones main with shared/ next to it). */
-export const SHARED_DIR = path.resolve(__dirname, '../../../shared');
-export const sharedFile = (...parts: string[]): string => path.join(SHARED_DIR, ...parts);
-
-/**
- * For a `before` hook of a suite that needs ../shared: fails with a clear message when it is missing, unless
- * LIGHTWIRE_NO_SHARED=1 says this checkout deliberately has no shared data (then the suite is skipped).
- */
-export function requireShared(ctx: Mocha.Context, ...files: string[]): void {
-  const missing = files.map((f) => sharedFile(f)).filter((f) => !existsSync(f));
-  if (missing.length === 0) return;
-  if (process.env.LIGHTWIRE_NO_SHARED === '1') ctx.skip();
-  throw new Error(
-    `shared data not found: ${missing.join(', ')}. These checks need the shared/ folder beside the repository ` +
-      '(as CI has it); set LIGHTWIRE_NO_SHARED=1 to skip them deliberately.',
-  );
-}
+/** LIFX's protocol.yml and products.json, copied into the repository (test/fixtures/vendor/README.md). */
+export const VENDOR_DIR = path.resolve(__dirname, '../fixtures/vendor');
+export const vendorFile = (name: string): string => path.join(VENDOR_DIR, name);
 
 // ---- arbitraries from field tables ----
 

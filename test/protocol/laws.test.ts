@@ -3,7 +3,6 @@
 // are checked. A new table entry is covered without writing a test for it.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import {
   HEADER_BYTES,
@@ -17,7 +16,7 @@ import {
   type MessageSpec,
   type PacketInput,
 } from '../../core/protocol/index.js';
-import { expectedHeader, fieldSizes, headerInputArbitrary, payloadArbitrary, requireShared, sharedFile } from './helpers.js';
+import { expectedHeader, fieldSizes, headerInputArbitrary, payloadArbitrary } from './helpers.js';
 
 // Large tables (StateDeviceChain, Set/StateButton, extended zones) make big values; 100 runs each keeps the
 // whole suite to a few seconds while still varying every field.
@@ -84,14 +83,34 @@ describe('protocol laws, for every message in the table', () => {
   }
 });
 
-// ---- the documented sizes (lan-protocol.md §3) ----
+// ---- the documented sizes (lan-protocol.md §3, copied here on 2026-11-24) ----
+//
+// The project's protocol fact sheet (lan-protocol.md, kept outside this repository) gives every payload size
+// twice: in its per-namespace catalogue tables and in one "at a glance" sentence. Both are copied below as
+// written there, so the check runs in any clone; they were summed from protocol.yml's fields independently of
+// our tables (test/protocol/protocol-yml.test.ts checks against protocol.yml itself).
 
-/** type -> payload bytes, from the per-namespace tables of §3 ("| 102 | LightSetColor (SetColor) | 13 | ..."). */
-function catalogueSizes(doc: string): Map<number, number> {
-  const sizes = new Map<number, number>();
-  for (const m of doc.matchAll(/^\| (\d+) \| [^|]+ \| (\d+) \|/gm)) sizes.set(Number(m[1]), Number(m[2]));
-  return sizes;
-}
+/** [type, payload bytes] of every row of the §3 catalogue tables, in the document's order. */
+const CATALOGUE: readonly (readonly [number, number])[] = [
+  [2, 0], [3, 5], [14, 0], [15, 20], [16, 0], [17, 14], [18, 0], [19, 20], [20, 0], [21, 2], [22, 2], [23, 0],
+  [24, 32], [25, 32], [32, 0], [33, 12], [34, 0], [35, 24], [38, 0], [45, 0], [48, 0], [49, 56], [50, 56], [51, 0],
+  [52, 56], [53, 56], [58, 64], [59, 64], [223, 2], [101, 0], [102, 13], [103, 21], [107, 52], [116, 0], [117, 6],
+  [118, 2], [119, 25], [120, 0], [121, 2], [122, 2], [142, 0], [143, 5], [144, 9], [145, 0], [146, 5], [147, 5],
+  [148, 0], [149, 1], [501, 15], [502, 2], [503, 10], [506, 66], [507, 0], [508, 59], [509, 59], [510, 664],
+  [511, 0], [512, 661], [701, 0], [702, 882], [703, 11], [707, 6], [711, 517], [715, 522], [716, 15], [718, 2],
+  [719, 188], [720, 187], [816, 1], [817, 3], [818, 3], [905, 0], [906, 810], [907, 811], [909, 0], [910, 18],
+  [911, 18],
+];
+
+/** The §3 sentence, verbatim. */
+const AT_A_GLANCE =
+  '0 for every Get except GetColorZones (2), Get64 (6), GetTileEffect (2), GetRPower (1); SetColor 13, ' +
+  'SetWaveform 21, SetWaveformOptional 25, LightState 52, SetLightPower 6, StateService 5, StateHostFirmware 20, ' +
+  'StateWifiInfo 14, StateVersion 12, StateInfo 24, Set/StateLabel 32, Set/StateLocation & Group 56, Echo 64, ' +
+  'StateUnhandled 2, SetColorZones 15, StateZone 10, StateMultiZone 66, Set/StateMultiZoneEffect 59, ' +
+  'SetExtendedColorZones 664, StateExtendedColorZones 661, StateDeviceChain 882, SetUserPosition 11, State64 517, ' +
+  'Set64 522, CopyFrameBuffer 15, SetTileEffect 188, StateTileEffect 187, Set/StateRPower 3, ButtonSet 810, ' +
+  'ButtonState 811, Set/StateConfig 18, HEV 5/9/5/1.';
 
 /** Photons' names used by the at-a-glance sentence where ours differ (the catalogue lists both). */
 const PHOTONS_NAMES: Record<string, MessageName> = {
@@ -101,10 +120,8 @@ const PHOTONS_NAMES: Record<string, MessageName> = {
   StateConfig: 'StateButtonConfig',
 };
 
-/** Expands the at-a-glance sentence of §3 into message name -> payload bytes. */
-function glanceSizes(doc: string): { zeroGetsExcept: Map<string, number>; sizes: Map<string, number> } {
-  const line = /^Payload sizes at a glance: (.*)$/m.exec(doc)?.[1];
-  if (line === undefined) throw new Error('lan-protocol.md §3 has no "Payload sizes at a glance" line');
+/** Expands the at-a-glance sentence into message name -> payload bytes. */
+function glanceSizes(line: string): { zeroGetsExcept: Map<string, number>; sizes: Map<string, number> } {
   const [gets, rest] = line.split('; ') as [string, string];
   const zeroGetsExcept = new Map<string, number>();
   for (const m of gets.matchAll(/(\w+) \((\d+)\)/g)) zeroGetsExcept.set(m[1]!, Number(m[2]));
@@ -135,14 +152,9 @@ function glanceSizes(doc: string): { zeroGetsExcept: Map<string, number>; sizes:
 }
 
 describe('payload sizes documented in lan-protocol.md §3', () => {
-  let doc = '';
-  before(function () {
-    requireShared(this, 'docs/lan-protocol.md');
-    doc = readFileSync(sharedFile('docs/lan-protocol.md'), 'utf8');
-  });
-
   it('matches the per-type catalogue tables for every message, and the tables list no other type', () => {
-    const documented = catalogueSizes(doc);
+    const documented = new Map(CATALOGUE);
+    assert.equal(documented.size, CATALOGUE.length, 'no type listed twice');
     for (const name of MESSAGE_NAMES) {
       assert.equal(documented.get(specOf(name).type), specOf(name).payload.sizeBytes, `${name} (type ${specOf(name).type})`);
     }
@@ -150,7 +162,7 @@ describe('payload sizes documented in lan-protocol.md §3', () => {
   });
 
   it('matches the "Payload sizes at a glance" sentence: zero for every Get but four, and each listed size', () => {
-    const { zeroGetsExcept, sizes } = glanceSizes(doc);
+    const { zeroGetsExcept, sizes } = glanceSizes(AT_A_GLANCE);
     for (const name of MESSAGE_NAMES.filter((n) => n.startsWith('Get'))) {
       assert.equal(specOf(name).payload.sizeBytes, zeroGetsExcept.get(name) ?? 0, name);
     }

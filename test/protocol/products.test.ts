@@ -12,7 +12,7 @@ import {
   type Capabilities,
 } from '../../core/protocol/index.js';
 import { renderProductsModule } from '../../scripts/gen-products.js';
-import { requireShared, sharedFile } from './helpers.js';
+import { vendorFile } from './helpers.js';
 
 const LIFX = 1;
 const caps = (pid: number, major?: number, minor?: number): Capabilities =>
@@ -174,13 +174,9 @@ describe('products: registry data validation', () => {
 });
 
 describe('products: generated module', () => {
-  before(function () {
-    requireShared(this, 'data/products.json');
-  });
-
-  it('is in sync with ../shared/data/products.json (run npm run gen:products if not)', () => {
+  it('is in sync with test/fixtures/vendor/products.json (run npm run gen:products if not)', () => {
     const generated = readFileSync(path.resolve(__dirname, '../../core/protocol/products-data.ts'), 'utf8');
-    assert.equal(renderProductsModule(readFileSync(sharedFile('data/products.json'), 'utf8')), generated);
+    assert.equal(renderProductsModule(readFileSync(vendorFile('products.json'), 'utf8')), generated);
   });
 
   it('refuses to render malformed registry data', () => {

@@ -1,15 +1,15 @@
-// Cross-check of our message tables against LIFX's protocol.yml (../shared/data/protocol.yml, v0.9): every
+// Cross-check of our message tables against LIFX's protocol.yml (test/fixtures/vendor/protocol.yml, v0.9): every
 // packet has a table entry with the same type number and payload size; top-level fields agree in order,
 // size and name (reserved ones included); and the flattened leaves agree in size and kind, with `<Name>`
 // resolved to enums/fields/packets, `[N]type` repeated N times, `[N]byte` one N-byte leaf and a union one
-// opaque leaf. The suite fails when ../shared is missing, unless LIGHTWIRE_NO_SHARED=1 (then it is skipped).
+// opaque leaf.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { MESSAGES, MESSAGE_NAMES, MESSAGE_NAME_BY_TYPE, type MessageName, type MessageSpec } from '../../core/protocol/index.js';
 import type { FieldSpec, FieldType } from '../../core/protocol/field-types.js';
-import { isArray, isStruct, requireShared, sharedFile } from './helpers.js';
+import { isArray, isStruct, vendorFile } from './helpers.js';
 
 interface YmlField {
   readonly name?: string;
@@ -178,9 +178,8 @@ function compareFields(model: YmlModel, yml: readonly YmlField[], ours: readonly
 describe('message tables against protocol.yml', () => {
   let model: YmlModel;
 
-  before(function () {
-    requireShared(this, 'data/protocol.yml');
-    model = new YmlModel(parse(readFileSync(sharedFile('data/protocol.yml'), 'utf8')) as Yml);
+  before(() => {
+    model = new YmlModel(parse(readFileSync(vendorFile('protocol.yml'), 'utf8')) as Yml);
   });
 
   it('has a table entry for every packet of protocol.yml, and no entry that protocol.yml lacks', () => {
