@@ -471,7 +471,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Reads the lights a selector names now (state, and zones of multizone lights), then lists them. */
   async refresh(selector = 'all'): Promise<V1Light[]> {
     const targets = this.resolve(selector);
-    await Promise.all(targets.filter((t) => t.light.online).map((t) => this.client.refreshState(t.light.serial, this.deadlineMs)));
+    // Offline lights are asked too: an answer brings them back online.
+    await Promise.all(targets.map((t) => this.client.refreshState(t.light.serial, this.deadlineMs)));
     return this.list(selector);
   }
 

@@ -1,0 +1,202 @@
+// The service as a face uses it: LightService.start, ready, events in LightView terms, light(serial), numbers for
+// colours, stop. Real virtual lights on loopback; discovery broadcasts to 127.255.255.255 only.
+
+import { expect } from 'chai';
+import { LightService, LightwireError, type LightView, type LightServiceOptions } from '../../core/index.js';
+import { defaultFleet, Fleet } from '../../core/simulator/index.js';
+
+const BROADCAST = '127.255.255.255';
+
+async function fleetOf(count: number): Promise<Fleet> {
+  const fleet = new Fleet(defaultFleet(count), { port: 0 });
+  await fleet.start();
+  return fleet;
+}
+
+function options(fleet: Fleet, extra: LightServiceOptions = {}): LightServiceOptions {
+  return {
+    discovery: { broadcastAddresses: [BROADCAST], port: fleet.port, burstScheduleMs: [0, 200], refreshIntervalMs: 0 },
+    transport: { requestTimeoutMs: 2000 },
+    ...extra,
+  };
+}
+
+function activeHandles(): number {
+  return process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'FSReqCallback').length;
+}
+
+describe('LightService lifecycle', () => {
+  let fleet: Fleet;
+  let service: LightService | undefined;
+
+  beforeEach(async () => {
+    fleet = await fleetOf(4);
+  });
+
+  afterEach(async () => {
+    await service?.stop();
+    service = undefined;
+    await fleet.stop();
+  });
+
+  it('is ready once every light of the first round is read: facts, state and the zones of a strip', async () => {
+    service = await LightService.start(options(fleet));
+    await service.ready;
+    const views = service.views();
+    expect(views.map((v) => v.serial)).to.deep.equal(['d073d5000001', 'd073d5000002', 'd073d5000003', 'd073d5000004']);
+    for (const v of views) {
+      expect(v.product, v.serial).to.not.equal(null);
+      expect(v.power, v.serial).to.be.oneOf(['on', 'off']);
+      expect(v.color, v.serial).to.not.equal(null);
+    }
+    const strip = service.light('d073d5000003')!;
+    expect(strip.capabilities.multizone).to.equal(true);
+    expect(strip.zones).to.have.length(16);
+  });
+
+  it('resolves ready as soon as the expected lights are read, without waiting out the timeout', async () => {
+    const started = Date.now();
+    service = await LightService.start(options(fleet, { expectLights: 4, readyTimeoutMs: 60_000 }));
+    await service.ready;
+    expect(service.views()).to.have.length(4);
+    expect(Date.now() - started).to.be.below(30_000);
+  });
+
+  it('resolves ready after readyTimeoutMs when no light answers', async () => {
+    await fleet.stop();
+    fleet = await fleetOf(1);
+    service = await LightService.start({
+      discovery: { broadcastAddresses: [BROADCAST], port: 9, burstScheduleMs: [0], refreshIntervalMs: 0 },
+      readyTimeoutMs: 50,
+      expectLights: 3,
+    });
+    await service.ready;
+    expect(service.views()).to.deep.equal([]);
+  });
+
+  it('announces each light once with added, as a LightView with its product known', async () => {
+    service = new LightService(options(fleet));
+    const added: LightView[] = [];
+    service.on('added', (v) => added.push(v));
+    await service.start();
+    await service.ready;
+    expect(added.map((v) => v.serial).sort()).to.deep.equal(['d073d5000001', 'd073d5000002', 'd073d5000003', 'd073d5000004']);
+    for (const v of added) {
+      expect(v.product).to.not.equal(null);
+      expect(Object.isFrozen(v)).to.equal(true);
+    }
+  });
+
+  it('emits changed with the fields a write changed', async () => {
+    service = await LightService.start(options(fleet));
+    await service.ready;
+    const changes: [string, readonly string[]][] = [];
+    service.on('changed', (v, fields) => changes.push([v.serial, fields]));
+    const results = await service.setState('id:d073d5000001', { color: { hue: 120, saturation: 1 }, durationS: 0 });
+    expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+    const mine = changes.filter(([s]) => s === 'd073d5000001').flatMap(([, f]) => f);
+    expect(mine).to.include('color');
+  });
+
+  it('emits offline when a light stops answering, and online when it is back', async () => {
+    service = await LightService.start(options(fleet, { discovery: { broadcastAddresses: [BROADCAST], port: fleet.port, burstScheduleMs: [0], refreshIntervalMs: 0, offlineAfterMisses: 1, readTimeoutMs: 300 } }));
+    await service.ready;
+    const events: string[] = [];
+    service.on('offline', (v) => events.push(`offline ${v.serial}`));
+    service.on('online', (v) => events.push(`online ${v.serial}`));
+    fleet.light('d073d5000002').setFaults({ unresponsive: true });
+    await service.refresh('id:d073d5000002');
+    expect(events).to.deep.equal(['offline d073d5000002']);
+    expect(service.light('d073d5000002')!.online).to.equal(false);
+    fleet.light('d073d5000002').setFaults({ unresponsive: false });
+    await service.refresh('id:d073d5000002');
+    expect(events).to.deep.equal(['offline d073d5000002', 'online d073d5000002']);
+  });
+
+  it('answers light(serial) from its cache: the same view until the light changes', async () => {
+    service = await LightService.start(options(fleet));
+    await service.ready;
+    const first = service.light('d073d5000001');
+    expect(service.light('d073d5000001')).to.equal(first);
+    expect(service.light('d073d5ffffff')).to.equal(undefined);
+    await service.setState('id:d073d5000001', { power: 'off', durationS: 0 });
+    const after = service.light('d073d5000001')!;
+    expect(after).to.not.equal(first);
+    expect(after.power).to.equal('off');
+  });
+
+  it('takes a colour as numbers, and the light shows it', async () => {
+    service = await LightService.start(options(fleet));
+    await service.ready;
+    const results = await service.setState('id:d073d5000001', { power: 'on', color: { hue: 120, saturation: 1, brightness: 0.5, kelvin: 3500 }, durationS: 0 });
+    expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+    const shown = fleet.light('d073d5000001').state;
+    expect(shown.color.hue).to.be.closeTo(120, 0.1);
+    expect(shown.color.saturation).to.be.closeTo(1, 0.001);
+    expect(shown.color.brightness).to.be.closeTo(0.5, 0.001);
+    expect(shown.power).to.equal('on');
+  });
+
+  for (const [color, field] of [
+    [{ hue: 361 }, 'color.hue'],
+    [{ saturation: -0.1 }, 'color.saturation'],
+    [{ brightness: Number.NaN }, 'color.brightness'],
+    [{ kelvin: 20000 }, 'color.kelvin'],
+    [{ red: 1 }, 'color.red'],
+    [{}, 'color'],
+  ] as const) {
+    it(`refuses the colour ${JSON.stringify(color)} naming ${field}, and sends nothing`, async () => {
+      service = await LightService.start(options(fleet));
+      await service.ready;
+      fleet.clearRecords();
+      const err = await service.setState('all', { color: color as never }).then(() => null, (e: unknown) => e);
+      expect(err).to.be.instanceOf(LightwireError);
+      expect((err as LightwireError).code).to.equal('PARAMETER_INVALID');
+      expect(JSON.stringify((err as LightwireError).params)).to.include(field);
+      expect(fleet.light('d073d5000001').receivedTotal).to.equal(0);
+    });
+  }
+
+  it('uses its default transition when a request names none', async () => {
+    service = await LightService.start(options(fleet, { defaultDurationS: 2.5 }));
+    await service.ready;
+    fleet.clearRecords();
+    await service.setState('id:d073d5000001', { color: 'blue' });
+    const sent = fleet.light('d073d5000001').received('SetColor');
+    expect(sent).to.have.length.greaterThan(0);
+    expect((sent[0]!.payload as { durationMs: number }).durationMs).to.equal(2500);
+  });
+
+  it('refuses bad options with OPTIONS_INVALID naming the option', () => {
+    for (const [opts, option] of [
+      [{ deadlineMs: 0 }, 'deadlineMs'],
+      [{ readyTimeoutMs: -1 }, 'readyTimeoutMs'],
+      [{ expectLights: 1.5 }, 'expectLights'],
+      [{ scenes: 42 }, 'scenes'],
+    ] as const) {
+      const err = (() => {
+        try {
+          new LightService(opts as never);
+          return null;
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect((err as LightwireError).code, option).to.equal('OPTIONS_INVALID');
+      expect(JSON.stringify((err as LightwireError).params)).to.include(option);
+    }
+  });
+
+  it('leaves no socket and no timer behind after stop, even when stopped before ready', async () => {
+    const before = activeHandles();
+    for (let i = 0; i < 5; i++) {
+      const s = await LightService.start(options(fleet, { readyTimeoutMs: 60_000 }));
+      await s.stop();
+      await s.ready; // resolved by stop
+      expect(s.started).to.equal(false);
+    }
+    // A closed socket leaves the handle list on the next turns of the loop; give it a moment, never forever.
+    for (let i = 0; i < 25 && activeHandles() > before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(activeHandles(), JSON.stringify(process.getActiveResourcesInfo())).to.be.at.most(before);
+  });
+});
