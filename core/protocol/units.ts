@@ -129,7 +129,12 @@ export function signalToRssi(signal: number): number {
   return Math.floor(10 * Math.log10(signal) + 0.5);
 }
 
-/** The vendor's reading of StateWifiInfo.signal: dBm-style products give rssi < 0, SNR-style ones rssi >= 0 (§5.6). */
+/**
+ * The reading of StateWifiInfo.signal by the protocol's rule (lan-protocol.md §5.6, corrected): dBm-style products
+ * give rssi < 0 (200 = none, <= -80 very bad, <= -70 somewhat bad, < -60 alright, -60 and above good), SNR-style
+ * ones rssi >= 0 (4-5 very bad, 7-11 somewhat bad, 12-16 alright, above 16 good, anything else none). The vendor's
+ * web page differs at -60 and 6; this follows the protocol document.
+ */
 export function signalQuality(signal: number): SignalQuality {
   if (!(signal > 0)) return 'none';
   const rssi = signalToRssi(signal);
@@ -137,10 +142,11 @@ export function signalQuality(signal: number): SignalQuality {
     if (rssi === 200) return 'none';
     if (rssi <= -80) return 'very bad';
     if (rssi <= -70) return 'somewhat bad';
-    if (rssi <= -60) return 'alright';
+    if (rssi < -60) return 'alright';
     return 'good';
   }
-  if (rssi >= 4 && rssi <= 6) return 'very bad';
+  // 6 is not "very bad": the rule lists only 4 and 5 (§5.6, corrected), so 6 falls to "no signal" with 0-3.
+  if (rssi === 4 || rssi === 5) return 'very bad';
   if (rssi >= 7 && rssi <= 11) return 'somewhat bad';
   if (rssi >= 12 && rssi <= 16) return 'alright';
   if (rssi > 16) return 'good';

@@ -161,14 +161,16 @@ describe('units: StateWifiInfo signal (§5.6)', () => {
     assert.equal(signalQuality(signal), 'alright');
   });
 
-  it('grades dBm-style readings: <= -80 very bad, <= -70 somewhat bad, <= -60 alright, above good', () => {
+  it('grades dBm-style readings: <= -80 very bad, <= -70 somewhat bad, < -60 alright, -60 and above good', () => {
     const cases: [number, string][] = [
       [-90, 'very bad'],
       [-80, 'very bad'],
       [-79, 'somewhat bad'],
       [-70, 'somewhat bad'],
       [-69, 'alright'],
-      [-60, 'alright'],
+      [-61, 'alright'],
+      // The boundary the vendor's web page puts on the other side (§5.6, corrected): -60 is good.
+      [-60, 'good'],
       [-59, 'good'],
       [-1, 'good'],
     ];
@@ -178,12 +180,14 @@ describe('units: StateWifiInfo signal (§5.6)', () => {
     }
   });
 
-  it('grades SNR-style readings: 4-6 very bad, 7-11 somewhat bad, 12-16 alright, above 16 good, 0-3 none', () => {
+  it('grades SNR-style readings: 4-5 very bad, 7-11 somewhat bad, 12-16 alright, above 16 good, 0-3 and 6 none', () => {
     const cases: [number, string][] = [
       [0, 'none'],
       [3, 'none'],
       [4, 'very bad'],
-      [6, 'very bad'],
+      [5, 'very bad'],
+      // The rule names 4 and 5 only: an SNR of 6 is no signal, not very bad (§5.6, corrected).
+      [6, 'none'],
       [7, 'somewhat bad'],
       [11, 'somewhat bad'],
       [12, 'alright'],
