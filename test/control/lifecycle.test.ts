@@ -2,6 +2,7 @@
 // colours, stop. Real virtual lights on loopback; discovery broadcasts to 127.255.255.255 only.
 
 import { expect } from 'chai';
+import { createHook } from 'node:async_hooks';
 import { LightService, LightwireError, type LightView, type LightServiceOptions } from '../../core/index.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 
@@ -21,8 +22,8 @@ function options(fleet: Fleet, extra: LightServiceOptions = {}): LightServiceOpt
   };
 }
 
-function activeHandles(): number {
-  return process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'FSReqCallback').length;
+function openSockets(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
 }
 
 describe('LightService lifecycle', () => {
@@ -188,15 +189,27 @@ describe('LightService lifecycle', () => {
   });
 
   it('leaves no socket and no timer behind after stop, even when stopped before ready', async () => {
-    const before = activeHandles();
+    // Timers are followed through async_hooks (the process-wide 'Timeout' count drifts with unref'd timers).
+    const liveTimers = new Map<number, string>();
+    const hook = createHook({
+      init(id, type) {
+        if (type === 'Timeout') liveTimers.set(id, new Error().stack ?? '');
+      },
+      destroy(id) {
+        liveTimers.delete(id);
+      },
+    }).enable();
+    const before = openSockets();
     for (let i = 0; i < 5; i++) {
       const s = await LightService.start(options(fleet, { readyTimeoutMs: 60_000 }));
       await s.stop();
       await s.ready; // resolved by stop
       expect(s.started).to.equal(false);
     }
-    // A closed socket leaves the handle list a few turns of the loop later (setImmediate: waiting must not add a timer).
-    for (let i = 0; i < 1000 && activeHandles() > before; i++) await new Promise((r) => setImmediate(r));
-    expect(activeHandles(), JSON.stringify(process.getActiveResourcesInfo())).to.be.at.most(before);
+    // A closed socket leaves the handle list a few turns of the loop later (setImmediate: waiting adds no timer).
+    for (let i = 0; i < 1000 && openSockets() > before; i++) await new Promise((r) => setImmediate(r));
+    hook.disable();
+    expect(openSockets(), JSON.stringify(process.getActiveResourcesInfo())).to.equal(before);
+    expect([...liveTimers.values()]).to.deep.equal([]);
   });
 });
