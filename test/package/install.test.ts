@@ -96,6 +96,16 @@ describe('the packed package, installed into an empty project', function () {
     expect(js.every((f) => f.startsWith('dist/'))).to.equal(true);
   });
 
+  it('has a README whose links are web addresses or files the package ships', async () => {
+    const listing = await run('tar', ['-tzf', tarball], os.tmpdir());
+    const shipped = new Set(listing.stdout.trim().split('\n').map((f) => f.replace(/^package\//, '')));
+    const readme = readFileSync(path.join(project, 'node_modules', 'homebridge-lightwire', 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!);
+    expect(targets.length).to.be.greaterThan(0);
+    const broken = targets.filter((t) => !/^https?:\/\//.test(t) && !t.startsWith('#') && !shipped.has(t.replace(/^\.\//, '').replace(/#.*$/, '')));
+    expect(broken).to.deep.equal([]);
+  });
+
   it('brings no Node binary: no node or node-linux-* package, no file over 20 MB, and a small total', () => {
     const names = tree.packages.map((p) => path.relative(path.join(project, 'node_modules'), p).split(path.sep).filter((s) => s !== 'node_modules').join('/'));
     expect(names).to.include('homebridge-lightwire');
