@@ -126,6 +126,8 @@ export const ERRORS = {
       `refusing to listen on ${p.host} without a token: anyone who can reach this address could control the lights. ` +
       'Give --token T (clients then send "Authorization: Bearer T"), or listen on 127.0.0.1',
   ),
+  // core/cli: a flag or argument the command cannot use; `flag` is the flag as the user typed it.
+  CLI_USAGE: spec<{ reason: string; flag?: string }>(400, (p) => p.reason),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -40,6 +40,8 @@ export type {
 export { v1Light, uuidFromSerial, type V1Light, type V1Capabilities } from './control/views.js';
 export { NAMED_COLORS, COLOR_RANGES, type ValidatedColor } from './control/colors.js';
 export { MAX_SELECTORS } from './control/selectors.js';
+export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
+export type { Selector, SelectorKind } from './control/types.js';
 export { EFFECT_DEFAULTS } from './control/effects.js';
 export { SceneStore, SCENE_IGNORE_KEYS, type Scene, type SceneState, type SceneActivation, type SceneOverrides } from './control/scene-store.js';
 export { LightClient, type LightClientOptions, type ClientEvents } from './discovery/client.js';

@@ -4,7 +4,7 @@
 // every /v1 request is answered 426 Upgrade Required with the https URL. The plugin decides by
 // `request.protocol`, so the same rule holds behind a TLS-terminating proxy (trustProxy) too.
 
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { LightwireError } from '../index.js';
 import { isLoopbackHost } from './auth.js';
 import { toProblem } from './errors.js';
@@ -31,6 +31,31 @@ export interface ServerOptions extends Omit<HttpApiOptions, 'limiter' | 'require
   readonly tls?: TlsFiles;
   /** With tls: also listen for plain HTTP on this port and answer 426 there. */
   readonly httpPort?: number;
+  /**
+   * Fastify's own (pino) logger at this level: one line per request ("GET /v1/lights/all 200 1.2ms") at info,
+   * at error for 5xx; "incoming request" lines at debug. Default: no logging.
+   */
+  readonly logLevel?: LogLevel;
+  /** Where the log lines (pino JSON, one per line) go; default stdout. */
+  readonly logStream?: { write(line: string): void };
+}
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** One log line per request, when it completes; the incoming request only at debug. */
+class RequestLog extends LogController {
+  override incomingRequest(request: FastifyRequest): void {
+    if (!this.isLogDisabled(request)) request.log.debug({ req: request }, 'incoming request');
+  }
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (this.isLogDisabled(request)) return;
+    const ms = reply.elapsedTime;
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: ms };
+    const msg = `${request.method} ${request.url} ${reply.statusCode} ${ms.toFixed(1)}ms`;
+    if (error || reply.statusCode >= 500) reply.log.error({ ...line, ...(error ? { err: error } : {}) }, msg);
+    else reply.log.info(line, msg);
+  }
 }
 
 export interface RunningServer {
@@ -67,7 +92,8 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     void reply.headers(rate.headers).code(problem.status).type('application/json; charset=utf-8').send(problem.body);
   };
   const app = Fastify({
-    logger: false,
+    logger: options.logLevel === undefined ? false : { level: options.logLevel, ...(options.logStream ? { stream: options.logStream } : {}) },
+    ...(options.logLevel === undefined ? {} : { logController: new RequestLog() }),
     bodyLimit,
     // Node's own guard against slow clients, which Fastify turns off by default.
     requestTimeout: REQUEST_TIMEOUT_MS,
@@ -75,7 +101,7 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     ...(options.tls && !extra.plain ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
     frameworkErrors: (err, request, reply) => answer(reply, request, frameworkError(err)),
   }) as unknown as FastifyInstance;
-  const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, ...api } = options;
+  const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, ...api } = options;
   void app.register(lightwireApi, {
     ...api,
     prefix: API_PREFIX,
