@@ -1,0 +1,234 @@
+// One light as a HomeKit accessory: AccessoryInformation, the Lightbulb, the night-vision Lightbulb and effect
+// Switches, built from the light's capabilities by walking the tables in characteristics.ts and effects.ts.
+// Reads answer from the service's cache (never a LAN round trip); writes go through the Writer; changes the
+// service sees are pushed to HomeKit.
+
+import type { Characteristic, CharacteristicValue, HAP, Logging, PlatformAccessory, Service } from 'homebridge';
+import type { Capabilities, LightResult, LightView } from '../core/index.js';
+import { LIGHTBULB, NIGHT_VISION, type Mapping } from './characteristics.js';
+import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
+import { effectIsOn, effectsFor, type EffectSpec, type EffectStarter } from './effects.js';
+import { SUBTYPE } from './settings.js';
+import type { Writer } from './writer.js';
+
+/** What an accessory keeps in Homebridge's cache, so a restored light has its services before it is found. */
+export interface LightContext {
+  readonly kind: 'light';
+  readonly serial: string;
+  readonly label: string;
+  readonly capabilities: Capabilities | null;
+  /** Epoch ms the light was last heard from, as last saved. */
+  readonly lastSeenAt: number | null;
+}
+
+export function isLightContext(context: unknown): context is LightContext {
+  const c = context as Partial<LightContext> | null;
+  return typeof c === 'object' && c !== null && c.kind === 'light' && typeof c.serial === 'string';
+}
+
+export interface LightDeps {
+  readonly hap: HAP;
+  readonly log: Logging;
+  readonly lights: EffectStarter & { light(serial: string): LightView | undefined };
+  readonly writer: Writer;
+  readonly config: LightwireConfig;
+  readonly settings: LightSettings;
+  /** The firmware effect running on a light, as the service last reported it (OFF, MOVE, MORPH, FLAME, SKY). */
+  readonly effectRunning: (serial: string) => string;
+  /** Bounds a service call by the response timeout; rejects with the HAP failure when it fails or is late. */
+  readonly bounded: (serial: string, work: () => Promise<LightResult[]>) => Promise<void>;
+  readonly failure: () => Error;
+}
+
+type ServiceType = HAP['Service']['Lightbulb'] | HAP['Service']['Switch'];
+
+interface Bound {
+  readonly mapping: Mapping;
+  readonly characteristic: Characteristic;
+}
+
+export class LightAccessory {
+  readonly serial: string;
+  private bound: Bound[] = [];
+  private effectSwitches: { spec: EffectSpec; characteristic: Characteristic }[] = [];
+  private adaptive: InstanceType<HAP['AdaptiveLightingController']> | undefined;
+  private lastSky: EffectKind | undefined;
+
+  constructor(
+    private readonly deps: LightDeps,
+    readonly accessory: PlatformAccessory,
+  ) {
+    if (!isLightContext(accessory.context)) throw new TypeError(`accessory ${accessory.displayName} has no light context`);
+    this.serial = accessory.context.serial;
+  }
+
+  get context(): LightContext {
+    return this.accessory.context as LightContext;
+  }
+
+  /** Builds (or rebuilds) the services for what the light can do: from the view, or else from the cached context. */
+  setup(view: LightView | undefined): void {
+    const caps = view?.capabilities ?? this.context.capabilities;
+    const label = view?.label || this.context.label || this.serial;
+    this.information(view);
+    if (caps === null) return;
+    const { Service } = this.deps.hap;
+    const bound: Bound[] = [];
+
+    const bulb = caps.isLight ? this.service(Service.Lightbulb, label, undefined) : undefined;
+    if (bulb) bound.push(...this.bindTable(bulb, LIGHTBULB, caps));
+    else this.drop(Service.Lightbulb, undefined);
+
+    const nightVision = caps.infrared && this.deps.config.lights.nightVision ? this.service(Service.Lightbulb, `${label} Night Vision`, SUBTYPE.infrared) : undefined;
+    if (nightVision) bound.push(...this.bindTable(nightVision, NIGHT_VISION, caps));
+    else this.drop(Service.Lightbulb, SUBTYPE.infrared);
+    this.bound = bound;
+
+    this.setupEffects(caps, label);
+    if (bulb) this.setupAdaptiveLighting(bulb, caps);
+  }
+
+  /** Pushes what changed to HomeKit. */
+  update(view: LightView, fields: readonly string[]): void {
+    const all = fields.includes('online') || fields.includes('offline');
+    for (const { mapping, characteristic } of this.bound) {
+      if (!all && !mapping.fields.some((f) => fields.includes(f))) continue;
+      if (!view.online) {
+        // An unreachable light: Off when asked to show it so, else the next read answers "No Response".
+        if (this.deps.config.lights.unreachableAsOff && mapping.characteristic === 'On') characteristic.updateValue(false);
+        continue;
+      }
+      characteristic.updateValue(mapping.read(view));
+    }
+    if (all || fields.includes('effect') || fields.includes('power')) this.updateEffects();
+    if (fields.includes('product') || fields.includes('firmware')) this.information(view);
+  }
+
+  /** A new label from the light: the accessory and its services follow it. Returns whether anything changed. */
+  rename(label: string): boolean {
+    if (label === '' || label === this.accessory.displayName) return false;
+    this.accessory.updateDisplayName(label);
+    const { Characteristic } = this.deps.hap;
+    this.accessory.getService(this.deps.hap.Service.AccessoryInformation)?.updateCharacteristic(Characteristic.Name, label);
+    for (const service of this.accessory.services) {
+      if (service.UUID === this.deps.hap.Service.AccessoryInformation.UUID) continue;
+      service.updateCharacteristic(Characteristic.Name, this.serviceName(service, label));
+    }
+    return true;
+  }
+
+  /** Stops what this accessory started (Adaptive Lighting's schedule). */
+  dispose(): void {
+    if (this.adaptive !== undefined) this.accessory.removeController(this.adaptive);
+    this.adaptive = undefined;
+  }
+
+  // ---- services ----
+
+  private serviceName(service: Service, label: string): string {
+    if (service.subtype === SUBTYPE.infrared) return `${label} Night Vision`;
+    const effect = this.effectSwitches.find((e) => service.subtype === SUBTYPE.effect(e.spec.kind));
+    return effect ? `${label} ${effect.spec.title}` : label;
+  }
+
+  private information(view: LightView | undefined): void {
+    const { Characteristic, Service } = this.deps.hap;
+    const info = this.accessory.getService(Service.AccessoryInformation) ?? this.accessory.addService(Service.AccessoryInformation);
+    info.setCharacteristic(Characteristic.SerialNumber, this.serial);
+    const product = view?.product;
+    info.setCharacteristic(Characteristic.Manufacturer, product?.vendorName ?? 'LIFX');
+    if (product) info.setCharacteristic(Characteristic.Model, product.name);
+    if (product?.firmware) info.setCharacteristic(Characteristic.FirmwareRevision, `${product.firmware.major}.${product.firmware.minor}`);
+  }
+
+  /** The service of this type and subtype (undefined = the one without a subtype), added when missing. */
+  private service(type: ServiceType, name: string, subtype: string | undefined): Service {
+    const existing = this.accessory.services.find((s) => s.UUID === type.UUID && s.subtype === subtype);
+    if (existing) return existing;
+    const added = subtype === undefined ? this.accessory.addService(type, name) : this.accessory.addService(type, name, subtype);
+    added.setCharacteristic(this.deps.hap.Characteristic.Name, name);
+    return added;
+  }
+
+  private drop(type: ServiceType, subtype: string | undefined): void {
+    const existing = this.accessory.services.find((s) => s.UUID === type.UUID && s.subtype === subtype);
+    if (existing) this.accessory.removeService(existing);
+  }
+
+  private bindTable(service: Service, table: readonly Mapping[], caps: Capabilities): Bound[] {
+    const bound: Bound[] = [];
+    for (const mapping of table) {
+      const type = this.deps.hap.Characteristic[mapping.characteristic];
+      if (!mapping.applies(caps)) {
+        // A cached accessory of a light that lost a capability (or a product now known better).
+        if (service.testCharacteristic(type)) service.removeCharacteristic(service.getCharacteristic(type));
+        continue;
+      }
+      const characteristic = service.getCharacteristic(type);
+      const props = mapping.props?.(caps);
+      if (props) characteristic.setProps(props);
+      characteristic.onGet(() => this.read(mapping, characteristic));
+      characteristic.onSet((value) => this.deps.writer.write(this.serial, mapping.write(value, caps)));
+      bound.push({ mapping, characteristic });
+    }
+    return bound;
+  }
+
+  /** A read from the cache. An unreachable or unknown light is "No Response", or Off when configured so. */
+  private read(mapping: Mapping, characteristic: Characteristic): CharacteristicValue {
+    const view = this.deps.lights.light(this.serial);
+    if (view !== undefined && view.online) return mapping.read(view);
+    if (this.deps.config.lights.unreachableAsOff) {
+      if (mapping.characteristic === 'On') return false;
+      return view !== undefined ? mapping.read(view) : (characteristic.value ?? 0);
+    }
+    throw this.deps.failure();
+  }
+
+  private setupEffects(caps: Capabilities, label: string): void {
+    const { Service } = this.deps.hap;
+    const wanted = effectsFor(this.deps.settings.effects, caps);
+    const keep = new Set(wanted.map((e) => SUBTYPE.effect(e.kind)));
+    for (const service of [...this.accessory.services]) {
+      if (service.UUID === Service.Switch.UUID && service.subtype?.startsWith('effect-') && !keep.has(service.subtype)) this.accessory.removeService(service);
+    }
+    this.effectSwitches = wanted.map((spec) => {
+      const service = this.service(Service.Switch, `${label} ${spec.title}`, SUBTYPE.effect(spec.kind));
+      const characteristic = service.getCharacteristic(this.deps.hap.Characteristic.On);
+      characteristic.onGet(() => {
+        const view = this.deps.lights.light(this.serial);
+        if (view === undefined || !view.online) {
+          if (this.deps.config.lights.unreachableAsOff) return false;
+          throw this.deps.failure();
+        }
+        return effectIsOn(spec, this.deps.effectRunning(this.serial), this.lastSky);
+      });
+      characteristic.onSet(async (value) => {
+        const on = value === true || value === 1;
+        const selector = `id:${this.serial}`;
+        if (on) {
+          await this.deps.bounded(this.serial, () => spec.start(this.deps.lights, selector));
+          if (spec.firmware === 'SKY') this.lastSky = spec.kind;
+        } else {
+          await this.deps.bounded(this.serial, () => this.deps.lights.effectsOff(selector));
+        }
+        // Only one effect runs at a time: the others show Off now.
+        for (const other of this.effectSwitches) if (other.spec !== spec) other.characteristic.updateValue(false);
+      });
+      return { spec, characteristic };
+    });
+  }
+
+  private updateEffects(): void {
+    const running = this.deps.effectRunning(this.serial);
+    for (const { spec, characteristic } of this.effectSwitches) characteristic.updateValue(effectIsOn(spec, running, this.lastSky));
+  }
+
+  /** Adaptive Lighting in HAP's automatic mode: its ColorTemperature writes come through the Writer like any other. */
+  private setupAdaptiveLighting(bulb: Service, caps: Capabilities): void {
+    if (this.adaptive !== undefined || !this.deps.config.lights.adaptiveLighting || !caps.variableColorTemp || caps.kelvinRange === null) return;
+    const { hap } = this.deps;
+    this.adaptive = new hap.AdaptiveLightingController(bulb, { controllerMode: hap.AdaptiveLightingControllerMode.AUTOMATIC });
+    this.accessory.configureController(this.adaptive);
+  }
+}

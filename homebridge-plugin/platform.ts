@@ -1,0 +1,399 @@
+// The Lightwire dynamic platform: checks the config, restores cached accessories, starts the light service on
+// didFinishLaunching, registers one accessory per light as the service announces it, follows changes, removes
+// lights not seen for the grace period, and stops everything on shutdown. Homebridge never waits on the LAN:
+// reads come from the service's cache and writes answer within the response timeout.
+
+import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
+import { LightService, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
+import type { RunningServer, ServerOptions } from '../core/http/index.js';
+import { LightAccessory, isLightContext, type LightContext } from './accessory.js';
+import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
+import { SceneSwitches } from './scenes.js';
+import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SCENES_UUID_SEED } from './settings.js';
+import { Writer } from './writer.js';
+
+/** A failed start (no usable network yet, say) is tried again this much later. */
+export const START_RETRY_MS = 30_000;
+/** The same background error is logged at most once in this period. */
+export const ERROR_LOG_INTERVAL_MS = 60_000;
+/** Stale lights are looked for this often at most (and at least once per grace period). */
+export const STALE_CHECK_MAX_MS = 3_600_000;
+
+export interface PlatformDeps {
+  /** Builds the light service (tests give one over virtual lights). */
+  readonly createService?: (options: LightServiceOptions) => LightService;
+  /** Starts the HTTP API (default: `startServer` from homebridge-lightwire/http, loaded only when enabled). */
+  readonly startHttp?: (options: ServerOptions) => Promise<RunningServer>;
+  readonly now?: () => number;
+}
+
+export class LightwirePlatform implements DynamicPlatformPlugin {
+  /** Every accessory of this platform, restored or registered, by UUID. */
+  readonly accessories = new Map<string, PlatformAccessory>();
+  /** Light accessories by serial. */
+  readonly lights = new Map<string, LightAccessory>();
+  readonly config: LightwireConfig | undefined;
+  readonly service: LightService | undefined;
+  private readonly writer: Writer | undefined;
+  private scenes: SceneSwitches | undefined;
+  private http: RunningServer | undefined;
+  private readonly effects = new Map<string, string>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private staleInterval: ReturnType<typeof setInterval> | undefined;
+  private readonly loggedErrors = new Map<string, number>();
+  private readonly now: () => number;
+  private launchedAt = 0;
+  private stopped = false;
+
+  constructor(
+    readonly log: Logging,
+    rawConfig: PlatformConfig | undefined,
+    readonly api: API,
+    private readonly deps: PlatformDeps = {},
+  ) {
+    this.now = deps.now ?? Date.now;
+    if (rawConfig === undefined || rawConfig === null) {
+      log.info('Lightwire is installed but not configured: nothing is started.');
+      return;
+    }
+    const result = parseConfig(rawConfig);
+    for (const warning of result.warnings) log.warn(`Config: ${warning.message}`);
+    if (!result.ok) {
+      for (const error of result.errors) log.error(`Config: ${error.message}`);
+      log.error(`Lightwire is not started: fix the ${result.errors.length === 1 ? 'setting' : `${result.errors.length} settings`} above. Homebridge keeps running.`);
+      return;
+    }
+    this.config = result.config;
+    const options = serviceOptions(this.config, api.user.storagePath());
+    try {
+      this.service = (deps.createService ?? ((o) => new LightService(o)))(options);
+    } catch (err) {
+      this.config = undefined;
+      log.error(`Lightwire is not started: ${(err as Error).message}. Homebridge keeps running.`);
+      return;
+    }
+    const lights = this.config.lights;
+    this.writer = new Writer(this.service, {
+      mergeWindowMs: lights.mergeWindowMs,
+      responseTimeoutMs: lights.responseTimeoutMs,
+      durationS: (serial) => lightSettings(this.config!, serial).transitionS,
+      failure: () => this.failure(),
+      onLate: (serial, outcome) => this.log.debug(`${this.nameOf(serial)}: change not confirmed (${outcome})`),
+    });
+    api.on('didFinishLaunching', () => void this.launch());
+    api.on('shutdown', () => void this.shutdown());
+  }
+
+  /** Homebridge restores an accessory from its cache (before didFinishLaunching). */
+  configureAccessory(accessory: PlatformAccessory): void {
+    this.accessories.set(accessory.UUID, accessory);
+    if (this.service === undefined) {
+      this.answerUnavailable(accessory);
+      return;
+    }
+    if (isLightContext(accessory.context)) {
+      // Handlers now, from the cached capabilities: HomeKit may ask before the light is found.
+      this.handlerFor(accessory).setup(undefined);
+    }
+  }
+
+  /** Starts the service; registers lights as they are announced. Called on didFinishLaunching. */
+  async launch(): Promise<void> {
+    const service = this.service;
+    const config = this.config;
+    if (service === undefined || config === undefined || this.stopped) return;
+    this.launchedAt = this.now();
+    if (!service.listenerCount('added')) this.listen(service);
+    try {
+      await service.start();
+    } catch (err) {
+      this.log.error(`Cannot start the LAN client (${(err as Error).message}); trying again in ${START_RETRY_MS / 1000} s.`);
+      this.after(START_RETRY_MS, () => void this.launch());
+      return;
+    }
+    for (const view of service.views()) if (this.lights.has(view.serial) || view.power !== null) this.ensureLight(view);
+    if (config.http.enabled) await this.startHttp(config);
+    await service.ready;
+    if (this.stopped) return;
+    this.log.info(`${service.views().length} light(s) found; ${this.lights.size} in HomeKit.`);
+    this.syncScenes();
+    this.removeStale();
+    const graceMs = config.discovery.removeAfterHours * 3_600_000;
+    if (graceMs > 0) {
+      this.staleInterval = setInterval(() => this.removeStale(), Math.min(STALE_CHECK_MAX_MS, graceMs));
+      this.staleInterval.unref?.();
+    }
+  }
+
+  /** Stops the service and the HTTP API, answers pending writes, clears every timer. Called on shutdown. */
+  async shutdown(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    if (this.staleInterval !== undefined) clearInterval(this.staleInterval);
+    this.staleInterval = undefined;
+    this.writer?.stop();
+    for (const light of this.lights.values()) light.dispose();
+    this.scenes?.dispose();
+    const http = this.http;
+    this.http = undefined;
+    await Promise.allSettled([http?.close(), this.service?.stop()]);
+  }
+
+  // ---- lights ----
+
+  private listen(service: LightService): void {
+    service.on('added', (view) => this.ensureLight(view));
+    service.on('changed', (view, fields) => this.changed(view, fields));
+    service.on('offline', (view) => {
+      this.log.warn(`${view.label || view.serial} is unreachable${this.config?.lights.unreachableAsOff ? ' (shown as Off)' : ' ("No Response" in HomeKit)'}.`);
+      this.lights.get(view.serial)?.update(view, ['offline']);
+    });
+    service.on('online', (view) => {
+      this.log.info(`${view.label || view.serial} is reachable again.`);
+      this.lights.get(view.serial)?.update(view, ['online']);
+    });
+    service.on('error', (err) => this.backgroundError(err));
+  }
+
+  private changed(view: LightView, fields: readonly string[]): void {
+    const light = this.lights.get(view.serial);
+    if (light === undefined) return;
+    if (fields.includes('effect')) this.readEffect(view.serial);
+    if (fields.includes('product')) {
+      light.setup(view);
+      this.saveContext(light, view);
+    }
+    if (fields.includes('label') && light.rename(view.label)) {
+      this.log.info(`${view.serial} is now called ${view.label}.`);
+      this.saveContext(light, view);
+    }
+    light.update(view, fields);
+  }
+
+  /** Registers a light, or binds a restored accessory to it. */
+  private ensureLight(view: LightView): void {
+    const config = this.config;
+    if (config === undefined || this.stopped) return;
+    const uuid = this.api.hap.uuid.generate(LIGHT_UUID_SEED + view.serial);
+    const existing = this.accessories.get(uuid);
+    if (lightSettings(config, view.serial).hidden) {
+      if (existing !== undefined) this.remove(existing, 'hidden in the config');
+      return;
+    }
+    this.readEffect(view.serial);
+    if (existing !== undefined) {
+      const light = this.handlerFor(existing);
+      light.setup(view);
+      light.rename(view.label);
+      this.saveContext(light, view);
+      return;
+    }
+    const accessory = new this.api.platformAccessory(view.label || view.serial, uuid, this.api.hap.Categories.LIGHTBULB);
+    accessory.context = contextOf(view);
+    this.accessories.set(uuid, accessory);
+    this.handlerFor(accessory).setup(view);
+    this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [accessory]);
+    this.log.info(`Added ${accessory.displayName} (${view.product?.name ?? 'unknown product'}, ${view.serial}).`);
+  }
+
+  private handlerFor(accessory: PlatformAccessory): LightAccessory {
+    const serial = (accessory.context as LightContext).serial;
+    let light = this.lights.get(serial);
+    if (light === undefined || light.accessory !== accessory) {
+      light = new LightAccessory(
+        {
+          hap: this.api.hap,
+          log: this.log,
+          lights: this.service!,
+          writer: this.writer!,
+          config: this.config!,
+          settings: lightSettings(this.config!, serial),
+          effectRunning: (s) => this.effects.get(s) ?? 'OFF',
+          bounded: (s, work) => this.bounded(s, work),
+          failure: () => this.failure(),
+        },
+        accessory,
+      );
+      this.lights.set(serial, light);
+    }
+    return light;
+  }
+
+  /** Keeps what a restored accessory needs in Homebridge's cache; saved only when it changed. */
+  private saveContext(light: LightAccessory, view: LightView): void {
+    const next = contextOf(view);
+    const before = light.context;
+    if (before.label === next.label && JSON.stringify(before.capabilities) === JSON.stringify(next.capabilities) && before.lastSeenAt !== null) return;
+    light.accessory.context = next;
+    this.api.updatePlatformAccessories([light.accessory]);
+  }
+
+  /** Removes lights not heard from for the grace period (restored accessories count from their cached sighting). */
+  removeStale(): void {
+    const config = this.config;
+    if (config === undefined || this.service === undefined || this.stopped) return;
+    const graceMs = config.discovery.removeAfterHours * 3_600_000;
+    if (graceMs <= 0) return;
+    const now = this.now();
+    const refreshed: PlatformAccessory[] = [];
+    for (const accessory of [...this.accessories.values()]) {
+      if (!isLightContext(accessory.context)) continue;
+      const context = accessory.context;
+      const view = this.service.light(context.serial);
+      const lastSeenAt = view?.lastSeenAt ?? context.lastSeenAt ?? this.launchedAt;
+      if (now - lastSeenAt > graceMs) {
+        this.remove(accessory, `not seen for ${Math.round((now - lastSeenAt) / 3_600_000)} h`);
+      } else if (view !== undefined && view.lastSeenAt !== context.lastSeenAt) {
+        accessory.context = { ...context, lastSeenAt: view.lastSeenAt };
+        refreshed.push(accessory);
+      }
+    }
+    if (refreshed.length > 0) this.api.updatePlatformAccessories(refreshed);
+  }
+
+  private remove(accessory: PlatformAccessory, why: string): void {
+    this.accessories.delete(accessory.UUID);
+    if (isLightContext(accessory.context)) {
+      this.lights.get(accessory.context.serial)?.dispose();
+      this.lights.delete(accessory.context.serial);
+    }
+    this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [accessory]);
+    this.log.info(`Removed ${accessory.displayName}: ${why}.`);
+  }
+
+  private readEffect(serial: string): void {
+    try {
+      const [light] = this.service?.list(`id:${serial}`) ?? [];
+      if (light !== undefined) this.effects.set(serial, light.effect);
+    } catch {
+      // Not known to the service (any more): nothing runs.
+      this.effects.delete(serial);
+    }
+  }
+
+  // ---- scenes and HTTP ----
+
+  private syncScenes(): void {
+    const config = this.config;
+    const service = this.service;
+    if (config === undefined || service === undefined) return;
+    const uuid = this.api.hap.uuid.generate(SCENES_UUID_SEED);
+    const existing = this.accessories.get(uuid);
+    if (!config.scenes.switches || config.scenes.file === undefined) {
+      if (existing !== undefined) this.remove(existing, 'scene switches are off in the config');
+      return;
+    }
+    let accessory = existing;
+    if (accessory === undefined) {
+      accessory = new this.api.platformAccessory('Lightwire Scenes', uuid, this.api.hap.Categories.SWITCH);
+      accessory.context = { kind: 'scenes' };
+      this.accessories.set(uuid, accessory);
+      this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [accessory]);
+    }
+    this.scenes = new SceneSwitches({ hap: this.api.hap, lights: service, config, bounded: (key, work) => this.bounded(key, work) }, accessory);
+    const count = this.scenes.sync();
+    this.api.updatePlatformAccessories([accessory]);
+    this.log.info(`${count} scene switch(es).`);
+  }
+
+  private async startHttp(config: LightwireConfig): Promise<void> {
+    try {
+      const start = this.deps.startHttp ?? (await import('../core/http/index.js')).startServer;
+      this.http = await start({
+        service: this.service!,
+        host: config.http.host,
+        port: config.http.port,
+        ...(config.http.tokens.length > 0 ? { tokens: config.http.tokens } : {}),
+        log: (line) => this.log.error(`HTTP API: ${line}`),
+      });
+      if (this.stopped) {
+        await this.http.close();
+        this.http = undefined;
+        return;
+      }
+      this.log.info(`HTTP API listening at ${this.http.url}`);
+    } catch (err) {
+      this.log.error(`HTTP API not started: ${(err as Error).message}`);
+    }
+  }
+
+  // ---- answers to HomeKit ----
+
+  /** HAP's "No Response". */
+  failure(): Error {
+    return new this.api.hap.HapStatusError(this.api.hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE);
+  }
+
+  /**
+   * Runs a service call for one light (or a scene) and answers HomeKit within the response timeout: resolves when
+   * every light confirmed, rejects with "No Response" when one did not, failed, or was already unreachable.
+   */
+  bounded(key: string, work: () => Promise<LightResult[]>): Promise<void> {
+    const view = this.service?.light(key);
+    if (this.service === undefined || this.stopped || (!key.startsWith('scene:') && (view === undefined || !view.online))) {
+      return Promise.reject(this.failure());
+    }
+    const timeoutMs = this.config!.lights.responseTimeoutMs;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(this.failure()), timeoutMs);
+      Promise.resolve()
+        .then(work)
+        .then(
+          (results) => {
+            if (results.length > 0 && results.every((r) => r.status === 'ok')) resolve();
+            else reject(this.failure());
+          },
+          (err: unknown) => {
+            this.log.debug(`${key}: ${(err as Error).message}`);
+            reject(this.failure());
+          },
+        )
+        .finally(() => clearTimeout(timer));
+    });
+  }
+
+  /** Cached accessories of an unconfigured or broken platform answer "No Response" rather than stale values. */
+  private answerUnavailable(accessory: PlatformAccessory): void {
+    const { Service } = this.api.hap;
+    for (const service of accessory.services) {
+      if (service.UUID === Service.AccessoryInformation.UUID) continue;
+      for (const characteristic of service.characteristics) {
+        characteristic.onGet(() => {
+          throw this.failure();
+        });
+        if (characteristic.props.perms.includes(this.api.hap.Perms.PAIRED_WRITE)) {
+          characteristic.onSet(() => {
+            throw this.failure();
+          });
+        }
+      }
+    }
+  }
+
+  private nameOf(serial: string): string {
+    return this.service?.light(serial)?.label || serial;
+  }
+
+  private backgroundError(err: Error): void {
+    const now = this.now();
+    const last = this.loggedErrors.get(err.message);
+    if (last !== undefined && now - last < ERROR_LOG_INTERVAL_MS) return;
+    this.loggedErrors.set(err.message, now);
+    this.log.warn(`Network: ${err.message}`);
+  }
+
+  private after(ms: number, fn: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+  }
+}
+
+function contextOf(view: LightView): LightContext {
+  return { kind: 'light', serial: view.serial, label: view.label, capabilities: view.capabilities, lastSeenAt: view.lastSeenAt };
+}
+

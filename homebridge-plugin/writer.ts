@@ -1,0 +1,154 @@
+// HomeKit writes On, Brightness, Hue and Saturation as separate characteristic writes, often in one PUT and
+// sometimes in several a few milliseconds apart. The writer folds the writes to one light that arrive within
+// the merge window into one setState, so the planner can set the colour while the light is off and then power
+// it on (the light never flashes its old colour), and the light gets one change instead of four.
+//
+// Every write answers HomeKit within `responseTimeoutMs`: with success once the light has confirmed the change,
+// or with the error from `failure()` (HAP's SERVICE_COMMUNICATION_FAILURE, "No Response") when the light is
+// unknown, offline, or slow. Each light has its own queue: an unreachable light holds up nobody else.
+
+import type { LightResult, LightView, SetStateRequest } from '../core/index.js';
+import { isEmptyPatch, mergePatch, type Patch } from './characteristics.js';
+
+/** The part of the LightService the writer uses. */
+export interface WriteTarget {
+  light(serial: string): LightView | undefined;
+  setState(selector: string, request: SetStateRequest): Promise<LightResult[]>;
+}
+
+export interface WriterOptions {
+  readonly mergeWindowMs: number;
+  readonly responseTimeoutMs: number;
+  /** The transition of a light's changes, in seconds (per accessory). */
+  readonly durationS: (serial: string) => number;
+  /** The error HomeKit gets for a light that did not confirm (a HapStatusError). */
+  readonly failure: () => Error;
+  /** A change that failed or finished after HomeKit had been answered (for the debug log). */
+  readonly onLate?: (serial: string, outcome: string) => void;
+}
+
+interface Waiter {
+  readonly resolve: () => void;
+  readonly reject: (err: Error) => void;
+}
+
+interface Queue {
+  pending: Patch;
+  waiters: Waiter[];
+  timer: ReturnType<typeof setTimeout> | undefined;
+  inFlight: boolean;
+}
+
+export interface WriterStats {
+  /** setState calls made. */
+  changes: number;
+  /** Characteristic writes received. */
+  writes: number;
+}
+
+export class Writer {
+  private readonly queues = new Map<string, Queue>();
+  /** The last night-vision level above 0 per light, for an On without a level. */
+  private readonly lastInfrared = new Map<string, number>();
+  private stopped = false;
+  readonly stats: WriterStats = { changes: 0, writes: 0 };
+
+  constructor(
+    private readonly target: WriteTarget,
+    private readonly options: WriterOptions,
+  ) {}
+
+  /** Asks for a change; resolves once the light confirmed it, rejects with `failure()` otherwise. */
+  write(serial: string, patch: Patch): Promise<void> {
+    this.stats.writes++;
+    const view = this.target.light(serial);
+    if (this.stopped || view === undefined || !view.online) return Promise.reject(this.options.failure());
+    if (view.infrared !== null && view.infrared > 0) this.lastInfrared.set(serial, view.infrared);
+    let queue = this.queues.get(serial);
+    if (queue === undefined) {
+      queue = { pending: {}, waiters: [], timer: undefined, inFlight: false };
+      this.queues.set(serial, queue);
+    }
+    queue.pending = mergePatch(queue.pending, patch);
+    const done = new Promise<void>((resolve, reject) => {
+      let timeout: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
+        timeout = undefined;
+        reject(this.options.failure());
+      }, this.options.responseTimeoutMs);
+      const settle = (fn: () => void): void => {
+        if (timeout === undefined) return;
+        clearTimeout(timeout);
+        timeout = undefined;
+        fn();
+      };
+      queue.waiters.push({ resolve: () => settle(resolve), reject: (err) => settle(() => reject(err)) });
+    });
+    // While a change is on its way, new writes wait for it and then go out together (latest value wins).
+    if (queue.timer === undefined && !queue.inFlight) queue.timer = setTimeout(() => this.flush(serial), this.options.mergeWindowMs);
+    return done;
+  }
+
+  /** The request a patch becomes. */
+  request(serial: string, patch: Patch): SetStateRequest {
+    const color = {
+      ...(patch.hue !== undefined ? { hue: patch.hue } : {}),
+      ...(patch.saturation !== undefined ? { saturation: patch.saturation } : {}),
+      ...(patch.kelvin !== undefined ? { kelvin: patch.kelvin } : {}),
+    };
+    const infrared =
+      patch.infrared ?? (patch.infraredOn === true ? (this.lastInfrared.get(serial) ?? 1) : patch.infraredOn === false ? 0 : undefined);
+    return {
+      ...(patch.power !== undefined ? { power: patch.power } : {}),
+      ...(Object.keys(color).length > 0 ? { color } : {}),
+      ...(patch.brightness !== undefined ? { brightness: patch.brightness } : {}),
+      ...(infrared !== undefined ? { infrared } : {}),
+      durationS: this.options.durationS(serial),
+    };
+  }
+
+  private flush(serial: string): void {
+    const queue = this.queues.get(serial);
+    if (queue === undefined) return;
+    queue.timer = undefined;
+    const patch = queue.pending;
+    const waiters = queue.waiters;
+    queue.pending = {};
+    queue.waiters = [];
+    if (isEmptyPatch(patch) || this.stopped) {
+      for (const w of waiters) (this.stopped ? w.reject(this.options.failure()) : w.resolve());
+      return;
+    }
+    if (patch.infrared !== undefined && patch.infrared > 0) this.lastInfrared.set(serial, patch.infrared);
+    queue.inFlight = true;
+    this.stats.changes++;
+    const started = Promise.resolve().then(() => this.target.setState(`id:${serial}`, this.request(serial, patch)));
+    started
+      .then(
+        (results) => {
+          const ok = results.length > 0 && results.every((r) => r.status === 'ok');
+          if (!ok) this.options.onLate?.(serial, results.map((r) => r.status).join(',') || 'no result');
+          for (const w of waiters) (ok ? w.resolve() : w.reject(this.options.failure()));
+        },
+        (err: unknown) => {
+          this.options.onLate?.(serial, err instanceof Error ? err.message : String(err));
+          for (const w of waiters) w.reject(this.options.failure());
+        },
+      )
+      .finally(() => {
+        queue.inFlight = false;
+        if (queue.waiters.length > 0 && queue.timer === undefined) this.flush(serial);
+        else if (queue.waiters.length === 0) this.queues.delete(serial);
+      });
+  }
+
+  /** Answers every waiting write with `failure()` and clears every timer. */
+  stop(): void {
+    this.stopped = true;
+    for (const queue of this.queues.values()) {
+      if (queue.timer !== undefined) clearTimeout(queue.timer);
+      queue.timer = undefined;
+      for (const w of queue.waiters.splice(0)) w.reject(this.options.failure());
+    }
+    this.queues.clear();
+  }
+}
