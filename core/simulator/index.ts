@@ -12,3 +12,4 @@ export { type ReceivedPacket } from './records.js';
 export { type LightStateView, type GroupView } from './model.js';
 export { startControlServer, type ControlServer, type ControlServerOptions } from './control.js';
 export { allocateAddresses, isLoopbackHost } from './addresses.js';
+export { MAX_LATENCY_MS } from './fleet-file.js';
