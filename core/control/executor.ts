@@ -3,7 +3,7 @@
 // answer in time; `offline` when it is known to be gone. Never a hang (architecture.md §2, step 4).
 
 import type { LightClient } from '../discovery/client.js';
-import type { FactValues } from '../discovery/registry.js';
+import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { zonesFromReplies } from '../discovery/zones.js';
 import { LightwireError } from '../errors.js';
 import { ENUMS, hsbkFromWire, powerFromWire, type Hsbk } from '../protocol/index.js';
@@ -32,33 +32,133 @@ export function effectName(names: Readonly<Record<number, string>>, type: number
   return names[type] ?? 'OFF';
 }
 
+/** What a plan leaves a light showing, and how long each part of it takes to get there. */
+export interface Prediction {
+  readonly facts: FactValues;
+  /** Per fact, ms from the send until its transition ends (0 or missing: at once). */
+  readonly settleMs: Partial<Record<WrittenFact, number>>;
+}
+
+/** Longest a prediction is held against reads: the u32 ms fields hold 49.7 days (lan-protocol.md §2.4). */
+const MAX_SETTLE_MS = 0xffffffff;
+
+function waveformMs(periodMs: number, cycles: number): number {
+  const ms = periodMs * cycles;
+  return Number.isFinite(ms) ? Math.min(MAX_SETTLE_MS, Math.max(0, Math.round(ms))) : MAX_SETTLE_MS;
+}
+
 /**
- * What the light will show once a plan is done, to keep the registry current without waiting for a refresh:
- * power, colour (a non-transient SetWaveformOptional changes only its flagged components) and infrared.
+ * What the light will show once a plan is done (the targets of its transitions, not where a fade is now), to
+ * keep the registry current without waiting for a refresh: power, colour (a non-transient SetWaveformOptional
+ * changes only its flagged components), zones (SetColorZones, SetExtendedColorZones, and a whole-light colour
+ * paints every zone), infrared and the firmware effect. A transient waveform (pulse, breathe) ends where it
+ * began: the colour before it is held while it runs. `settleMs` says how long each transition runs.
  */
-export function factsAfter(plan: Plan, before: Hsbk | null): FactValues {
+export function predict(plan: Plan, before: { readonly color: Hsbk | null; readonly zones: readonly Hsbk[] | null }): Prediction {
   const facts: FactValues = {};
-  let color = before;
+  const settleMs: { -readonly [K in WrittenFact]?: number } = {};
+  const settle = (fact: WrittenFact, ms: number): void => {
+    settleMs[fact] = Math.max(settleMs[fact] ?? 0, Math.min(MAX_SETTLE_MS, ms));
+  };
+  let color = before.color;
+  let colorTouched = false;
+  let zones: Hsbk[] | null = before.zones === null ? null : [...before.zones];
+  let zonesTouched = false;
+  const paint = (c: Hsbk, ms: number): void => {
+    color = c;
+    colorTouched = true;
+    settle('color', ms);
+    // A colour for the whole light paints every zone of a strip (lan-protocol.md §3 notes).
+    if (zones !== null) {
+      zones = zones.map(() => c);
+      zonesTouched = true;
+      settle('zones', ms);
+    }
+  };
   for (const step of plan.steps) {
     for (const m of step) {
-      if (m.name === 'SetLightPower' || m.name === 'SetPower') facts.power = powerFromWire(m.payload.level);
-      else if (m.name === 'SetColor') color = hsbkFromWire(m.payload.color);
-      else if (m.name === 'SetInfrared') facts.infrared = m.payload.brightness / 0xffff;
-      else if (m.name === 'SetMultiZoneEffect') facts.effect = effectName(ENUMS.MultiZoneEffectType, m.payload.settings.type);
-      else if (m.name === 'SetTileEffect') facts.effect = effectName(ENUMS.TileEffectType, m.payload.settings.type);
-      else if (m.name === 'SetWaveformOptional' && !m.payload.transient && color !== null) {
-        const target = hsbkFromWire(m.payload.color);
-        color = {
-          hue: m.payload.setHue ? target.hue : color.hue,
-          saturation: m.payload.setSaturation ? target.saturation : color.saturation,
-          brightness: m.payload.setBrightness ? target.brightness : color.brightness,
-          kelvin: m.payload.setKelvin ? target.kelvin : color.kelvin,
-        };
+      switch (m.name) {
+        case 'SetLightPower':
+          facts.power = powerFromWire(m.payload.level);
+          settle('power', m.payload.durationMs);
+          break;
+        case 'SetPower':
+          facts.power = powerFromWire(m.payload.level);
+          break;
+        case 'SetColor':
+          paint(hsbkFromWire(m.payload.color), m.payload.durationMs);
+          break;
+        case 'SetInfrared':
+          facts.infrared = m.payload.brightness / 0xffff;
+          break;
+        case 'SetMultiZoneEffect':
+          facts.effect = effectName(ENUMS.MultiZoneEffectType, m.payload.settings.type);
+          break;
+        case 'SetTileEffect':
+          facts.effect = effectName(ENUMS.TileEffectType, m.payload.settings.type);
+          break;
+        case 'SetWaveform':
+        case 'SetWaveformOptional': {
+          const ms = waveformMs(m.payload.periodMs, m.payload.cycles);
+          if (m.payload.transient) {
+            // Back where it began once the effect is over: hold that rather than a sample of the effect.
+            if (color !== null) {
+              colorTouched = true;
+              settle('color', ms);
+            }
+            if (zones !== null) {
+              zonesTouched = true;
+              settle('zones', ms);
+            }
+            break;
+          }
+          const target = hsbkFromWire(m.payload.color);
+          if (m.name === 'SetWaveform') paint(target, ms);
+          else if (color !== null) {
+            const p = m.payload;
+            paint(
+              {
+                hue: p.setHue ? target.hue : color.hue,
+                saturation: p.setSaturation ? target.saturation : color.saturation,
+                brightness: p.setBrightness ? target.brightness : color.brightness,
+                kelvin: p.setKelvin ? target.kelvin : color.kelvin,
+              },
+              ms,
+            );
+          }
+          break;
+        }
+        case 'SetColorZones':
+          if (zones !== null) {
+            const c = hsbkFromWire(m.payload.color);
+            for (let i = m.payload.startIndex; i <= Math.min(m.payload.endIndex, zones.length - 1); i++) zones[i] = c;
+            zonesTouched = true;
+            settle('zones', m.payload.durationMs);
+          }
+          break;
+        case 'SetExtendedColorZones':
+          if (zones !== null) {
+            const p = m.payload;
+            for (let k = 0; k < Math.min(p.colorsCount, p.colors.length) && p.index + k < zones.length; k++) {
+              zones[p.index + k] = hsbkFromWire(p.colors[k]!);
+            }
+            zonesTouched = true;
+            settle('zones', p.durationMs);
+          }
+          break;
+        default:
+          break;
       }
     }
   }
-  if (color !== before && color !== null) facts.color = color;
-  return facts;
+  if (colorTouched && color !== null) facts.color = color;
+  if (zonesTouched && zones !== null) facts.zones = zones;
+  return { facts, settleMs };
+}
+
+/** The facts of predict() alone (colour before, and zones before for strips). */
+export function factsAfter(plan: Plan, before: Hsbk | null, zonesBefore: readonly Hsbk[] | null = null): FactValues {
+  return predict(plan, { color: before, zones: zonesBefore }).facts;
 }
 
 /** The coalesce key of a fast message: its name, plus the zones or tile it paints when it paints only some. */
@@ -95,7 +195,7 @@ export class Executor {
       if (options.fast) {
         const plan = planFor(light, target.zones);
         for (const step of plan.steps) for (const m of step) await this.fire(device, m);
-        this.client.registry.update(light.serial, factsAfter(plan, light.color));
+        this.wrote(light, plan);
         return result(light, 'ok');
       }
       const current = options.read === 'none' ? light : await this.read(device, light, options.read === 'state+zones', remaining, names);
@@ -103,7 +203,7 @@ export class Executor {
       for (const step of plan.steps) {
         await Promise.all(step.map((m) => requester.set(device, m.name, m.payload as never, { timeoutMs: remaining() })));
       }
-      this.client.registry.update(light.serial, factsAfter(plan, current.color));
+      this.wrote(current, plan);
       this.client.registry.answered(light.serial);
       return result(current, 'ok');
     } catch (err) {
@@ -119,6 +219,12 @@ export class Executor {
     }
   }
 
+  /** The registry shows what the plan makes the light show, at once, and holds it while its transitions run. */
+  private wrote(light: LightView, plan: Plan): void {
+    const { facts, settleMs } = predict(plan, light);
+    this.client.registry.wrote(light.serial, facts, settleMs);
+  }
+
   private fire(device: DeviceAddress, m: PlannedMessage): Promise<void> {
     // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
     return this.client.requester.fire(device, m.name, m.payload as never, { coalesceKey: partKey(m) });
@@ -128,20 +234,23 @@ export class Executor {
   private async read(device: DeviceAddress, light: LightView, zones: boolean, remaining: () => number, names: GroupNames): Promise<LightView> {
     const requester = this.client.requester;
     const registry = this.client.registry;
+    // A reply to a read sent before one of our writes, or taken while its transition runs, does not replace
+    // what the write set: a relative change starts from the target, not a mid-fade sample.
+    const mark = registry.mark();
     const state = await requester.get(device, 'GetColor', {}, { timeoutMs: remaining() });
     if (state.name === 'LightState') {
-      registry.update(light.serial, {
-        color: hsbkFromWire(state.payload.color),
-        power: powerFromWire(state.payload.power),
-        label: state.payload.label,
-      });
+      registry.update(
+        light.serial,
+        { color: hsbkFromWire(state.payload.color), power: powerFromWire(state.payload.power), label: state.payload.label },
+        mark,
+      );
     }
     if (zones && light.capabilities.multizone) {
       const replies = light.capabilities.extendedMultizone
         ? await requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs: remaining() })
         : await requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs: remaining() });
       const z = zonesFromReplies(replies);
-      if (z) registry.update(light.serial, { zones: z });
+      if (z) registry.update(light.serial, { zones: z }, mark);
     }
     registry.answered(light.serial);
     const record = registry.get(light.serial);

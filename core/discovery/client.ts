@@ -239,25 +239,27 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const device = this.addressOf(serial);
     if (!device || !this.running) return undefined;
     const product = this.registry.peek(serial)?.facts.product?.value;
+    // What our own writes set is not replaced by a reply to a read sent before them (registry.mark()).
+    const mark = this.registry.mark();
     try {
       if (product && !product.capabilities.isLight) {
         const reply = await this.requester.get(device, 'GetPower', {}, { timeoutMs });
-        if (reply.name === 'StatePower') this.registry.update(serial, { power: powerFromWire(reply.payload.level) });
+        if (reply.name === 'StatePower') this.registry.update(serial, { power: powerFromWire(reply.payload.level) }, mark);
       } else {
         const reply = await this.requester.get(device, 'GetColor', {}, { timeoutMs });
         if (reply.name === 'LightState') {
-          this.registry.update(serial, {
-            color: hsbkFromWire(reply.payload.color),
-            power: powerFromWire(reply.payload.power),
-            label: reply.payload.label,
-          });
+          this.registry.update(
+            serial,
+            { color: hsbkFromWire(reply.payload.color), power: powerFromWire(reply.payload.power), label: reply.payload.label },
+            mark,
+          );
         }
         if (product?.capabilities.multizone) {
           const replies = product.capabilities.extendedMultizone
             ? await this.requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs })
             : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
           const zones = zonesFromReplies(replies);
-          if (zones) this.registry.update(serial, { zones });
+          if (zones) this.registry.update(serial, { zones }, mark);
         }
       }
       this.registry.answered(serial);

@@ -81,14 +81,26 @@ function sameValue(a: unknown, b: unknown): boolean {
   return ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
+/** The facts a write sets; a read may not replace them while the write's transition runs. */
+export type WrittenFact = 'power' | 'color' | 'zones' | 'infrared';
+
+/** When a write set a fact (a mark()) and until when (registry clock, ms) its transition runs. */
+interface Pin {
+  readonly mark: number;
+  readonly untilMs: number;
+}
+
 export class LightRegistry extends EventEmitter<RegistryEvents> {
   private readonly lights = new Map<string, MutableRecord>();
   /** peekAll()'s order, dropped when a light is added or removed. */
   private sorted: MutableRecord[] | undefined;
+  /** Per light, the facts our own writes set: a read sent before the write, or taken mid-transition, is stale. */
+  private readonly pins = new Map<string, Map<string, Pin>>();
+  private marks = 0;
 
   constructor(
     private readonly offlineAfterMisses: number,
-    private readonly clock: () => number = Date.now,
+    private readonly clock: () => number = () => Date.now(),
   ) {
     super();
   }
@@ -171,16 +183,39 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     }
   }
 
-  /** Records facts just read; emits `changed` naming the facts whose values differ. */
-  update(serial: string, facts: FactValues): void {
+  /**
+   * A point in the order of reads and writes: take one before sending a read and pass it to update(), so a reply
+   * to a read sent before a write cannot undo what the write set.
+   */
+  mark(): number {
+    return ++this.marks;
+  }
+
+  /**
+   * Records facts just read; emits `changed` naming the facts whose values differ. `readMark` (from mark(), taken
+   * before the read was sent) lets a fact that a later write set win over the read. A fact set by a write whose
+   * transition still runs is not replaced by a read either: the light shows a mid-fade sample, the service
+   * reports where it is going (the target), and the first read after the transition has ended is taken again.
+   */
+  update(serial: string, facts: FactValues, readMark?: number): void {
+    this.record(serial, facts, readMark, false);
+  }
+
+  private record(serial: string, facts: FactValues, readMark: number | undefined, written: boolean): void {
     const r = this.lights.get(serial);
     if (r === undefined) return;
     const now = this.clock();
+    const pins = this.pins.get(serial);
     let changed: string[] | undefined;
     r.revision++;
     for (const key in facts) {
       const value = facts[key as keyof LightFacts];
       if (value === undefined) continue;
+      const pin = written ? undefined : pins?.get(key);
+      if (pin !== undefined) {
+        if ((readMark !== undefined && readMark < pin.mark) || now < pin.untilMs) continue;
+        pins!.delete(key);
+      }
       const before = r.facts[key as keyof LightFacts];
       if (!before || !sameValue(before.value, value)) (changed ??= []).push(key);
       (r.facts as Record<string, Fact<unknown>>)[key] = Object.freeze({ value, readAt: now });
@@ -189,8 +224,32 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     if (changed !== undefined && this.listenerCount('changed') > 0) this.emit('changed', snapshot(r), changed);
   }
 
+  /**
+   * Records what a write makes the light show (the end of its transitions), at once: `settleMs` gives, per fact,
+   * how long its transition runs from now (0 or missing = already there). Until then reads do not replace it.
+   */
+  wrote(serial: string, facts: FactValues, settleMs: Partial<Record<WrittenFact, number>> = {}): void {
+    if (!this.lights.has(serial)) return;
+    const mark = this.mark();
+    const now = this.clock();
+    let pins = this.pins.get(serial);
+    for (const key in facts) {
+      if (facts[key as keyof LightFacts] === undefined) continue;
+      if (pins === undefined) this.pins.set(serial, (pins = new Map()));
+      pins.set(key, { mark, untilMs: now + Math.max(0, settleMs[key as WrittenFact] ?? 0) });
+    }
+    this.record(serial, facts, undefined, true);
+  }
+
+  /** When the transition of a written fact ends (registry clock), or undefined when none is running. */
+  settlesAt(serial: string, fact: WrittenFact): number | undefined {
+    const pin = this.pins.get(serial)?.get(fact);
+    return pin !== undefined && this.clock() < pin.untilMs ? pin.untilMs : undefined;
+  }
+
   remove(serial: string): boolean {
     this.sorted = undefined;
+    this.pins.delete(serial);
     return this.lights.delete(serial);
   }
 

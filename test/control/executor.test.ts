@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { factsAfter, partKey } from '../../core/control/executor.js';
+import { factsAfter, partKey, predict } from '../../core/control/executor.js';
+import type { Plan } from '../../core/control/types.js';
+import type { Hsbk } from '../../core/protocol/index.js';
 import type { PlannedMessage } from '../../core/control/types.js';
 
 const RED = { hue: 0, saturation: 65535, brightness: 65535, kelvin: 3500 };
@@ -43,5 +45,59 @@ describe('executor helpers', () => {
       null,
     );
     expect(facts.effect).to.equal('MOVE');
+  });
+
+  describe('predict: the registry shows the end of a write at once', () => {
+    const GREEN: Hsbk = { hue: 120, saturation: 1, brightness: 1, kelvin: 3500 };
+    const zones = (n: number, c: Hsbk = GREEN): Hsbk[] => Array.from({ length: n }, () => c);
+    const wireRed = { hue: 0, saturation: 65535, brightness: 65535, kelvin: 3500 };
+    const red: Hsbk = { hue: 0, saturation: 1, brightness: 1, kelvin: 3500 };
+
+    it('paints the zones a SetColorZones names, keeps the others and the top-level colour', () => {
+      const plan: Plan = { steps: [[{ name: 'SetColorZones', payload: { startIndex: 2, endIndex: 4, color: wireRed, durationMs: 1500, apply: 1 } }]] };
+      const p = predict(plan, { color: GREEN, zones: zones(8) });
+      expect(p.facts.zones).to.deep.equal([GREEN, GREEN, red, red, red, GREEN, GREEN, GREEN]);
+      expect(p.facts.color).to.equal(undefined);
+      expect(p.settleMs).to.deep.equal({ zones: 1500 });
+    });
+
+    it('paints the zones of every SetExtendedColorZones of a plan, clipped to the strip', () => {
+      const colors = Array.from({ length: 82 }, () => wireRed);
+      const plan: Plan = {
+        steps: [[
+          { name: 'SetExtendedColorZones', payload: { durationMs: 0, apply: 0, index: 0, colorsCount: 82, colors } },
+          { name: 'SetExtendedColorZones', payload: { durationMs: 0, apply: 1, index: 82, colorsCount: 3, colors } },
+        ]],
+      };
+      const p = predict(plan, { color: GREEN, zones: zones(84) });
+      expect(p.facts.zones).to.have.length(84);
+      expect(p.facts.zones!.every((z) => z.hue === 0 && z.saturation === 1)).to.equal(true);
+    });
+
+    it('paints every zone of a strip with a whole-light SetColor, and times colour and power apart', () => {
+      const plan: Plan = {
+        steps: [
+          [{ name: 'SetColor', payload: { color: wireRed, durationMs: 0 } }],
+          [{ name: 'SetLightPower', payload: { level: 65535, durationMs: 4000 } }],
+        ],
+      };
+      const p = predict(plan, { color: GREEN, zones: zones(3) });
+      expect(p.facts).to.deep.include({ color: red, zones: [red, red, red], power: 'on' });
+      expect(p.settleMs).to.deep.equal({ color: 0, zones: 0, power: 4000 });
+    });
+
+    it('holds the colour before a transient waveform for as long as it runs', () => {
+      const plan: Plan = {
+        steps: [[{ name: 'SetWaveform', payload: { transient: true, color: wireRed, periodMs: 500, cycles: 4, skewRatio: 0, waveform: 1 } }]],
+      };
+      const p = predict(plan, { color: GREEN, zones: null });
+      expect(p.facts.color).to.deep.equal(GREEN);
+      expect(p.settleMs.color).to.equal(2000);
+    });
+
+    it('leaves zones it cannot know alone (zones never read)', () => {
+      const plan: Plan = { steps: [[{ name: 'SetColorZones', payload: { startIndex: 0, endIndex: 3, color: wireRed, durationMs: 0, apply: 1 } }]] };
+      expect(predict(plan, { color: GREEN, zones: null }).facts).to.deep.equal({});
+    });
   });
 });

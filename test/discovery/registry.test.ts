@@ -136,4 +136,40 @@ describe('LightRegistry', () => {
     registry.remove('d073d5000001');
     expect(registry.peekAll().map((l) => l.serial)).to.deep.equal(['d073d5000002', 'd073d5000003']);
   });
+
+  it('keeps what a write set while its transition runs: a mid-fade read does not replace the target', () => {
+    const registry = new LightRegistry(3, clock);
+    const serial = 'd073d5000001';
+    now = 10_000;
+    registry.seen(serial, '127.0.0.2', 56700);
+    registry.update(serial, { power: 'on', color: { hue: 0, saturation: 0, brightness: 0.5, kelvin: 3500 } });
+    registry.wrote(serial, { color: { hue: 0, saturation: 0, brightness: 0.6, kelvin: 3500 } }, { color: 2_000 });
+    expect(registry.get(serial)!.facts.color!.value.brightness).to.equal(0.6);
+    expect(registry.settlesAt(serial, 'color')).to.equal(12_000);
+    now = 11_000;
+    // Half-way through: the light shows 0.55, power and label are taken as read.
+    registry.update(serial, { power: 'off', label: 'Desk', color: { hue: 0, saturation: 0, brightness: 0.55, kelvin: 3500 } });
+    const mid = registry.get(serial)!.facts;
+    expect(mid.color!.value.brightness).to.equal(0.6);
+    expect(mid.power!.value).to.equal('off');
+    expect(mid.label!.value).to.equal('Desk');
+    // Once the transition is over, a read is taken again (someone may have changed the light since).
+    now = 12_000;
+    expect(registry.settlesAt(serial, 'color')).to.equal(undefined);
+    registry.update(serial, { color: { hue: 0, saturation: 0, brightness: 0.3, kelvin: 3500 } });
+    expect(registry.get(serial)!.facts.color!.value.brightness).to.equal(0.3);
+  });
+
+  it('drops a reply to a read sent before a write, even when the write has no transition', () => {
+    const registry = new LightRegistry(3, clock);
+    const serial = 'd073d5000001';
+    registry.seen(serial, '127.0.0.2', 56700);
+    const before = registry.mark();
+    registry.wrote(serial, { power: 'on' });
+    registry.update(serial, { power: 'off' }, before);
+    expect(registry.get(serial)!.facts.power!.value).to.equal('on');
+    const after = registry.mark();
+    registry.update(serial, { power: 'off' }, after);
+    expect(registry.get(serial)!.facts.power!.value).to.equal('off');
+  });
 });

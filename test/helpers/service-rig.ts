@@ -1,6 +1,6 @@
 import { LightClient } from '../../core/discovery/client.js';
 import { LightService, type LightServiceOptions } from '../../core/control/service.js';
-import { Fleet } from '../../core/simulator/fleet.js';
+import { Fleet, type FleetOptions } from '../../core/simulator/fleet.js';
 import type { FleetInput } from '../../core/simulator/fleet-file.js';
 
 export interface ServiceRig {
@@ -11,8 +11,8 @@ export interface ServiceRig {
 }
 
 /** Virtual lights on a free port, a client that found them all and read their info, and a service over it. */
-export async function serviceRig(input: FleetInput, options: LightServiceOptions = {}): Promise<ServiceRig> {
-  const fleet = new Fleet(input, { port: 0 });
+export async function serviceRig(input: FleetInput, options: LightServiceOptions = {}, fleetOptions: FleetOptions = {}): Promise<ServiceRig> {
+  const fleet = new Fleet(input, { ...fleetOptions, port: 0 });
   await fleet.start();
   const client = new LightClient({
     transport: { requestTimeoutMs: 3000 },
