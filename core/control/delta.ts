@@ -19,10 +19,10 @@ export interface StateDelta {
   readonly durationS: number;
   /** Degrees to rotate, -360..360; the result wraps mod 360. */
   readonly hue?: number;
-  /** Added, result clipped to [0, 1]. */
+  /** Added (any finite number), result clipped to [0, 1]. */
   readonly saturation?: number;
   readonly brightness?: number;
-  /** Added, result clipped to [0, 1] (§7.4 leaves additive vs absolute open; we add). */
+  /** Added (any finite number), result clipped to [0, 1] (§7.4 leaves additive vs absolute open; we add). */
   readonly infrared?: number;
   /** Added, result clipped to the product's kelvin range (not the docs' fixed 2500-9000). */
   readonly kelvin?: number;
@@ -40,9 +40,10 @@ export function applyDelta(light: LightView, delta: StateDelta): StateChange {
   const power = checkPower('power', delta.power);
   const durationS = checkDuration('duration', delta.durationS);
   const dHue = checkOptionalNumber('hue', delta.hue, -360, 360);
-  const dSaturation = checkOptionalNumber('saturation', delta.saturation, -1, 1);
-  const dBrightness = checkOptionalNumber('brightness', delta.brightness, -1, 1);
-  const dInfrared = checkOptionalNumber('infrared', delta.infrared, -1, 1);
+  // Any finite amount: the sum is clipped to 0-1 (§7.4), so {"brightness": -5} means "all the way down".
+  const dSaturation = checkOptionalNumber('saturation', delta.saturation, -Infinity, Infinity);
+  const dBrightness = checkOptionalNumber('brightness', delta.brightness, -Infinity, Infinity);
+  const dInfrared = checkOptionalNumber('infrared', delta.infrared, -Infinity, Infinity);
   const dKelvin = checkOptionalNumber('kelvin', delta.kelvin, -0xffff, 0xffff);
   const caps = light.capabilities;
   const range = caps.kelvinRange;

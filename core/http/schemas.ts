@@ -94,10 +94,10 @@ export const SET_STATES_BODY = openObject(
 export const STATE_DELTA_BODY = openObject({
   power: { ...power, description: 'Absolute, as in Set State.' },
   duration: duration('How long the change takes.'),
-  infrared: { type: 'number', minimum: -1, maximum: 1, description: 'Added to the infrared level; the result is clipped to 0-1.' },
+  infrared: { type: 'number', description: 'Added to the infrared level (any amount); the result is clipped to 0-1.' },
   hue: { type: 'number', minimum: -360, maximum: 360, description: 'Degrees to rotate the hue; the result wraps.' },
-  saturation: { type: 'number', minimum: -1, maximum: 1, description: 'Added; the result is clipped to 0-1.' },
-  brightness: { type: 'number', minimum: -1, maximum: 1, description: 'Added; the result is clipped to 0-1.' },
+  saturation: { type: 'number', description: 'Added (any amount); the result is clipped to 0-1.' },
+  brightness: { type: 'number', description: 'Added (any amount); the result is clipped to 0-1.' },
   kelvin: { type: 'number', description: 'Added; the result is clipped to the product\'s kelvin range.' },
   ...WRITE_FLAGS,
 });

@@ -180,6 +180,17 @@ describe('HTTP API v1 writes (inject, virtual lights)', function () {
       expect(state(DESK).color.hue).to.be.closeTo(30, 0.01);
     });
 
+    it('takes any finite brightness or saturation delta and clips the sum to 0-1', async () => {
+      const down = await rig.call({ method: 'POST', url: `/v1/lights/id:${DESK}/state/delta`, payload: { brightness: -5, duration: 0 } });
+      expect(down.statusCode).to.equal(207);
+      expect(down.json()).to.deep.equal({ results: [{ id: DESK, label: 'Desk', status: 'ok' }] });
+      expect(state(DESK).color.brightness).to.equal(0);
+      const up = await rig.call({ method: 'POST', url: `/v1/lights/id:${DESK}/state/delta`, payload: { saturation: 12.5, brightness: 3, duration: 0 } });
+      expect(up.statusCode).to.equal(207);
+      expect(state(DESK).color.saturation).to.equal(1);
+      expect(state(DESK).color.brightness).to.equal(1);
+    });
+
     it('rejects a hue delta outside -360..360 with 422', async () => {
       const res = await rig.call({ method: 'POST', url: `/v1/lights/id:${DESK}/state/delta`, payload: { hue: 400 } });
       expect(res.statusCode).to.equal(422);
