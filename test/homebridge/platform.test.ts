@@ -1,0 +1,331 @@
+// The platform in-process: real LightService over virtual lights on loopback, real HAP-NodeJS characteristics and
+// Homebridge's own PlatformAccessory, a stand-in for the rest of the Homebridge API.
+
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import * as hap from '@homebridge/hap-nodejs';
+import { expect } from 'chai';
+import type { PlatformAccessory as PlatformAccessoryType, PlatformConfig } from 'homebridge';
+import { PlatformAccessory } from '../../node_modules/homebridge/dist/platformAccessory.js';
+import { defaultFleet, type Fleet } from '../../core/simulator/index.js';
+import { ENUMS, PRODUCTS } from '../../core/protocol/index.js';
+import type { ServerOptions } from '../../core/http/index.js';
+import type { LightContext } from '../../homebridge-plugin/accessory.js';
+import { LightwirePlatform } from '../../homebridge-plugin/platform.js';
+import { LIGHT_UUID_SEED, SUBTYPE } from '../../homebridge-plugin/settings.js';
+import {
+  COMMUNICATION_FAILURE,
+  characteristic,
+  fakeApi,
+  has,
+  hapRead,
+  hapWrite,
+  lightbulbOf,
+  platformRig,
+  startFleet,
+  testLog,
+  until,
+  type PlatformRig,
+} from './helpers.js';
+
+// defaultFleet(11): 1 Color, 2 White to Warm, 3 Strip, 4 A19, 5 Candle, 6 Night Vision, 7 Mini (starts off),
+// 8 Beam, 9 Color, 10 Tile, 11 Clean.
+const S = (n: number): string => `d073d5${n.toString(16).padStart(6, '0')}`;
+
+function accessoryOf(rig: PlatformRig, serial: string): PlatformAccessoryType {
+  const light = rig.platform.lights.get(serial);
+  if (light === undefined) throw new Error(`no accessory for ${serial}`);
+  return light.accessory;
+}
+
+function cachedAccessory(serial: string, label: string, lastSeenAt: number | null, pid = 91): PlatformAccessoryType {
+  const accessory = new PlatformAccessory(label, hap.uuid.generate(LIGHT_UUID_SEED + serial)) as unknown as PlatformAccessoryType;
+  const context: LightContext = { kind: 'light', serial, label, capabilities: PRODUCTS.get(1, pid).capabilities, lastSeenAt };
+  accessory.context = context;
+  return accessory;
+}
+
+describe('homebridge platform', function () {
+  this.timeout(20000);
+  let fleet: Fleet;
+  let rig: PlatformRig | undefined;
+
+  before(async () => {
+    fleet = await startFleet(defaultFleet(11));
+  });
+
+  after(async () => {
+    await fleet.stop();
+  });
+
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+    for (const light of fleet.lights) light.setFaults({ offline: false, unresponsive: false });
+  });
+
+  describe('configuration', () => {
+    it('starts nothing without a configuration', () => {
+      const fake = fakeApi();
+      const log = testLog();
+      const platform = new LightwirePlatform(log.log, undefined, fake.api);
+      expect(platform.service).to.equal(undefined);
+      expect(fake.events.listenerCount('didFinishLaunching')).to.equal(0);
+      expect(log.text('info')).to.contain('not configured');
+    });
+
+    it('logs what is wrong with a broken config, starts nothing, and keeps Homebridge running', async () => {
+      const fake = fakeApi();
+      const log = testLog();
+      const platform = new LightwirePlatform(log.log, { platform: 'Lightwire', discovery: { port: 'lifx', staticHosts: ['lamp'] } } as PlatformConfig, fake.api);
+      expect(platform.service).to.equal(undefined);
+      expect(log.text('error')).to.contain('discovery.port: must be a whole number').and.to.contain('discovery.staticHosts[0]').and.to.contain('not started');
+      // A cached light of the broken platform answers "No Response" instead of its stale cached state.
+      const cached = cachedAccessory(S(1), 'Color 1', Date.now());
+      cached.addService(hap.Service.Lightbulb, 'Color 1').getCharacteristic(hap.Characteristic.On).updateValue(true);
+      platform.configureAccessory(cached);
+      expect(await hapRead(characteristic(lightbulbOf(cached), 'On'))).to.deep.equal({ status: COMMUNICATION_FAILURE });
+      await platform.launch();
+      expect(fake.registered).to.have.length(0);
+    });
+  });
+
+  describe('accessories', () => {
+    it('registers one accessory per light, with the services each light supports', async () => {
+      rig = await platformRig({ lights: { effects: ['flame', 'move'] } }, fleet);
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 accessories');
+      expect(rig.fake.registered).to.have.length(11);
+      expect(new Set(rig.fake.registered.map((a) => a.UUID)).size).to.equal(11);
+
+      const color = lightbulbOf(accessoryOf(rig, S(1)));
+      expect(['On', 'Brightness', 'Hue', 'Saturation', 'ColorTemperature'].map((n) => has(color, n as 'On'))).to.deep.equal([true, true, true, true, true]);
+      const whiteToWarm = lightbulbOf(accessoryOf(rig, S(2)));
+      expect([has(whiteToWarm, 'Hue'), has(whiteToWarm, 'Saturation'), has(whiteToWarm, 'ColorTemperature')]).to.deep.equal([false, false, true]);
+      expect(characteristic(whiteToWarm, 'ColorTemperature').props).to.deep.include({ minValue: 111, maxValue: 667 });
+      // Adaptive Lighting: HAP adds its transition characteristics to the bulb.
+      expect(whiteToWarm.testCharacteristic(hap.Characteristic.CharacteristicValueTransitionControl)).to.equal(true);
+
+      const nightVision = accessoryOf(rig, S(6));
+      expect(lightbulbOf(nightVision, SUBTYPE.infrared).displayName).to.equal('Night Vision 6 Night Vision');
+
+      const switches = (serial: string) => accessoryOf(rig!, serial).services.filter((s) => s.UUID === hap.Service.Switch.UUID).map((s) => s.subtype);
+      expect(switches(S(5))).to.deep.equal(['effect-flame']); // Candle: matrix
+      expect(switches(S(3))).to.deep.equal(['effect-move']); // Strip: multizone
+      expect(switches(S(1))).to.deep.equal([]);
+
+      const info = accessoryOf(rig, S(5)).getService(hap.Service.AccessoryInformation)!;
+      expect(info.getCharacteristic(hap.Characteristic.Manufacturer).value).to.equal('LIFX');
+      expect(info.getCharacteristic(hap.Characteristic.Model).value).to.equal(fleet.light(S(5)).product.name);
+      expect(info.getCharacteristic(hap.Characteristic.SerialNumber).value).to.equal(S(5));
+      expect(info.getCharacteristic(hap.Characteristic.FirmwareRevision).value).to.equal('3.70');
+    });
+
+    it('binds restored accessories before launch and does not register them again', async () => {
+      const cached = cachedAccessory(S(1), 'Old name', Date.now() - 3_600_000);
+      rig = await platformRig({}, fleet, { cached: [cached], launch: false });
+      const on = characteristic(lightbulbOf(cached), 'On');
+      // Not found yet: "No Response", not a stale value.
+      expect(await hapRead(on)).to.deep.equal({ status: COMMUNICATION_FAILURE });
+      await rig.platform.launch();
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      expect(rig.fake.registered.map((a) => a.UUID)).not.to.include(cached.UUID);
+      expect(rig.fake.registered).to.have.length(10);
+      expect(await hapRead(on)).to.deep.equal({ value: true });
+      expect(cached.displayName).to.equal('Color 1');
+    });
+
+    it('removes lights not seen for the grace period, counting from their cached sighting', async () => {
+      let now = Date.now();
+      const gone = cachedAccessory('d073d50000ff', 'Gone', now - 3 * 3_600_000);
+      const recent = cachedAccessory('d073d50000fe', 'Recent', now - 3_600_000);
+      rig = await platformRig({ discovery: { removeAfterHours: 2 } }, fleet, { cached: [gone, recent], deps: { now: () => now } });
+      expect(rig.fake.unregistered.map((a) => a.displayName)).to.deep.equal(['Gone']);
+      now += 1.5 * 3_600_000;
+      rig.platform.removeStale();
+      expect(rig.fake.unregistered.map((a) => a.displayName)).to.deep.equal(['Gone', 'Recent']);
+      expect(rig.platform.lights.has(S(1))).to.equal(true);
+      expect(rig.log.text('info')).to.contain('Removed Gone');
+    });
+
+    it('leaves hidden lights out', async () => {
+      rig = await platformRig({ accessories: [{ serial: S(4).toUpperCase(), hidden: true }] }, fleet);
+      await until(() => rig!.platform.lights.size === 10, 5000, '10 lights');
+      expect(rig.platform.lights.has(S(4))).to.equal(false);
+    });
+
+    it('follows a label changed elsewhere', async () => {
+      rig = await platformRig({}, fleet);
+      await until(() => rig!.platform.lights.has(S(9)), 5000, 'light 9');
+      const before = rig.fake.updates;
+      fleet.light(S(9)).setState({ label: 'Porch' });
+      await rig.platform.service!.refresh(`id:${S(9)}`);
+      await until(() => accessoryOf(rig!, S(9)).displayName === 'Porch', 3000, 'the new label');
+      expect(characteristic(lightbulbOf(accessoryOf(rig, S(9))), 'Name').value).to.equal('Porch');
+      expect(rig.fake.updates).to.be.greaterThan(before);
+      fleet.light(S(9)).setState({ label: 'Color 9' });
+    });
+  });
+
+  describe('HomeKit writes and reads', () => {
+    it('sends On, Brightness, Hue and Saturation of one PUT as one change: colour while off, then power', async () => {
+      rig = await platformRig({ lights: { transitionS: 0 } }, fleet);
+      await until(() => rig!.platform.lights.has(S(7)), 5000, 'light 7');
+      const light = fleet.light(S(7));
+      expect(light.state.power).to.equal('off');
+      light.clearRecords();
+      const bulb = lightbulbOf(accessoryOf(rig, S(7)));
+      const results = await Promise.all([
+        hapWrite(characteristic(bulb, 'On'), true),
+        hapWrite(characteristic(bulb, 'Brightness'), 30),
+        hapWrite(characteristic(bulb, 'Hue'), 200),
+        hapWrite(characteristic(bulb, 'Saturation'), 100),
+      ]);
+      expect(results.map((r) => r.status)).to.deep.equal([0, 0, 0, 0]);
+      expect(light.state.power).to.equal('on');
+      expect(light.state.color.brightness).to.be.closeTo(0.3, 0.001);
+      expect(light.state.color.hue).to.be.closeTo(200, 0.1);
+      expect(light.state.color.saturation).to.be.closeTo(1, 0.001);
+      const sets = light.received().map((p) => p.name).filter((n) => n !== null && n.startsWith('Set'));
+      expect(sets).to.deep.equal(['SetColor', 'SetLightPower']);
+    });
+
+    it('reads from the cache: thousands of reads without a packet to the light', async () => {
+      rig = await platformRig({}, fleet);
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      const bulbs = [...rig.platform.lights.values()].map((l) => l.accessory).filter((a) => a.services.some((s) => s.UUID === hap.Service.Lightbulb.UUID)).map((a) => lightbulbOf(a));
+      for (const light of fleet.lights) light.clearRecords();
+      const started = performance.now();
+      let reads = 0;
+      for (let round = 0; round < 500; round++) {
+        for (const bulb of bulbs) {
+          await characteristic(bulb, 'On').handleGetRequest();
+          await characteristic(bulb, 'Brightness').handleGetRequest();
+          reads += 2;
+        }
+      }
+      const perSecond = reads / ((performance.now() - started) / 1000);
+      const gets = fleet.lights.reduce((n, l) => n + l.received().filter((p) => p.name === 'GetColor').length, 0);
+      // Background refresh may read a light once in this time; 11 000 reads must not.
+      expect(gets).to.be.below(12);
+      expect(perSecond).to.be.greaterThan(20_000);
+      process.stdout.write(`      (in-process cache reads: ${Math.round(perSecond).toLocaleString('en')} per second)\n`);
+    });
+
+    it('answers an unreachable light at once with -70402 while other lights still change', async () => {
+      rig = await platformRig({ discovery: { offlineAfterMisses: 1 }, lights: { transitionS: 0 } }, fleet);
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      fleet.light(S(4)).setFaults({ offline: true });
+      await rig.platform.service!.refresh(`id:${S(4)}`).catch(() => undefined);
+      await until(() => rig!.platform.service!.light(S(4))?.online === false, 3000, 'light 4 offline');
+      const dark = lightbulbOf(accessoryOf(rig, S(4)));
+      const other = lightbulbOf(accessoryOf(rig, S(1)));
+      const [write, otherWrite] = await Promise.all([hapWrite(characteristic(dark, 'On'), false), hapWrite(characteristic(other, 'Brightness'), 55)]);
+      expect(write.status).to.equal(COMMUNICATION_FAILURE);
+      expect(write.ms).to.be.below(50);
+      expect(otherWrite.status).to.equal(0);
+      expect(fleet.light(S(1)).state.color.brightness).to.be.closeTo(0.55, 0.001);
+      expect(await hapRead(characteristic(dark, 'On'))).to.deep.equal({ status: COMMUNICATION_FAILURE });
+      expect(rig.log.text('warn')).to.contain('unreachable');
+    });
+
+    it('answers a light that stops answering within the response timeout', async () => {
+      rig = await platformRig({ lights: { responseTimeoutMs: 300 } }, fleet);
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      fleet.light(S(8)).setFaults({ unresponsive: true });
+      const write = await hapWrite(characteristic(lightbulbOf(accessoryOf(rig, S(8))), 'Brightness'), 10);
+      expect(write.status).to.equal(COMMUNICATION_FAILURE);
+      expect(write.ms).to.be.within(290, 450);
+    });
+
+    it('shows an unreachable light as Off when configured so', async () => {
+      rig = await platformRig({ discovery: { offlineAfterMisses: 1 }, lights: { unreachableAsOff: true } }, fleet);
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      const on = characteristic(lightbulbOf(accessoryOf(rig, S(9))), 'On');
+      expect(await hapRead(on)).to.deep.equal({ value: true });
+      fleet.light(S(9)).setFaults({ offline: true });
+      await rig.platform.service!.refresh(`id:${S(9)}`).catch(() => undefined);
+      await until(() => on.value === false, 3000, 'On pushed as false');
+      expect(await hapRead(on)).to.deep.equal({ value: false });
+    });
+
+    it('starts and stops a firmware effect from its switch', async () => {
+      rig = await platformRig({ lights: { effects: ['flame'] } }, fleet);
+      await until(() => rig!.platform.lights.has(S(5)), 5000, 'the candle');
+      const candle = fleet.light(S(5));
+      candle.clearRecords();
+      const flame = accessoryOf(rig, S(5)).getServiceById(hap.Service.Switch, SUBTYPE.effect('flame'))!.getCharacteristic(hap.Characteristic.On);
+      expect(await hapRead(flame)).to.deep.equal({ value: false });
+      expect((await hapWrite(flame, true)).status).to.equal(0);
+      const started = candle.received('SetTileEffect');
+      expect(started).to.have.length(1);
+      const effectType = (p: { payload: unknown }) => ENUMS.TileEffectType[(p.payload as { settings: { type: 0 | 1 | 2 | 3 | 4 | 5 } }).settings.type];
+      expect(effectType(started[0]!)).to.equal('FLAME');
+      await until(() => flame.value === true, 2000, 'the switch to show the running effect');
+      expect((await hapWrite(flame, false)).status).to.equal(0);
+      expect(effectType(candle.received('SetTileEffect').at(-1)!)).to.equal('OFF');
+      await until(() => flame.value === false, 2000, 'the switch to show the effect stopped');
+    });
+  });
+
+  describe('scenes and the HTTP API', () => {
+    it('offers scenes as momentary switches with their own fade', async () => {
+      const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-')), 'scenes.json');
+      const config = { scenes: { file, switches: true, fadeS: 0, fades: [{ scene: 'Evening', fadeS: 0 }] } };
+      const first = await platformRig(config, fleet);
+      await until(() => first.platform.lights.size === 11, 5000, '11 lights');
+      fleet.light(S(1)).setState({ power: 'on', color: { hue: 30, saturation: 1, brightness: 0.2, kelvin: 3500 } });
+      await first.platform.service!.captureScene('Evening', `id:${S(1)}`);
+      await first.close();
+      fleet.light(S(1)).setState({ color: { hue: 250, saturation: 1, brightness: 1, kelvin: 3500 } });
+
+      rig = await platformRig(config, fleet);
+      const scenes = rig.fake.registered.find((a) => a.displayName === 'Lightwire Scenes');
+      expect(scenes).not.to.equal(undefined);
+      const evening = scenes!.services.find((s) => s.UUID === hap.Service.Switch.UUID)!;
+      expect(evening.displayName).to.equal('Evening');
+      expect((await hapWrite(evening.getCharacteristic(hap.Characteristic.On), true)).status).to.equal(0);
+      expect(fleet.light(S(1)).state.color.hue).to.be.closeTo(30, 0.1);
+      expect(await hapRead(evening.getCharacteristic(hap.Characteristic.On))).to.deep.equal({ value: false });
+    });
+
+    it('starts the HTTP API when the config asks for it, on the same service, and closes it on shutdown', async () => {
+      const started: ServerOptions[] = [];
+      let closed = 0;
+      rig = await platformRig({ http: { enabled: true, port: 3456 } }, fleet, {
+        deps: {
+          startHttp: async (options) => {
+            started.push(options);
+            return { url: 'http://127.0.0.1:3456/v1', port: 3456, plainUrl: null, app: undefined as never, close: async () => void closed++ };
+          },
+        },
+      });
+      expect(started).to.have.length(1);
+      expect(started[0]).to.deep.include({ host: '127.0.0.1', port: 3456, service: rig.platform.service });
+      expect(rig.log.text('info')).to.contain('HTTP API listening at http://127.0.0.1:3456/v1');
+      await rig.close();
+      rig = undefined;
+      expect(closed).to.equal(1);
+    });
+
+    it('logs an HTTP API that cannot start and keeps the lights', async () => {
+      rig = await platformRig({ http: { enabled: true, host: '0.0.0.0', port: 3457 } }, fleet);
+      expect(rig.log.text('error')).to.contain('HTTP API not started');
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+    });
+  });
+
+  describe('shutdown', () => {
+    it('stops the service, answers later writes with -70402 and starts nothing more', async () => {
+      rig = await platformRig({}, fleet);
+      await until(() => rig!.platform.lights.has(S(1)), 5000, 'light 1');
+      const on = characteristic(lightbulbOf(accessoryOf(rig, S(1))), 'On');
+      await rig.close();
+      expect(rig.platform.service!.started).to.equal(false);
+      expect((await hapWrite(on, true)).status).to.equal(COMMUNICATION_FAILURE);
+      await rig.platform.launch();
+      expect(rig.platform.service!.started).to.equal(false);
+      rig = undefined;
+    });
+  });
+});
