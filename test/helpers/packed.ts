@@ -2,8 +2,9 @@
 //
 //   packTarball(): Promise<string>
 //     Runs `npm pack` in the repository once per mocha process (later calls share the same promise) and resolves
-//     to the absolute path of the .tgz in a fresh temporary directory. `npm pack` runs the package's `prepack`
-//     script, so the tarball holds a clean build (stale dist/ removed first), exactly what `npm publish` ships.
+//     to the absolute path of the .tgz in a fresh temporary directory (removed when the process exits).
+//     `npm pack` runs the package's `prepack` script, so the tarball holds a clean build (stale dist/ removed
+//     first), exactly what `npm publish` ships.
 //     Takes a few seconds; give the calling hook a generous timeout (60 s).
 //
 //   installTarball(dir: string, tarball: string, extra?: string[]): Promise<void>
@@ -26,7 +27,7 @@
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -87,6 +88,7 @@ let packed: Promise<string> | undefined;
 export function packTarball(): Promise<string> {
   packed ??= (async () => {
     const dest = await mkdtemp(path.join(os.tmpdir(), 'lightwire-pack-'));
+    process.once('exit', () => rmSync(dest, { recursive: true, force: true }));
     const result = await runNpm(['pack', '--pack-destination', dest], REPO_ROOT);
     if (result.code !== 0) throw new Error(`npm pack failed (exit ${result.code}):\n${tail(result.stderr + result.stdout)}`);
     const tarballs = (await readdir(dest)).filter((f) => f.endsWith('.tgz'));
