@@ -104,6 +104,9 @@ export const ERRORS = {
   BODY_TOO_LARGE: spec<{ limitBytes: number }>(413, (p) => `the request body is larger than ${p.limitBytes} bytes`),
   URL_INVALID: spec<{ reason: string }>(400, (p) => `the URL is invalid: ${p.reason}`),
   URL_TOO_LONG: spec<{ maxChars: number }>(414, (p) => `a path segment is longer than ${p.maxChars} characters`),
+  REQUEST_MALFORMED: spec<{ reason: string }>(400, (p) => `the request cannot be parsed as HTTP/1.1: ${p.reason}`),
+  HEADERS_TOO_LARGE: spec<{ limitBytes: number }>(431, (p) => `the request headers are larger than ${p.limitBytes} bytes`),
+  REQUEST_TIMEOUT: spec<{ timeoutMs: number }>(408, (p) => `the request did not arrive completely within ${p.timeoutMs} ms`),
   UNAUTHORIZED: spec<{ reason: string }>(401, (p) => `Bad access token: ${p.reason}`),
   FORBIDDEN: spec<{ reason: string }>(403, (p) => `Permission denied: ${p.reason}`),
   ROUTE_NOT_FOUND: spec<{ method: string; path: string; hint: string }>(

@@ -8,6 +8,7 @@
 // client and answers `stopped` with its peak RSS. A fresh process per client makes maxRSS this client's own peak.
 
 import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
 import type { LightResult } from '../../core/index.js';
 import type { TargetState } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';

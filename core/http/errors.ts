@@ -26,6 +26,25 @@ export interface Problem {
   readonly fault: boolean;
 }
 
+/**
+ * The path of a request target as the client sent it (still percent-encoded, no query): also for the absolute
+ * form `http://host/v1/...`, which servers must accept (RFC 9112 §3.2.2).
+ */
+export function rawPath(url: string | undefined): string {
+  let target = url ?? '';
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (authority) target = target.slice(authority[0].length) || '/';
+  const q = target.search(/[?#]/);
+  return q < 0 ? target : target.slice(0, q);
+}
+
+/** A client that went away mid-request (an aborted upload, a reset): nothing to answer, nothing to log. */
+export function isClientGone(err: unknown, socketDestroyed: boolean): boolean {
+  if (socketDestroyed) return true;
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e !== null && typeof e === 'object' && (e.code === 'ECONNRESET' || e.code === 'ECONNABORTED' || e.code === 'ERR_STREAM_PREMATURE_CLOSE' || e.message === 'aborted');
+}
+
 /** At most this many field errors are listed (a hostile body can fail thousands of items). */
 export const MAX_FIELD_ERRORS = 25;
 

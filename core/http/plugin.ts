@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastif
 import type { LightResult, SetStateRequest, SetStatesResult, WriteOptions } from '../index.js';
 import { LightwireError } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
-import { toProblem, validationProblem } from './errors.js';
+import { isClientGone, rawPath, toProblem, validationProblem } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
 import { ListCache } from './list-cache.js';
 import { openApiDocument } from './openapi.js';
@@ -255,10 +255,7 @@ const SELECTOR_WRITES: Partial<Record<OperationId, WriteHandler>> = {
 
 /** Segment `index` of the request's raw path: still percent-encoded, exactly as the client sent it. */
 function rawSegment(request: FastifyRequest, index: number): string {
-  const url = request.raw.url ?? '';
-  const q = url.indexOf('?');
-  const path = q < 0 ? url : url.slice(0, q);
-  return path.split('/')[index] ?? '';
+  return rawPath(request.raw.url).split('/')[index] ?? '';
 }
 
 /**
@@ -399,6 +396,11 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
 
   // ---- errors: one shape for all (§4.2) ----
   app.setErrorHandler((err, request, reply) => {
+    // An aborted upload is the client's choice, not our fault: no answer can reach it, nothing to log.
+    if (isClientGone(err, request.raw.socket?.destroyed === true)) {
+      request.raw.socket?.destroy();
+      return;
+    }
     const problem = toProblem(err, (request as WithInput)[INPUT] ?? request.body, o.bodyLimitBytes);
     if (problem.fault) {
       o.log(`${request.method} ${request.url}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -407,9 +409,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
   });
 
   app.setNotFoundHandler((request) => {
-    const url = request.raw.url ?? '';
-    const q = url.indexOf('?');
-    const full = q < 0 ? url : url.slice(0, q);
+    const full = rawPath(request.raw.url);
     const path = full.startsWith(app.prefix) ? full.slice(app.prefix.length) : full;
     throw new LightwireError('ROUTE_NOT_FOUND', { method: request.method, path: full, hint: notFoundHint(request.method, path) });
   });

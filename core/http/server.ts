@@ -4,10 +4,12 @@
 // every /v1 request is answered 426 Upgrade Required with the https URL. The plugin decides by
 // `request.protocol`, so the same rule holds behind a TLS-terminating proxy (trustProxy) too.
 
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { LightwireError } from '../index.js';
 import { isLoopbackHost } from './auth.js';
-import { toProblem } from './errors.js';
+import { rawPath, toProblem } from './errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, type HttpApiOptions } from './plugin.js';
 import { RateLimiter } from './rate-limit.js';
 
@@ -16,8 +18,16 @@ export const DEFAULT_PORT = 3000;
 /** The longest path segment (a selector): 25 selectors of percent-encoded labels fit in 8 KiB. */
 export const MAX_PARAM_CHARS = 8192;
 export const API_PREFIX = '/v1';
-/** A whole request (headers and body) must arrive within this; writes answer within the service's deadline. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * A whole request (headers and body) must arrive within this, and its headers within HEADERS_TIMEOUT_MS: a slow
+ * client cannot hold a connection for long. Writes then answer within the service's deadline.
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** How often Node checks those two deadlines (its default, 30 s, lets a slow client stay up to ~40 s longer). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+/** Node's limit for all request headers together (`--max-http-header-size`). */
+export const MAX_HEADER_BYTES = http.maxHeaderSize;
 
 export interface TlsFiles {
   /** PEM contents of the certificate (chain) and its private key. */
@@ -38,6 +48,8 @@ export interface ServerOptions extends Omit<HttpApiOptions, 'limiter' | 'require
   readonly logLevel?: LogLevel;
   /** Where the log lines (pino JSON, one per line) go; default stdout. */
   readonly logStream?: { write(line: string): void };
+  /** A whole request (headers within the same time) must arrive within this; default REQUEST_TIMEOUT_MS. */
+  readonly requestTimeoutMs?: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -79,6 +91,36 @@ function frameworkError(err: FastifyError): LightwireError {
   return new LightwireError('URL_INVALID', { reason: err.message });
 }
 
+/** What Node's HTTP parser reported, as a v1 error (its own answers have neither the v1 body nor our headers). */
+function parserError(err: Error & { code?: string }, timeoutMs: number): LightwireError {
+  if (err.code === 'HPE_HEADER_OVERFLOW') return new LightwireError('HEADERS_TOO_LARGE', { limitBytes: MAX_HEADER_BYTES });
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new LightwireError('REQUEST_TIMEOUT', { timeoutMs });
+  const reason = typeof err.code === 'string' && err.code.startsWith('HPE_') ? err.code.slice(4).toLowerCase().replace(/_/g, ' ') : 'it is malformed';
+  return new LightwireError('REQUEST_MALFORMED', { reason });
+}
+
+/**
+ * Answers a request Node could not parse (or that took too long) in the v1 shape, with the rate-limit headers,
+ * then closes the connection. A client that went away (reset, socket gone) gets nothing and is no fault of ours.
+ */
+function clientErrorHandler(limiter: RateLimiter, bodyLimit: number, timeoutMs: number): (err: Error & { code?: string }, socket: Duplex) => void {
+  return (err, socket) => {
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || socket.destroyed) return;
+    const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? 'unknown';
+    const problem = toProblem(parserError(err, timeoutMs), undefined, bodyLimit);
+    const body = JSON.stringify(problem.body);
+    const headers = Object.entries(limiter.take(`ip:${address}`).headers).map(([k, v]) => `${k}: ${String(v)}\r\n`).join('');
+    if (socket.writable) {
+      socket.end(
+        `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status] ?? 'Error'}\r\n` +
+          `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
+      );
+    }
+    // Gone for good after a grace period even if the client never reads.
+    setTimeout(() => socket.destroy(), 1000).unref();
+  };
+}
+
 /**
  * The Fastify instance with the plugin at /v1, not listening yet (tests use `inject`). Answers outside the
  * plugin (bad URLs, paths outside /v1) use the same error body and rate-limit headers.
@@ -86,6 +128,9 @@ function frameworkError(err: FastifyError): LightwireError {
 export function buildServer(options: ServerOptions, extra: { requireHttps?: boolean; httpsBaseUrl?: string; limiter?: RateLimiter; plain?: boolean } = {}): FastifyInstance {
   const limiter = extra.limiter ?? new RateLimiter({ limit: options.rateLimit ?? null, ...(options.now ? { now: options.now } : {}) });
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const timeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const headersMs = Math.min(HEADERS_TIMEOUT_MS, timeoutMs);
+  const checkMs = Math.min(TIMEOUT_CHECK_INTERVAL_MS, Math.max(50, Math.round(timeoutMs / 4)));
   const answer = (reply: FastifyReply, request: FastifyRequest, err: LightwireError): void => {
     const rate = limiter.take(`ip:${request.ip}`);
     const problem = toProblem(err, undefined, bodyLimit);
@@ -96,12 +141,16 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     ...(options.logLevel === undefined ? {} : { logController: new RequestLog() }),
     bodyLimit,
     // Node's own guard against slow clients, which Fastify turns off by default.
-    requestTimeout: REQUEST_TIMEOUT_MS,
+    requestTimeout: timeoutMs,
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: checkMs },
+    clientErrorHandler: clientErrorHandler(limiter, bodyLimit, timeoutMs),
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
-    ...(options.tls && !extra.plain ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
+    ...(options.tls && !extra.plain
+      ? { https: { cert: options.tls.cert, key: options.tls.key, headersTimeout: headersMs, connectionsCheckingInterval: checkMs } }
+      : {}),
     frameworkErrors: (err, request, reply) => answer(reply, request, frameworkError(err)),
   }) as unknown as FastifyInstance;
-  const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, ...api } = options;
+  const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, ...api } = options;
   void app.register(lightwireApi, {
     ...api,
     prefix: API_PREFIX,
@@ -110,7 +159,7 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     ...(extra.httpsBaseUrl ? { httpsBaseUrl: extra.httpsBaseUrl } : {}),
   });
   app.setNotFoundHandler((request, reply) => {
-    const path = (request.raw.url ?? '').split('?')[0] ?? '';
+    const path = rawPath(request.raw.url);
     answer(reply, request, new LightwireError('ROUTE_NOT_FOUND', { method: request.method, path, hint: `the API lives under ${API_PREFIX}; see ${API_PREFIX}/openapi.json` }));
   });
   return app;
