@@ -8,8 +8,17 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '..', '..');
 const CORE = path.join(ROOT, 'core');
 
-/** The package's public entries (package.json `exports`), as source files. */
+/**
+ * The package's public entries (package.json `exports`), as source files. The root entry is
+ * homebridge-plugin/index.ts: core/index.ts re-exported, plus the default export Homebridge calls.
+ */
 const PUBLIC_ENTRIES = new Set(['core/index.ts', 'core/http/index.ts', 'core/simulator/index.ts', 'core/protocol/index.ts']);
+const PACKAGE_ENTRIES: Readonly<Record<string, string>> = {
+  '.': 'homebridge-plugin/index',
+  './http': 'core/http/index',
+  './simulator': 'core/simulator/index',
+  './protocol': 'core/protocol/index',
+};
 
 /** Each face and the folder it may import freely from (its own). */
 const FACES: readonly { readonly dir: string; readonly own: string }[] = [
@@ -89,9 +98,21 @@ describe('package boundaries', () => {
     ]);
   });
 
+  it('the root entry is the library and the Homebridge initializer', () => {
+    const text = readFileSync(path.join(ROOT, 'homebridge-plugin/index.ts'), 'utf8');
+    expect(text).to.match(/^export \* from '\.\.\/core\/index\.js';$/m);
+    expect(text).to.match(/^export default function /m);
+  });
+
   it('each public entry exists and the package exports exactly those', () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
     expect(Object.keys(pkg.exports).sort()).to.deep.equal(['.', './http', './package.json', './protocol', './simulator']);
+    for (const [key, source] of Object.entries(PACKAGE_ENTRIES)) {
+      // The root's types are the library's alone: a TypeScript user without Homebridge installed must type-check.
+      const types = key === '.' ? 'core/index' : source;
+      expect(pkg.exports[key], key).to.deep.equal({ types: `./dist/${types}.d.ts`, default: `./dist/${source}.js` });
+      expect(statSync(path.join(ROOT, `${source}.ts`)).isFile(), source).to.equal(true);
+    }
     for (const entry of PUBLIC_ENTRIES) expect(statSync(path.join(ROOT, entry)).isFile(), entry).to.equal(true);
   });
 });
