@@ -4,7 +4,7 @@
 // service sees are pushed to HomeKit.
 
 import type { Characteristic, CharacteristicValue, HAP, Logging, PlatformAccessory, Service } from 'homebridge';
-import type { Capabilities, LightResult, LightView } from '../core/index.js';
+import type { Capabilities, LightResult, LightView, PowerState } from '../core/index.js';
 import { LIGHTBULB, NIGHT_VISION, type Mapping } from './characteristics.js';
 import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
 import { effectIsOn, effectsFor, type EffectSpec, type EffectStarter } from './effects.js';
@@ -19,6 +19,33 @@ export interface LightContext {
   readonly capabilities: Capabilities | null;
   /** Epoch ms the light was last heard from, as last saved. */
   readonly lastSeenAt: number | null;
+  /** Relays of a LIFX Switch, as last seen (0 for lights). */
+  readonly relayCount?: number;
+}
+
+/**
+ * Relay control of the LIFX Switch, which the core does not offer yet. The platform uses it only when the service
+ * has it: `setRelayPower(selector, relayIndex, power)` and each view's `relays` (power per relay, `changed` field
+ * 'relays'). Without it, a Switch is not offered to HomeKit at all.
+ */
+export interface RelayControl {
+  setRelayPower(selector: string, relayIndex: number, power: PowerState): Promise<LightResult[]>;
+}
+
+export function relayControl(service: object): RelayControl | undefined {
+  const fn = (service as Partial<RelayControl>).setRelayPower;
+  return typeof fn === 'function' ? { setRelayPower: (selector, index, power) => fn.call(service, selector, index, power) } : undefined;
+}
+
+/** The power of each relay in a view, when the core reports it. */
+export function relaysOf(view: LightView | undefined): readonly PowerState[] | null {
+  const relays = (view as { relays?: unknown } | undefined)?.relays;
+  return Array.isArray(relays) && relays.every((r) => r === 'on' || r === 'off') ? (relays as PowerState[]) : null;
+}
+
+/** Whether HomeKit gets anything for this device: a light, or a Switch whose relays the core can drive. */
+export function offered(caps: Capabilities, relays: RelayControl | undefined): boolean {
+  return caps.isLight || (caps.relays && relays !== undefined);
 }
 
 export function isLightContext(context: unknown): context is LightContext {
@@ -35,6 +62,7 @@ export interface LightDeps {
   readonly settings: LightSettings;
   /** The firmware effect running on a light, as the service last reported it (OFF, MOVE, MORPH, FLAME, SKY). */
   readonly effectRunning: (serial: string) => string;
+  readonly relays: RelayControl | undefined;
   /** Bounds a service call by the response timeout; rejects with the HAP failure when it fails or is late. */
   readonly bounded: (serial: string, work: () => Promise<LightResult[]>) => Promise<void>;
   readonly failure: () => Error;
@@ -51,6 +79,7 @@ export class LightAccessory {
   readonly serial: string;
   private bound: Bound[] = [];
   private effectSwitches: { spec: EffectSpec; characteristic: Characteristic }[] = [];
+  private relaySwitches: Characteristic[] = [];
   private adaptive: InstanceType<HAP['AdaptiveLightingController']> | undefined;
   private lastSky: EffectKind | undefined;
 
@@ -85,6 +114,7 @@ export class LightAccessory {
     this.bound = bound;
 
     this.setupEffects(caps, label);
+    this.setupRelays(caps, label, relaysOf(view)?.length ?? this.context.relayCount ?? 0);
     if (bulb) this.setupAdaptiveLighting(bulb, caps);
   }
 
@@ -101,6 +131,7 @@ export class LightAccessory {
       characteristic.updateValue(mapping.read(view));
     }
     if (all || fields.includes('effect') || fields.includes('power')) this.updateEffects();
+    if (all || fields.includes('relays')) this.updateRelays(view);
     if (fields.includes('product') || fields.includes('firmware')) this.information(view);
   }
 
@@ -128,7 +159,8 @@ export class LightAccessory {
   private serviceName(service: Service, label: string): string {
     if (service.subtype === SUBTYPE.infrared) return `${label} Night Vision`;
     const effect = this.effectSwitches.find((e) => service.subtype === SUBTYPE.effect(e.spec.kind));
-    return effect ? `${label} ${effect.spec.title}` : label;
+    const relay = /^relay-(\d+)$/.exec(service.subtype ?? '');
+    return effect ? `${label} ${effect.spec.title}` : relay ? `${label} ${Number(relay[1]) + 1}` : label;
   }
 
   private information(view: LightView | undefined): void {
@@ -222,6 +254,39 @@ export class LightAccessory {
   private updateEffects(): void {
     const running = this.deps.effectRunning(this.serial);
     for (const { spec, characteristic } of this.effectSwitches) characteristic.updateValue(effectIsOn(spec, running, this.lastSky));
+  }
+
+  /** One Switch per relay of a LIFX Switch, when the core can drive relays. */
+  private setupRelays(caps: Capabilities, label: string, count: number): void {
+    const { Service, Characteristic } = this.deps.hap;
+    const control = this.deps.relays;
+    const wanted = caps.relays && control !== undefined ? count : 0;
+    for (const service of [...this.accessory.services]) {
+      const m = /^relay-(\d+)$/.exec(service.subtype ?? '');
+      if (service.UUID === Service.Switch.UUID && m && Number(m[1]) >= wanted) this.accessory.removeService(service);
+    }
+    this.relaySwitches = Array.from({ length: wanted }, (_, index) => {
+      const on = this.service(Service.Switch, `${label} ${index + 1}`, SUBTYPE.relay(index)).getCharacteristic(Characteristic.On);
+      on.onGet(() => {
+        const view = this.deps.lights.light(this.serial);
+        const power = relaysOf(view)?.[index];
+        if (view === undefined || !view.online || power === undefined) {
+          if (this.deps.config.lights.unreachableAsOff) return false;
+          throw this.deps.failure();
+        }
+        return power === 'on';
+      });
+      on.onSet((value) => this.deps.bounded(this.serial, () => control!.setRelayPower(`id:${this.serial}`, index, value === true || value === 1 ? 'on' : 'off')));
+      return on;
+    });
+  }
+
+  private updateRelays(view: LightView): void {
+    const relays = relaysOf(view);
+    if (relays === null || !view.online) return;
+    this.relaySwitches.forEach((on, i) => {
+      if (relays[i] !== undefined) on.updateValue(relays[i] === 'on');
+    });
   }
 
   /** Adaptive Lighting in HAP's automatic mode: its ColorTemperature writes come through the Writer like any other. */

@@ -6,7 +6,7 @@
 import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { LightService, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
 import type { RunningServer, ServerOptions } from '../core/http/index.js';
-import { LightAccessory, isLightContext, type LightContext } from './accessory.js';
+import { LightAccessory, isLightContext, offered, relayControl, relaysOf, type LightContext, type RelayControl } from './accessory.js';
 import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
 import { SceneSwitches } from './scenes.js';
 import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SCENES_UUID_SEED } from './settings.js';
@@ -35,6 +35,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   readonly config: LightwireConfig | undefined;
   readonly service: LightService | undefined;
   private readonly writer: Writer | undefined;
+  private readonly relays: RelayControl | undefined;
+  private readonly notOffered = new Set<string>();
   private scenes: SceneSwitches | undefined;
   private http: RunningServer | undefined;
   private readonly effects = new Map<string, string>();
@@ -72,6 +74,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       log.error(`Lightwire is not started: ${(err as Error).message}. Homebridge keeps running.`);
       return;
     }
+    this.relays = relayControl(this.service);
     const lights = this.config.lights;
     this.writer = new Writer(this.service, {
       mergeWindowMs: lights.mergeWindowMs,
@@ -161,7 +164,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     const light = this.lights.get(view.serial);
     if (light === undefined) return;
     if (fields.includes('effect')) this.readEffect(view.serial);
-    if (fields.includes('product')) {
+    const relaysMoved = fields.includes('relays') && (relaysOf(view)?.length ?? 0) !== (light.context.relayCount ?? 0);
+    if (fields.includes('product') || relaysMoved) {
       light.setup(view);
       this.saveContext(light, view);
     }
@@ -182,6 +186,15 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       if (existing !== undefined) this.remove(existing, 'hidden in the config');
       return;
     }
+    if (!offered(view.capabilities, this.relays)) {
+      if (existing !== undefined) this.remove(existing, 'nothing HomeKit can control');
+      if (!this.notOffered.has(view.serial)) {
+        this.notOffered.add(view.serial);
+        this.log.info(`${view.label || view.serial} (${view.product?.name ?? 'unknown product'}) is not offered to HomeKit: ` +
+          (view.capabilities.relays ? 'relay control of the LIFX Switch needs a newer Lightwire core.' : 'it is not a light.'));
+      }
+      return;
+    }
     this.readEffect(view.serial);
     if (existing !== undefined) {
       const light = this.handlerFor(existing);
@@ -190,7 +203,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       this.saveContext(light, view);
       return;
     }
-    const accessory = new this.api.platformAccessory(view.label || view.serial, uuid, this.api.hap.Categories.LIGHTBULB);
+    const category = view.capabilities.isLight ? this.api.hap.Categories.LIGHTBULB : this.api.hap.Categories.SWITCH;
+    const accessory = new this.api.platformAccessory(view.label || view.serial, uuid, category);
     accessory.context = contextOf(view);
     this.accessories.set(uuid, accessory);
     this.handlerFor(accessory).setup(view);
@@ -211,6 +225,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
           config: this.config!,
           settings: lightSettings(this.config!, serial),
           effectRunning: (s) => this.effects.get(s) ?? 'OFF',
+          relays: this.relays,
           bounded: (s, work) => this.bounded(s, work),
           failure: () => this.failure(),
         },
@@ -225,7 +240,12 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   private saveContext(light: LightAccessory, view: LightView): void {
     const next = contextOf(view);
     const before = light.context;
-    if (before.label === next.label && JSON.stringify(before.capabilities) === JSON.stringify(next.capabilities) && before.lastSeenAt !== null) return;
+    const same =
+      before.label === next.label &&
+      JSON.stringify(before.capabilities) === JSON.stringify(next.capabilities) &&
+      (before.relayCount ?? 0) === (next.relayCount ?? 0) &&
+      before.lastSeenAt !== null;
+    if (same) return;
     light.accessory.context = next;
     this.api.updatePlatformAccessories([light.accessory]);
   }
@@ -394,6 +414,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
 }
 
 function contextOf(view: LightView): LightContext {
-  return { kind: 'light', serial: view.serial, label: view.label, capabilities: view.capabilities, lastSeenAt: view.lastSeenAt };
+  const relayCount = relaysOf(view)?.length ?? 0;
+  return { kind: 'light', serial: view.serial, label: view.label, capabilities: view.capabilities, lastSeenAt: view.lastSeenAt, ...(relayCount > 0 ? { relayCount } : {}) };
 }
 

@@ -10,6 +10,7 @@ import type { PlatformAccessory as PlatformAccessoryType, PlatformConfig } from 
 import { PlatformAccessory } from '../../node_modules/homebridge/dist/platformAccessory.js';
 import { defaultFleet, type Fleet } from '../../core/simulator/index.js';
 import { ENUMS, PRODUCTS } from '../../core/protocol/index.js';
+import { lightOf } from '../helpers/light-view.js';
 import type { ServerOptions } from '../../core/http/index.js';
 import type { LightContext } from '../../homebridge-plugin/accessory.js';
 import { LightwirePlatform } from '../../homebridge-plugin/platform.js';
@@ -22,6 +23,7 @@ import {
   hapRead,
   hapWrite,
   lightbulbOf,
+  fleetServiceOptions,
   platformRig,
   startFleet,
   testLog,
@@ -329,3 +331,76 @@ describe('homebridge platform', function () {
     });
   });
 });
+
+describe('homebridge platform: LIFX Switch relays', function () {
+  this.timeout(20000);
+  const SWITCH = 'd073d5005701';
+  let fleet: Fleet;
+  let rig: PlatformRig | undefined;
+
+  before(async () => {
+    fleet = await startFleet({
+      lights: [
+        { serial: SWITCH, product: 70, label: 'Hall Switch', firmware: { major: 3, minor: 70 } },
+        { serial: 'd073d5005702', product: 91, label: 'Lamp', firmware: { major: 3, minor: 70 } },
+      ],
+    });
+  });
+
+  after(async () => {
+    await fleet.stop();
+  });
+
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it('gives a Switch no accessory while the core offers no relay control, saying why when it is announced', async () => {
+    rig = await platformRig({}, fleet);
+    await until(() => rig!.platform.lights.has('d073d5005702'), 5000, 'the lamp');
+    await rig.platform.service!.ready;
+    expect(rig.platform.lights.has(SWITCH)).to.equal(false);
+    // Today's service does not announce the Switch at all (it has no colour to read); if it did:
+    rig.platform.service!.emit('added', { ...lightOf(70, {}, SWITCH), label: 'Hall Switch' });
+    expect(rig.platform.lights.has(SWITCH)).to.equal(false);
+    expect(rig.log.text('info')).to.contain('is not offered to HomeKit: relay control of the LIFX Switch needs a newer Lightwire core');
+  });
+
+  it('offers one Switch per relay once the service reports relays and can set them', async () => {
+    const calls: [string, number, string][] = [];
+    rig = await platformRig({}, fleet, {
+      deps: {
+        createService: (options) => {
+          const service = fleetServiceOptions(fleet)(options);
+          const light = service.light.bind(service);
+          // The view a core with relay control would give (today's service hides the Switch).
+          const switchView = { ...lightOf(70, { power: 'on' }, SWITCH), label: 'Hall Switch', relays: ['on', 'off', 'off', 'off'] };
+          return Object.assign(service, {
+            light: (serial: string) => (serial === SWITCH ? switchView : light(serial)),
+            setRelayPower: async (selector: string, index: number, power: string) => {
+              calls.push([selector, index, power]);
+              return [{ id: SWITCH, label: 'Hall Switch', status: 'ok' as const }];
+            },
+          });
+        },
+      },
+    });
+    await rig.platform.service!.ready;
+    rig.platform.service!.emit('added', rig.platform.service!.light(SWITCH)!);
+    await until(() => (rig!.platform.lights.get(SWITCH)?.accessory.services.filter((s) => s.UUID === hap.Service.Switch.UUID).length ?? 0) === 4, 3000, '4 relay switches');
+    const relay = (i: number) => rig!.platform.lights.get(SWITCH)!.accessory.getServiceById(hap.Service.Switch, SUBTYPE.relay(i))!.getCharacteristic(hap.Characteristic.On);
+    expect(await hapRead(relay(0))).to.deep.equal({ value: true });
+    expect(await hapRead(relay(1))).to.deep.equal({ value: false });
+    expect((await hapWrite(relay(2), true)).status).to.equal(0);
+    expect(calls).to.deep.equal([[`id:${SWITCH}`, 2, 'on']]);
+    const accessory = rig.platform.lights.get(SWITCH)!.accessory;
+    expect(lightbulbOfMaybe(accessory)).to.equal(undefined);
+    expect(accessory.category).to.equal(hap.Categories.SWITCH);
+    expect(accessory.getServiceById(hap.Service.Switch, SUBTYPE.relay(3))!.displayName).to.equal('Hall Switch 4');
+  });
+});
+
+function lightbulbOfMaybe(accessory: PlatformAccessoryType): unknown {
+  return accessory.services.find((s) => s.UUID === hap.Service.Lightbulb.UUID);
+}
