@@ -3,6 +3,8 @@
 //   GET   /lights/:serial   one light
 //   PATCH /lights/:serial   body {faults?, state?}: faults as in a fleet file, state as VirtualLight.setState
 //   DELETE /lights/:serial/records   forget what the light received
+//   POST  /lights/:serial/move   body {address?}: Fleet.moveLight (ip mode: a new 127.x address; port mode: no body,
+//                                a new port)
 // Errors answer {code, message, params} with the error table's HTTP status (404 LIGHT_NOT_FOUND,
 // 400 FLEET_INVALID / CONTROL_REQUEST_INVALID).
 
@@ -48,6 +50,19 @@ function buildApp(fleet: Fleet): FastifyInstance {
     const light = fleet.light(request.params.serial);
     light.update(request.body);
     return light.summary();
+  });
+  app.post<{ Params: { serial: string }; Body: unknown }>('/lights/:serial/move', async (request) => {
+    const body = request.body ?? {};
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new LightwireError('CONTROL_REQUEST_INVALID', { reason: 'a move must be an object {address?}' });
+    }
+    const { address, ...rest } = body as Record<string, unknown>;
+    const unknownKey = Object.keys(rest)[0];
+    if (unknownKey !== undefined) throw new LightwireError('CONTROL_REQUEST_INVALID', { reason: `unknown key ${unknownKey} (allowed: address)` });
+    if (address !== undefined && typeof address !== 'string') {
+      throw new LightwireError('FLEET_INVALID', { path: 'address', reason: 'must be a string' });
+    }
+    return (await fleet.moveLight(request.params.serial, address)).summary();
   });
   app.delete<{ Params: { serial: string } }>('/lights/:serial/records', async (request) => {
     const light = fleet.light(request.params.serial);

@@ -21,9 +21,15 @@
 //       "zoneCount": 16,                      // multizone products only: 1-255, default 16
 //       "tileCount": 5,                       // matrix products only: 1-16 for chains (the Tile), else 1
 //       "wifiSignal": 1e-5,                   // StateWifiInfo.signal (lan-protocol.md §5.6), default 1e-5 (-50 dBm)
-//       "faults": {
-//         "lossProbability": 0.1,             // 0-1: incoming datagrams dropped before the light sees them
+//       "faults": {                           // all optional; applied per datagram as faults.ts describes
+//         "lossInProbability": 0.1,           // 0-1: datagrams arriving at the light dropped before it sees them
+//         "lossOutProbability": 0.1,          // 0-1: each reply datagram dropped after the light acted on the
+//                                             // message (a Set takes effect, its ack is lost)
+//         "lossProbability": 0.1,             // shorthand for lossInProbability (its meaning before loss had a
+//                                             // direction); giving both with different values is an error
 //         "latencyMs": 40,                    // added before every reply
+//         "reorderProbability": 0.1,          // 0-1: each reply datagram held back, so it arrives after later ones
+//         "reorderDelayMs": 100,              // how much longer a held-back reply waits, default 100
 //         "duplicateReplies": false,          // send each reply datagram twice
 //         "malformedReplies": "off",          // "off" | "instead" | "also" (true = "also"); see faults.ts
 //         "unresponsive": false,              // answers GetService only
@@ -59,8 +65,13 @@ export interface GroupInput {
 }
 
 export interface FaultsInput {
+  readonly lossInProbability?: number;
+  readonly lossOutProbability?: number;
+  /** Shorthand for lossInProbability. */
   readonly lossProbability?: number;
   readonly latencyMs?: number;
+  readonly reorderProbability?: number;
+  readonly reorderDelayMs?: number;
   readonly duplicateReplies?: boolean;
   readonly malformedReplies?: MalformedMode | boolean;
   readonly unresponsive?: boolean;
@@ -245,15 +256,28 @@ export function parseGroup(raw: unknown, path: string, kind: 'group' | 'location
   return { id, label, updatedAtNs: at };
 }
 
-const FAULT_KEYS = ['lossProbability', 'latencyMs', 'duplicateReplies', 'malformedReplies', 'unresponsive', 'offline'] as const;
+const FAULT_KEYS = [
+  'lossInProbability', 'lossOutProbability', 'lossProbability', 'latencyMs', 'reorderProbability', 'reorderDelayMs',
+  'duplicateReplies', 'malformedReplies', 'unresponsive', 'offline',
+] as const;
 export const MAX_LATENCY_MS = 60_000;
 
 /** A partial fault set, range-checked; merge it over the current faults. */
 export function parseFaults(raw: unknown, path: string): Partial<Faults> {
   const o = object(raw, path, FAULT_KEYS);
   const out: { -readonly [K in keyof Faults]?: Faults[K] } = {};
-  if (o.lossProbability !== undefined) out.lossProbability = number(o.lossProbability, join(path, 'lossProbability'), 0, 1);
+  const lossIn = o.lossInProbability === undefined ? undefined : number(o.lossInProbability, join(path, 'lossInProbability'), 0, 1);
+  const shorthand = o.lossProbability === undefined ? undefined : number(o.lossProbability, join(path, 'lossProbability'), 0, 1);
+  if (lossIn !== undefined && shorthand !== undefined && lossIn !== shorthand) {
+    invalid(join(path, 'lossProbability'), `is shorthand for lossInProbability (${lossIn}) and cannot differ from it, got ${shorthand}`);
+  }
+  const inbound = lossIn ?? shorthand;
+  // The shorthand and the field it stands for never disagree: setting either sets both.
+  if (inbound !== undefined) out.lossInProbability = out.lossProbability = inbound;
+  if (o.lossOutProbability !== undefined) out.lossOutProbability = number(o.lossOutProbability, join(path, 'lossOutProbability'), 0, 1);
   if (o.latencyMs !== undefined) out.latencyMs = number(o.latencyMs, join(path, 'latencyMs'), 0, MAX_LATENCY_MS);
+  if (o.reorderProbability !== undefined) out.reorderProbability = number(o.reorderProbability, join(path, 'reorderProbability'), 0, 1);
+  if (o.reorderDelayMs !== undefined) out.reorderDelayMs = number(o.reorderDelayMs, join(path, 'reorderDelayMs'), 0, MAX_LATENCY_MS);
   if (o.duplicateReplies !== undefined) out.duplicateReplies = boolean(o.duplicateReplies, join(path, 'duplicateReplies'));
   if (o.malformedReplies !== undefined) {
     const m = o.malformedReplies;

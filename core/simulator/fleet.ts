@@ -21,7 +21,7 @@ import { LightwireError } from '../errors.js';
 import { LIFX_PORT } from '../protocol/limits.js';
 import { decode, type Packet } from '../protocol/codec.js';
 import { BROADCAST_TARGET } from '../protocol/header.js';
-import { allocateAddresses, parseIpv4 } from './addresses.js';
+import { allocateAddresses, isLoopbackIpv4, parseIpv4 } from './addresses.js';
 import { parseFleet, type FleetInput, type FleetSpec } from './fleet-file.js';
 import { DEFAULT_RECORD_LIMIT } from './records.js';
 import { VirtualLight, type LightEnvironment } from './virtual-light.js';
@@ -40,7 +40,7 @@ export interface FleetOptions {
   readonly recvBufferSize?: number;
   /** Clock in ms since the epoch; inject one to move transitions and rates in tests. Default Date.now. */
   readonly now?: () => number;
-  /** Randomness for lossProbability, in [0, 1). Default Math.random. */
+  /** Randomness for the probabilistic faults (loss each way, reordering), in [0, 1). Default Math.random. */
   readonly random?: () => number;
   /** Packets kept per light (counts and rates cover all). Default 10 000. */
   readonly recordLimit?: number;
@@ -73,6 +73,12 @@ export class Fleet {
   private readonly recvBufferSize: number;
   private readonly onError: (err: unknown) => void;
   private sockets: Socket[] = [];
+  /** Each light's own socket (moveLight replaces it). */
+  private readonly lightSockets = new Map<VirtualLight, Socket>();
+  /** ip mode: addresses lights moved away from, still bound so that nothing there answers. */
+  private readonly vacated = new Map<string, Socket>();
+  /** Datagrams sent to an address a light moved away from (dropped, as on a LAN where nobody has it any more). */
+  sentToVacated = 0;
   private sharedPort = 0;
   private readonly timers = new Set<Timer>();
   private readonly immediates = new Set<Immediate>();
@@ -185,6 +191,7 @@ export class Fleet {
           socket.on('message', (msg, rinfo) => this.onUnicast(light, msg, rinfo));
           await this.bind(socket, light.address, port);
           light.attach(socket, socket.address().port);
+          this.lightSockets.set(light, socket);
         }),
       );
       this.state = 'running';
@@ -207,6 +214,76 @@ export class Fleet {
       this.stopping = null;
     });
     return this.stopping;
+  }
+
+  /**
+   * Moves a running light, as a device that got a new DHCP lease: it answers from its new place only, and
+   * says so in StateService (discovery). ip mode: `address` is its new loopback address (127.0.0.0/8, not another
+   * light's), on the same port; port mode: `address` must be omitted and the light gets a new port the system picks.
+   * Nothing answers at the old place any more: what is sent there is lost (counted in `sentToVacated` in ip mode).
+   * CONTROL_REQUEST_INVALID unless the fleet runs; FLEET_INVALID for a bad address;
+   * ADDRESS_IN_USE / ADDRESS_UNAVAILABLE when the new socket cannot bind (the light then stays where it was).
+   */
+  async moveLight(serial: string, address?: string): Promise<VirtualLight> {
+    const light = this.light(serial);
+    const previous = light.address;
+    if (this.state !== 'running') throw new LightwireError('CONTROL_REQUEST_INVALID', { reason: `cannot move a light of a fleet that is ${this.state}` });
+    let to: string;
+    let port: number;
+    if (this.mode === 'ip') {
+      if (address === undefined || !isLoopbackIpv4(address)) {
+        throw new LightwireError('FLEET_INVALID', { path: 'address', reason: `must be an IPv4 address in 127.0.0.0/8, got ${JSON.stringify(address)}` });
+      }
+      const holder = this.lights.find((l) => l !== light && l.address === address);
+      if (holder !== undefined) throw new LightwireError('FLEET_INVALID', { path: 'address', reason: `${address} is ${holder.serial}'s` });
+      to = address;
+      port = this.sharedPort;
+    } else {
+      if (address !== undefined) throw new LightwireError('FLEET_INVALID', { path: 'address', reason: 'a port-mode light moves to a new port, not an address' });
+      to = light.address;
+      port = 0;
+    }
+    const old = this.lightSockets.get(light);
+    // Moving back to an address left earlier: its silent socket makes way.
+    const vacant = this.vacated.get(to);
+    if (vacant !== undefined) {
+      this.vacated.delete(to);
+      await this.closeSocket(vacant);
+    }
+    const socket = this.openSocket(this.mode === 'ip');
+    socket.on('message', (msg, rinfo) => this.onUnicast(light, msg, rinfo));
+    try {
+      await this.bind(socket, to, port);
+    } catch (err) {
+      this.sockets = this.sockets.filter((s) => s !== socket);
+      socket.close();
+      throw err;
+    }
+    light.attach(socket, socket.address().port, to);
+    this.lightSockets.set(light, socket);
+    if (old !== undefined && this.mode === 'ip') {
+      // The old address stays bound, answering nothing: otherwise the shared listener on 0.0.0.0 would take what is
+      // sent there and hand it to the light by its serial, as if the light had never moved.
+      old.removeAllListeners('message');
+      old.on('message', () => {
+        this.sentToVacated++;
+      });
+      this.vacated.set(previous, old);
+    } else if (old !== undefined) {
+      await this.closeSocket(old);
+    }
+    return light;
+  }
+
+  private async closeSocket(socket: Socket): Promise<void> {
+    this.sockets = this.sockets.filter((s) => s !== socket);
+    await new Promise<void>((resolve) => {
+      try {
+        socket.close(() => resolve());
+      } catch {
+        resolve(); // already closed
+      }
+    });
   }
 
   // ---- internals ----
@@ -249,6 +326,8 @@ export class Fleet {
     const sockets = this.sockets;
     this.sockets = [];
     for (const light of this.lights) light.attach(null, light.port);
+    this.lightSockets.clear();
+    this.vacated.clear();
     await Promise.all(
       sockets.map(
         (s) =>

@@ -7,7 +7,7 @@ export {
   type LightStatePatch,
 } from './fleet-file.js';
 export { defaultFleet, defaultSerial, type DefaultFleet, type DefaultFleetOptions } from './default-fleet.js';
-export { NO_FAULTS, MALFORMED_KINDS, type Faults, type MalformedMode, type MalformedKind } from './faults.js';
+export { NO_FAULTS, DEFAULT_REORDER_DELAY_MS, MALFORMED_KINDS, type Faults, type MalformedMode, type MalformedKind } from './faults.js';
 export { type ReceivedPacket } from './records.js';
 export { type LightStateView, type GroupView } from './model.js';
 export { startControlServer, type ControlServer, type ControlServerOptions } from './control.js';

@@ -24,15 +24,23 @@ export interface LightEnvironment {
 }
 
 export interface LightStats {
-  /** Datagrams dropped by `lossProbability`. */
+  /** Datagrams arriving at the light dropped by `lossInProbability` (the light never saw them). */
   lost: number;
+  /** Reply datagrams dropped by `lossOutProbability` (the light had acted on the message). */
+  lostReplies: number;
+  /** Reply datagrams held back by `reorderProbability`. */
+  reordered: number;
   /** Datagrams ignored because the light was offline. */
   ignoredOffline: number;
   /** Datagrams on this light's own socket that did not decode. */
   undecodable: number;
-  /** Datagrams sent (acks, states, duplicates and malformed ones). */
+  /** Datagrams sent (acks, states, duplicates and malformed ones; not the lost replies). */
   sent: number;
   sendErrors: number;
+}
+
+function emptyStats(): LightStats {
+  return { lost: 0, lostReplies: 0, reordered: 0, ignoredOffline: 0, undecodable: 0, sent: 0, sendErrors: 0 };
 }
 
 export interface LightSummary {
@@ -53,15 +61,14 @@ export interface LightSummary {
 export class VirtualLight {
   readonly serial: string;
   readonly product: Product;
-  /** Where the light answers from; the port is known once the fleet has started. */
-  readonly address: string;
+  private boundAddress: string;
   private boundPort = 0;
   private socket: Socket | null = null;
   private currentFaults: Faults;
   private readonly model: DeviceModel;
   private readonly records: ReceivedRecords;
   private malformedCounter = 0;
-  readonly stats: LightStats = { lost: 0, ignoredOffline: 0, undecodable: 0, sent: 0, sendErrors: 0 };
+  readonly stats: LightStats = emptyStats();
 
   constructor(
     spec: LightSpec,
@@ -70,10 +77,15 @@ export class VirtualLight {
   ) {
     this.serial = spec.serial;
     this.product = spec.product;
-    this.address = address;
+    this.boundAddress = address;
     this.currentFaults = spec.faults;
     this.model = new DeviceModel(spec, env.now());
     this.records = new ReceivedRecords(env.recordLimit);
+  }
+
+  /** Where the light answers from (Fleet.moveLight changes it); the port is known once the fleet has started. */
+  get address(): string {
+    return this.boundAddress;
   }
 
   get port(): number {
@@ -160,7 +172,7 @@ export class VirtualLight {
 
   clearRecords(): void {
     this.records.clear();
-    Object.assign(this.stats, { lost: 0, ignoredOffline: 0, undecodable: 0, sent: 0, sendErrors: 0 });
+    Object.assign(this.stats, emptyStats());
   }
 
   summary(): LightSummary {
@@ -186,10 +198,11 @@ export class VirtualLight {
 
   // ---- network (used by the fleet) ----
 
-  /** @internal */
-  attach(socket: Socket | null, port: number): void {
+  /** @internal The socket the light answers from, its port and (after a move) its new address. */
+  attach(socket: Socket | null, port: number, address: string = this.boundAddress): void {
     this.socket = socket;
     this.boundPort = port;
+    this.boundAddress = address;
   }
 
   /** @internal The fleet calls this for every decoded datagram that may concern this light. */
@@ -202,7 +215,7 @@ export class VirtualLight {
     const { header } = packet;
     // §1.7 step 2: all-zero target = every device; another serial is not for us.
     if (header.target !== BROADCAST_TARGET && header.target !== this.serial) return;
-    if (faults.lossProbability > 0 && this.env.random() < faults.lossProbability) {
+    if (faults.lossInProbability > 0 && this.env.random() < faults.lossInProbability) {
       this.stats.lost++;
       return;
     }
@@ -214,9 +227,7 @@ export class VirtualLight {
     if (header.ackRequired) replies.push({ name: 'Acknowledgement', payload: {} });
     replies.push(...respond({ model: this.model, nowMs, resRequired: header.resRequired, port: this.boundPort }, packet));
     if (replies.length === 0) return;
-    const datagrams = this.datagrams(replies, header.source, header.sequence);
-    if (faults.latencyMs > 0) this.env.setTimer(() => this.sendAll(datagrams, from), faults.latencyMs);
-    else this.sendAll(datagrams, from);
+    this.dispatch(this.datagrams(replies, header.source, header.sequence), from);
   }
 
   /** @internal Counts a datagram on this light's socket that did not decode (§1.7 step 1). */
@@ -238,6 +249,36 @@ export class VirtualLight {
     }
     if (!faults.duplicateReplies) return out;
     return out.flatMap((d) => [d, d]);
+  }
+
+  /**
+   * Sends the replies through the per-datagram faults: each may be lost (`lossOutProbability`) or held back
+   * (`reorderProbability`, `reorderDelayMs` after the others); the rest leave together after `latencyMs`.
+   * A random number is drawn only for a fault that is on, so a fleet's injected randomness sees one draw per
+   * incoming datagram when only `lossInProbability` is set.
+   */
+  private dispatch(datagrams: readonly Buffer[], to: { readonly address: string; readonly port: number }): void {
+    const faults = this.currentFaults;
+    const now: Buffer[] = [];
+    const later: Buffer[] = [];
+    for (const d of datagrams) {
+      if (faults.lossOutProbability > 0 && this.env.random() < faults.lossOutProbability) {
+        this.stats.lostReplies++;
+        continue;
+      }
+      if (faults.reorderProbability > 0 && this.env.random() < faults.reorderProbability) {
+        this.stats.reordered++;
+        later.push(d);
+        continue;
+      }
+      now.push(d);
+    }
+    if (now.length > 0) {
+      if (faults.latencyMs > 0) this.env.setTimer(() => this.sendAll(now, to), faults.latencyMs);
+      else this.sendAll(now, to);
+    }
+    // A held-back reply always goes through a timer, so it leaves after the ones sent now even with a delay of 0.
+    if (later.length > 0) this.env.setTimer(() => this.sendAll(later, to), faults.latencyMs + faults.reorderDelayMs);
   }
 
   private sendAll(datagrams: readonly Buffer[], to: { readonly address: string; readonly port: number }): void {

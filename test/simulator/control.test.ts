@@ -67,6 +67,33 @@ describe('simulator control endpoint', () => {
     });
   });
 
+  it('sets loss per direction and reordering with PATCH faults, lossProbability as shorthand for lossInProbability', async () => {
+    const patched = await call(server, 'PATCH', '/lights/d073d5000002', {
+      faults: { lossProbability: 0.2, lossOutProbability: 0.3, reorderProbability: 0.4, reorderDelayMs: 250 },
+    });
+    expect(patched.status).to.equal(200);
+    expect(patched.json.faults).to.deep.include({ lossInProbability: 0.2, lossProbability: 0.2, lossOutProbability: 0.3, reorderProbability: 0.4, reorderDelayMs: 250 });
+    expect(r.fleet.light('d073d5000002').faults).to.deep.include({ lossInProbability: 0.2, lossOutProbability: 0.3 });
+    expect(patched.json.stats).to.deep.include({ lost: 0, lostReplies: 0, reordered: 0 });
+    const clash = await call(server, 'PATCH', '/lights/d073d5000002', { faults: { lossProbability: 0.1, lossInProbability: 0.9 } });
+    expect(clash.status).to.equal(400);
+    expect(clash.json.params.path).to.equal('faults.lossProbability');
+    expect(r.fleet.light('d073d5000002').faults.lossInProbability).to.equal(0.2);
+  });
+
+  it('moves a light with POST move, and it answers from there', async () => {
+    const moved = await call(server, 'POST', '/lights/d073d5000003/move', { address: '127.0.0.77' });
+    expect(moved.status).to.equal(200);
+    expect(moved.json.address).to.equal('127.0.0.77');
+    const replies = await r.client.request('GetLabel', {}, { address: '127.0.0.77', port: r.fleet.port }, { count: 1 });
+    expect(namesOf(replies)).to.deep.equal(['StateLabel']);
+    const taken = await call(server, 'POST', '/lights/d073d5000003/move', { address: '127.0.0.2' });
+    expect([taken.status, taken.json.code, taken.json.params.path]).to.deep.equal([400, 'FLEET_INVALID', 'address']);
+    const stray = await call(server, 'POST', '/lights/d073d5000003/move', { address: '127.0.0.78', port: 1 });
+    expect([stray.status, stray.json.code]).to.deep.equal([400, 'CONTROL_REQUEST_INVALID']);
+    expect(r.fleet.light('d073d5000003').address).to.equal('127.0.0.77');
+  });
+
   it('rejects a bad PATCH with a coded 400 and changes nothing', async () => {
     const badFault = await call(server, 'PATCH', '/lights/d073d5000001', { faults: { lossProbability: 3 }, state: { label: 'Nope' } });
     expect(badFault.status).to.equal(400);

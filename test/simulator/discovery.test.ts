@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { Fleet } from '../../core/simulator/fleet.js';
 import { allocateAddresses } from '../../core/simulator/addresses.js';
 import { defaultFleet, defaultSerial } from '../../core/simulator/default-fleet.js';
-import { BROADCAST, TestClient, payloadsOf } from './client.js';
+import { BROADCAST, TestClient, namesOf, payloadsOf } from './client.js';
 import { bulb, rig } from './helpers.js';
 
 describe('simulator discovery', () => {
@@ -132,6 +132,68 @@ describe('simulator discovery', () => {
       } finally {
         await r.close();
       }
+    });
+  });
+  describe('moving a light', () => {
+    it('ip mode: answers from its new address only, says so in discovery, and keeps its state', async () => {
+      const r = await rig(defaultFleet(3));
+      try {
+        const serial = defaultSerial(1);
+        const light = r.fleet.light(serial);
+        const old = { address: light.address, port: light.port };
+        light.setState({ label: 'Moved' });
+        await r.fleet.moveLight(serial, '127.0.0.40');
+        expect([light.address, light.port]).to.deep.equal(['127.0.0.40', r.fleet.port]);
+        expect(await r.client.request('GetLabel', {}, old, { timeoutMs: 120 })).to.deep.equal([]);
+        const label = await r.client.request('GetLabel', {}, r.at(serial), { count: 1 });
+        expect(payloadsOf(label, 'StateLabel')[0]!.label).to.equal('Moved');
+        expect(r.client.inbox.at(-1)!.from).to.deep.equal({ address: '127.0.0.40', port: r.fleet.port });
+        r.client.clear();
+        await r.client.request('GetService', {}, r.broadcast, { count: 3, settleMs: 60 });
+        const from = r.client.inbox.find((x) => x.packet!.header.target === serial)!.from;
+        expect(from).to.deep.equal({ address: '127.0.0.40', port: r.fleet.port });
+        expect(light.summary().address).to.equal('127.0.0.40');
+        expect(r.fleet.sentToVacated).to.equal(1);
+        // Back to where it was: the silent socket there makes way.
+        await r.fleet.moveLight(serial, old.address);
+        expect(namesOf(await r.client.request('GetLabel', {}, old, { count: 1 }))).to.deep.equal(['StateLabel']);
+      } finally {
+        await r.close();
+      }
+      expect(process.getActiveResourcesInfo().filter((x) => x === 'UDPWrap')).to.have.length(0);
+    });
+
+    it('port mode: moves to a new port on the same address', async () => {
+      const r = await rig(defaultFleet(2), { mode: 'port' });
+      try {
+        const light = r.fleet.lights[0]!;
+        const before = light.port;
+        await r.fleet.moveLight(light.serial);
+        expect(light.port).to.not.equal(before);
+        const replies = await r.client.request('GetVersion', {}, { address: '127.0.0.1', port: light.port }, { count: 1 });
+        expect(replies.map((p) => p.header.target)).to.deep.equal([light.serial]);
+        expect(await r.client.request('GetVersion', {}, { address: '127.0.0.1', port: before }, { timeoutMs: 100 })).to.deep.equal([]);
+      } finally {
+        await r.close();
+      }
+    });
+
+    it('refuses an address off loopback, another light\'s address, and a stopped fleet', async () => {
+      const r = await rig(defaultFleet(2));
+      try {
+        const serial = defaultSerial(0);
+        for (const bad of ['10.0.0.5', 'nope', undefined]) {
+          const err = await r.fleet.moveLight(serial, bad).then(() => null, (e: unknown) => e);
+          expect(err).to.have.property('code', 'FLEET_INVALID');
+        }
+        const taken = await r.fleet.moveLight(serial, r.fleet.lights[1]!.address).then(() => null, (e: unknown) => e);
+        expect(taken).to.have.property('code', 'FLEET_INVALID');
+        expect(r.fleet.light(serial).address).to.equal('127.0.0.2');
+      } finally {
+        await r.close();
+      }
+      const stopped = await r.fleet.moveLight(defaultSerial(0), '127.0.0.9').then(() => null, (e: unknown) => e);
+      expect(stopped).to.have.property('code', 'CONTROL_REQUEST_INVALID');
     });
   });
 });

@@ -30,7 +30,8 @@ describe('simulator fleet files', () => {
     expect(strip.zoneCount).to.equal(120);
     expect(strip.product.capabilities.extendedMultizone).to.equal(true);
     const porch = spec.lights.find((l) => l.serial === 'd073d5000007')!;
-    expect(porch.faults).to.deep.include({ lossProbability: 0.2, latencyMs: 80, offline: false });
+    expect(porch.faults).to.deep.include({ lossProbability: 0.2, lossInProbability: 0.2, lossOutProbability: 0.1, latencyMs: 80, offline: false });
+    expect(spec.lights.find((l) => l.serial === 'd073d5000008')!.faults).to.deep.include({ duplicateReplies: true, reorderProbability: 0.2, reorderDelayMs: 150 });
     expect(porch.group.id).to.equal('0123456789abcdef0123456789abcdef');
     expect(spec.lights.find((l) => l.serial === 'd073d5000005')!.tileCount).to.equal(5);
     expect(spec.lights.find((l) => l.serial === 'd073d500000a')!.faults.offline).to.equal(true);
@@ -75,6 +76,12 @@ describe('simulator fleet files', () => {
     ['infrared on a plain bulb', { lights: [{ ...ok, infrared: 0.5 }] }, 'lights[0].infrared', /only for infrared/],
     ['a colour on the Switch', { lights: [{ ...ok, product: 70, color: { hue: 1 } }] }, 'lights[0].color', /only for light/],
     ['a loss probability above 1', { lights: [{ ...ok, faults: { lossProbability: 1.2 } }] }, 'lights[0].faults.lossProbability', /0 to 1/],
+    ['a reply loss probability above 1', { lights: [{ ...ok, faults: { lossOutProbability: 1.01 } }] }, 'lights[0].faults.lossOutProbability', /0 to 1/],
+    ['an incoming loss that is not a number', { lights: [{ ...ok, faults: { lossInProbability: '0.1' } }] }, 'lights[0].faults.lossInProbability', /must be a number/],
+    ['a shorthand that contradicts lossInProbability', { lights: [{ ...ok, faults: { lossProbability: 0.1, lossInProbability: 0.2 } }] }, 'lights[0].faults.lossProbability', /shorthand for lossInProbability/],
+    ['a negative reorder probability', { lights: [{ ...ok, faults: { reorderProbability: -0.1 } }] }, 'lights[0].faults.reorderProbability', /0 to 1/],
+    ['a reorder delay over a minute', { lights: [{ ...ok, faults: { reorderDelayMs: 60_001 } }] }, 'lights[0].faults.reorderDelayMs', /0 to 60000/],
+    ['an unknown fault', { lights: [{ ...ok, faults: { lossOut: 0.1 } }] }, 'lights[0].faults.lossOut', /unknown key .*lossOutProbability/],
     ['an unknown malformed mode', { lights: [{ ...ok, faults: { malformedReplies: 'sometimes' } }] }, 'lights[0].faults.malformedReplies', /"instead"/],
     ['a negative latency', { lights: [{ ...ok, faults: { latencyMs: -1 } }] }, 'lights[0].faults.latencyMs', /0 to 60000/],
     ['a bad group id', { lights: [{ ...ok, group: { id: 'xyz', label: 'A' } }] }, 'lights[0].group.id', /32 hex digits/],
@@ -91,6 +98,19 @@ describe('simulator fleet files', () => {
       expect(got!.reason).to.match(reason);
     });
   }
+
+  it('reads loss per direction and reordering, with lossProbability as shorthand for lossInProbability', () => {
+    const spec = parseFleet({
+      lights: [
+        { ...ok, faults: { lossInProbability: 0.1, lossOutProbability: 0.2, reorderProbability: 0.3, reorderDelayMs: 40 } },
+        { ...ok, serial: 'd073d5000002', faults: { lossProbability: 0.5 } },
+        { ...ok, serial: 'd073d5000003' },
+      ],
+    });
+    expect(spec.lights[0]!.faults).to.deep.include({ lossInProbability: 0.1, lossProbability: 0.1, lossOutProbability: 0.2, reorderProbability: 0.3, reorderDelayMs: 40 });
+    expect(spec.lights[1]!.faults).to.deep.include({ lossInProbability: 0.5, lossProbability: 0.5, lossOutProbability: 0 });
+    expect(spec.lights[2]!.faults).to.deep.include({ lossInProbability: 0, lossOutProbability: 0, reorderProbability: 0, reorderDelayMs: 100 });
+  });
 
   it('accepts malformedReplies true as "also" and false as "off"', () => {
     const spec = parseFleet({ lights: [{ ...ok, faults: { malformedReplies: true } }, { ...ok, serial: 'd073d5000002', faults: { malformedReplies: false } }] });
