@@ -25,6 +25,8 @@ export interface PlatformDeps {
   /** Starts the HTTP API (default: `startServer` from homebridge-lightwire/http, loaded only when enabled). */
   readonly startHttp?: (options: ServerOptions) => Promise<RunningServer>;
   readonly now?: () => number;
+  /** How long after a failed start the next try comes (default START_RETRY_MS). */
+  readonly startRetryMs?: number;
 }
 
 export class LightwirePlatform implements DynamicPlatformPlugin {
@@ -83,7 +85,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       failure: () => this.failure(),
       onLate: (serial, outcome) => this.log.debug(`${this.nameOf(serial)}: change not confirmed (${outcome})`),
     });
-    api.on('didFinishLaunching', () => void this.launch());
+    api.on('didFinishLaunching', () => void this.launch().catch((err: unknown) => this.log.error(`Lightwire stopped working: ${(err as Error).message}`)));
     api.on('shutdown', () => void this.shutdown());
   }
 
@@ -110,8 +112,9 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     try {
       await service.start();
     } catch (err) {
-      this.log.error(`Cannot start the LAN client (${(err as Error).message}); trying again in ${START_RETRY_MS / 1000} s.`);
-      this.after(START_RETRY_MS, () => void this.launch());
+      const retryMs = this.deps.startRetryMs ?? START_RETRY_MS;
+      this.log.error(`Cannot start the LAN client (${(err as Error).message}); trying again in ${retryMs / 1000} s.`);
+      this.after(retryMs, () => void this.launch().catch((e: unknown) => this.log.error(`Lightwire stopped working: ${(e as Error).message}`)));
       return;
     }
     for (const view of service.views()) if (this.lights.has(view.serial) || view.power !== null) this.ensureLight(view);

@@ -173,6 +173,21 @@ describe('homebridge config', () => {
     });
   });
 
+  describe('the user README', () => {
+    it('documents every option of the table', () => {
+      const readme = readFileSync(path.join(ROOT, 'homebridge-plugin/README.md'), 'utf8');
+      const paths: string[] = [];
+      const walk = (spec: Spec, at: string): void => {
+        if (spec.type === 'object') for (const [k, s] of Object.entries(spec.properties)) walk(s, at ? `${at}.${k}` : k);
+        else if (spec.type === 'array' && spec.items.type === 'object') for (const [k, s] of Object.entries(spec.items.properties)) walk(s, `${at}[].${k}`);
+        else paths.push(at);
+      };
+      walk(CONFIG_SPEC, '');
+      expect(paths.length).to.be.greaterThan(25);
+      expect(paths.filter((p) => !readme.includes(`| \`${p}\` |`))).to.deep.equal([]);
+    });
+  });
+
   describe('from config to the service and to each light', () => {
     it('turns seconds into the service units and resolves the scene file in the storage folder', () => {
       const config = parsed({ discovery: { refreshIntervalS: 2.5, staticHosts: ['10.0.0.9'] }, scenes: { file: 'scenes.json' }, lights: { transitionS: 0.2 } });

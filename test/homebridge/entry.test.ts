@@ -58,6 +58,12 @@ describe('homebridge verified-plugin rules', () => {
     expect(pkg.devDependencies).to.have.property('homebridge');
   });
 
+  it('runs no commands and opens no connections of its own (no child_process, http client or dns in the plugin)', () => {
+    for (const { file, text } of sources) {
+      expect(specifiers(text).filter((s) => /^(node:)?(child_process|https?|net|dgram|dns)$/.test(s)), file).to.deep.equal([]);
+    }
+  });
+
   it('logs only through the Homebridge logger (no console, no process.stdout in the plugin)', () => {
     for (const { file, text } of sources) expect(text, file).not.to.match(/\bconsole\.|process\.(stdout|stderr)/);
   });

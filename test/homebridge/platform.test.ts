@@ -317,6 +317,32 @@ describe('homebridge platform', function () {
     });
   });
 
+  describe('network failures', () => {
+    it('logs a start that fails (no usable network) and tries again', async () => {
+      let attempts = 0;
+      rig = await platformRig({}, fleet, {
+        launch: false,
+        deps: {
+          startRetryMs: 200,
+          createService: (options) => {
+            const service = fleetServiceOptions(fleet)(options);
+            const start = service.start.bind(service);
+            service.start = async () => {
+              attempts++;
+              if (attempts === 1) throw new Error('bind EADDRNOTAVAIL 0.0.0.0');
+              return start();
+            };
+            return service;
+          },
+        },
+      });
+      await rig.platform.launch();
+      expect(rig.log.text('error')).to.contain('Cannot start the LAN client (bind EADDRNOTAVAIL 0.0.0.0); trying again in 0.2 s.');
+      await until(() => rig!.platform.lights.size === 11, 5000, 'the lights after the retry');
+      expect(attempts).to.equal(2);
+    });
+  });
+
   describe('shutdown', () => {
     it('stops the service, answers later writes with -70402 and starts nothing more', async () => {
       rig = await platformRig({}, fleet);
