@@ -1,0 +1,93 @@
+// Node-RED node `lightwire-set-state`: msg.payload says what to change (payload.ts), msg.selector or the
+// node's selector says which lights. Output 1: every message, msg.payload = one result per light and msg.ok;
+// output 2: only when some light failed, msg.payload = the failed results. A bad message goes to done(err)
+// with its coded error (Catch nodes see msg.error.code), and no light is touched.
+
+import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
+import type { Connection, ConnectionUser } from './connection.js';
+import { connectionOf, flagProp, optionalSecondsProp, reportSetupError, selectorProp } from './node-props.js';
+import { parsePayload, runOperation, selectorOf, type NodeDefaults } from './payload.js';
+import { errorStatus, healthStatus, resultsStatus } from './status.js';
+
+const SET_STATE_TYPE = 'lightwire-set-state';
+
+interface SetStateDef extends NodeDef {
+  config?: unknown;
+  selector?: unknown;
+  duration?: unknown;
+  fast?: unknown;
+}
+
+interface SetStateProps {
+  readonly selector: string;
+  readonly defaults: NodeDefaults;
+}
+
+function setStateProps(def: SetStateDef): SetStateProps {
+  return {
+    selector: selectorProp(def.selector),
+    defaults: { durationS: optionalSecondsProp('duration', def.duration), fast: flagProp('fast', def.fast, false) },
+  };
+}
+
+type Send = (msg: NodeMessage | Array<NodeMessage | NodeMessage[] | null>) => void;
+
+export = function register(RED: NodeAPI): void {
+  function LightwireSetState(this: Node, def: SetStateDef): void {
+    RED.nodes.createNode(this, def);
+    const node = this;
+    let setup: { props: SetStateProps; connection: Connection } | Error;
+    try {
+      setup = { props: setStateProps(def), connection: connectionOf(RED, def.config) };
+    } catch (err) {
+      setup = err as Error;
+      reportSetupError(node, err);
+    }
+    // Health shows until the node has done something; then its last outcome stays.
+    let acted = false;
+    const user: ConnectionUser = {
+      id: node.id,
+      health: (health) => {
+        if (!acted) node.status(healthStatus(health));
+      },
+    };
+    if (!(setup instanceof Error)) setup.connection.acquire(user);
+
+    async function handle(msg: NodeMessageInFlow, send: Send, done: (err?: Error) => void): Promise<void> {
+      try {
+        if (setup instanceof Error) throw setup;
+        const { props, connection } = setup;
+        const operation = parsePayload(msg.payload, props.defaults);
+        const selector = (): string => selectorOf(msg.selector, props.selector);
+        // A missing selector fails before waiting for the lights; scenes carry their own selectors.
+        if (operation.kind !== 'scene') selector();
+        const service = await connection.service();
+        const outcome = await runOperation(service, selector, operation);
+        const results = outcome.results;
+        const failed = results.filter((r) => r.status !== 'ok');
+        acted = true;
+        node.status(resultsStatus(results));
+        msg.payload = results;
+        msg.ok = failed.length === 0 && results.length > 0;
+        if (outcome.scene !== undefined) msg.scene = outcome.scene;
+        const failures: NodeMessage | null = failed.length > 0 ? { ...RED.util.cloneMessage(msg), payload: failed } : null;
+        send([msg, failures]);
+        done();
+      } catch (err) {
+        acted = true;
+        node.status(errorStatus(err));
+        done(err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+
+    node.on('input', (msg, send, done) => {
+      void handle(msg, send, done);
+    });
+    node.on('close', (_removed: boolean, done: () => void) => {
+      if (!(setup instanceof Error)) setup.connection.release(user);
+      done();
+    });
+  }
+
+  RED.nodes.registerType(SET_STATE_TYPE, LightwireSetState);
+};

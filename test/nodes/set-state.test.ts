@@ -1,0 +1,357 @@
+// lightwire-set-state in a Node-RED runtime over virtual lights: every payload form changes the lights as asked
+// (read back from the virtual lights themselves), results come out per light, and every bad message ends in
+// done(err) with its code while the light stays untouched and the flow goes on.
+
+import { expect } from 'chai';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Fleet } from '../../core/simulator/index.js';
+import { NODES, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, writesTo, type FlowNode } from './rig.js';
+
+const BULB = 'd073d5000001'; // Kitchen ceiling, off
+const TABLE = 'd073d5000002'; // Kitchen table, on
+const STRIP = 'd073d5000004';
+const CANDLE = 'd073d5000005';
+const CLEAN = 'd073d5000006';
+
+function fleetWithEffects() {
+  const input = smallFleet();
+  return {
+    lights: [
+      ...input.lights,
+      { serial: CANDLE, product: 137, label: 'Candle', group: { label: 'Living Room' }, location: { label: 'Home' }, power: 'on' as const },
+      { serial: CLEAN, product: 90, label: 'Clean', group: { label: 'Bedroom' }, location: { label: 'Home' }, power: 'on' as const },
+    ],
+  };
+}
+
+function flow(fleet: Fleet, node: Record<string, unknown> = {}, config: Record<string, unknown> = {}): FlowNode[] {
+  return onTab(
+    configFor(fleet, config),
+    { id: 'set', type: 'lightwire-set-state', config: 'cfg', selector: `id:${BULB}`, wires: [['out'], ['failed']], ...node },
+    { id: 'bare', type: 'lightwire-set-state', config: 'cfg', selector: '', wires: [['out'], ['failed']] },
+    { id: 'catcher', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'out', type: 'helper' },
+    { id: 'failed', type: 'helper' },
+    { id: 'caught', type: 'helper' },
+  );
+}
+
+type Results = Array<{ id: string; label: string; status: string; power?: string }>;
+
+/** Sends a message and waits for output 1. */
+async function send(msg: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out = nextMessage('out');
+  inject('set', msg);
+  return out;
+}
+
+describe('lightwire-set-state', function () {
+  this.timeout(20_000);
+  let fleet: Fleet;
+  let scenesDir: string;
+
+  before(async () => {
+    fleet = await startFleet(fleetWithEffects());
+    scenesDir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-scenes-'));
+  });
+
+  after(async () => {
+    await fleet.stop();
+    await rm(scenesDir, { recursive: true, force: true });
+  });
+
+  /** Unloads between describe blocks (and after tests that deploy their own flows). */
+  async function unload(): Promise<void> {
+    await helper.unload();
+  }
+  afterEach(async function () {
+    if (this.currentTest?.parent?.title !== 'payload forms' && this.currentTest?.parent?.title !== 'bad messages') await unload();
+  });
+
+  async function load(node: Record<string, unknown> = {}, config: Record<string, unknown> = {}): Promise<void> {
+    await helper.load(NODES, flow(fleet, node, config));
+  }
+
+  const state = (serial: string) => fleet.light(serial).state;
+
+  describe('payload forms', () => {
+    before(async () => {
+      for (const serial of [BULB, TABLE]) fleet.light(serial).setState({ power: 'off', color: { hue: 0, saturation: 0, brightness: 0.5, kelvin: 3500 } });
+    });
+
+    beforeEach(async function () {
+      // One runtime for the describe block, except for tests that deploy flows of their own.
+      if (!helper.getNode('set')) await load();
+    });
+
+    it('applies an object (power, colour, brightness) and sends one ok result per light', async () => {
+      const msg = await send({ payload: { power: 'on', color: 'blue', brightness: 0.25 } });
+      expect(msg.payload).to.deep.equal([{ id: BULB, label: 'Kitchen ceiling', status: 'ok' }]);
+      expect(msg.ok).to.equal(true);
+      expect(state(BULB).power).to.equal('on');
+      // LIFX's named blue is hue 250 (http-api-v1.md §6.2).
+      expect(state(BULB).color.hue).to.be.closeTo(250, 0.5);
+      expect(state(BULB).color.brightness).to.be.closeTo(0.25, 0.01);
+    });
+
+    it('takes a colour as numbers {hue, saturation, brightness, kelvin}', async () => {
+      await send({ payload: { color: { hue: 120, saturation: 1, brightness: 0.6 } } });
+      expect(state(BULB).color.hue).to.be.closeTo(120, 0.5);
+      expect(state(BULB).color.saturation).to.be.closeTo(1, 0.01);
+      expect(state(BULB).color.brightness).to.be.closeTo(0.6, 0.01);
+    });
+
+    it('understands "on", "off", true and false', async () => {
+      await send({ payload: 'on' });
+      expect(state(BULB).power).to.equal('on');
+      await send({ payload: 'OFF' });
+      expect(state(BULB).power).to.equal('off');
+      await send({ payload: true });
+      expect(state(BULB).power).to.equal('on');
+      await send({ payload: false });
+      expect(state(BULB).power).to.equal('off');
+    });
+
+    it('toggles ("toggle" and {toggle: true}), reporting the new power per light', async () => {
+      fleet.light(BULB).setState({ power: 'off' });
+      let msg = await send({ payload: 'toggle' });
+      expect((msg.payload as Results)[0]).to.include({ status: 'ok', power: 'on' });
+      expect(state(BULB).power).to.equal('on');
+      msg = await send({ payload: { toggle: true, duration: 0 } });
+      expect((msg.payload as Results)[0]).to.include({ status: 'ok', power: 'off' });
+      expect(state(BULB).power).to.equal('off');
+    });
+
+    it('reads any other string as a colour string', async () => {
+      await send({ payload: 'red' });
+      expect(state(BULB).color.hue).to.be.closeTo(0, 0.5);
+      expect(state(BULB).color.saturation).to.be.closeTo(1, 0.01);
+      await send({ payload: '#00ff00' });
+      expect(state(BULB).color.hue).to.be.closeTo(120, 0.5);
+      await send({ payload: 'kelvin:2700 saturation:0' });
+      expect(state(BULB).color.kelvin).to.equal(2700);
+      expect(state(BULB).color.saturation).to.equal(0);
+    });
+
+    it('reads a number from 0 to 1 as the brightness', async () => {
+      await send({ payload: 0.3 });
+      expect(state(BULB).color.brightness).to.be.closeTo(0.3, 0.01);
+    });
+
+    it('lets msg.selector win over the node selector', async () => {
+      fleet.light(TABLE).setState({ power: 'off' });
+      const before = writesTo(fleet, BULB);
+      const msg = await send({ payload: 'on', selector: 'label:Kitchen table' });
+      expect((msg.payload as Results).map((r) => r.id)).to.deep.equal([TABLE]);
+      expect(state(TABLE).power).to.equal('on');
+      expect(writesTo(fleet, BULB)).to.equal(before);
+    });
+
+    it('acts on every light a group selector names', async () => {
+      const msg = await send({ payload: { power: 'on' }, selector: 'group:Kitchen' });
+      expect((msg.payload as Results).map((r) => r.id).sort()).to.deep.equal([BULB, TABLE]);
+      expect(msg.ok).to.equal(true);
+    });
+
+    after(unload);
+
+    it('fades over the payload duration, else the node transition, else the config default', async () => {
+      await helper.unload();
+      await load({ duration: '2.5' });
+      const durations = (): number[] => fleet.light(BULB).received('SetColor').map((p) => (p.payload as { durationMs: number }).durationMs);
+      fleet.light(BULB).clearRecords();
+      await send({ payload: { color: 'blue', power: 'on', duration: 1.5 } });
+      expect(durations().at(-1)).to.equal(1500);
+      await send({ payload: 'green' });
+      expect(durations().at(-1)).to.equal(2500);
+      await helper.unload();
+      await load({}, { durationS: 0.75 });
+      await send({ payload: 'red' });
+      expect(durations().at(-1)).to.equal(750);
+      await helper.unload();
+    });
+
+    it('in fast mode sends the end state without reading the light first', async () => {
+      const firstAfterClear = (): string | null => {
+        const names = fleet.light(BULB).received().map((p) => p.name);
+        return names.find((n) => n === 'GetColor' || (n !== null && n.startsWith('Set'))) ?? null;
+      };
+      fleet.light(BULB).clearRecords();
+      await send({ payload: { power: 'on', color: 'orange' } });
+      expect(firstAfterClear(), 'a normal write reads first').to.equal('GetColor');
+      fleet.light(BULB).clearRecords();
+      const msg = await send({ payload: { power: 'off', color: 'purple', fast: true } });
+      expect(msg.ok).to.equal(true);
+      await eventually(() => state(BULB).power === 'off', 1000, 'the light switched off');
+      expect(firstAfterClear(), 'a fast write does not').to.match(/^Set/);
+    });
+
+    it('shows the last outcome in its status', async () => {
+      const statuses: Array<{ text?: string; fill?: string }> = [];
+      helper.getNode('set')!.on('call:status' as 'close', ((call: { args: [{ text?: string; fill?: string }] }) => statuses.push(call.args[0])) as () => void);
+      await send({ payload: 'on', selector: 'group:Kitchen' });
+      await new Promise((r) => setImmediate(r));
+      expect(statuses.at(-1)).to.deep.include({ fill: 'green', text: '2 ok' });
+    });
+  });
+
+  describe('effects', () => {
+    beforeEach(async () => {
+      fleet.clearRecords();
+      await load();
+    });
+
+    const cases: Array<{ effect: string; selector: string; payload: Record<string, unknown>; message: string }> = [
+      { effect: 'pulse', selector: `id:${BULB}`, payload: { color: 'hue:0 saturation:1 brightness:1 kelvin:3500', period: 0.5, cycles: 2 }, message: 'SetWaveform' },
+      { effect: 'breathe', selector: `id:${BULB}`, payload: { color: { hue: 200 }, from_color: 'blue', peak: 0.3 }, message: 'SetWaveformOptional' },
+      { effect: 'move', selector: `id:${STRIP}`, payload: { direction: 'backward', period: 2 }, message: 'SetMultiZoneEffect' },
+      { effect: 'morph', selector: `id:${CANDLE}`, payload: { palette: ['red', 'blue'], period: 3 }, message: 'SetTileEffect' },
+      { effect: 'flame', selector: `id:${CANDLE}`, payload: { period: 4 }, message: 'SetTileEffect' },
+      { effect: 'clouds', selector: `id:${CANDLE}`, payload: { duration: 10 }, message: 'SetTileEffect' },
+      { effect: 'sunrise', selector: `id:${CANDLE}`, payload: { duration: 60 }, message: 'SetTileEffect' },
+      { effect: 'sunset', selector: `id:${CANDLE}`, payload: { duration: 60, power_on: true }, message: 'SetTileEffect' },
+      { effect: 'off', selector: `id:${STRIP}`, payload: { power_off: true }, message: 'SetMultiZoneEffect' },
+      { effect: 'clean', selector: `id:${CLEAN}`, payload: { duration: 3600 }, message: 'SetHevCycle' },
+    ];
+    for (const c of cases) {
+      it(`runs ${c.effect} ({effect: "${c.effect}", ...})`, async () => {
+        const serial = c.selector.slice(3);
+        const msg = await send({ payload: { effect: c.effect, ...c.payload }, selector: c.selector });
+        expect(msg.payload).to.deep.equal([{ id: serial, label: fleet.light(serial).state.label, status: 'ok' }]);
+        expect(fleet.light(serial).receivedCount(c.message as 'SetWaveform'), c.message).to.be.greaterThan(0);
+      });
+    }
+  });
+
+  describe('scenes', () => {
+    it('captures the selected lights as a scene ({capture}) and brings them back ({scene})', async () => {
+      await load({ selector: 'group:Kitchen' }, { scenesFile: path.join(scenesDir, 'scenes.json') });
+      fleet.light(BULB).setState({ power: 'on', color: { hue: 60, saturation: 1, brightness: 0.7, kelvin: 3500 } });
+      fleet.light(TABLE).setState({ power: 'off' });
+      const captured = await send({ payload: { capture: 'Evening' } });
+      expect((captured.payload as Results).map((r) => r.id).sort()).to.deep.equal([BULB, TABLE]);
+      expect((captured.scene as { name: string }).name).to.equal('Evening');
+
+      await send({ payload: { power: 'on', color: 'blue' } });
+      expect(state(TABLE).power).to.equal('on');
+      const msg = await send({ payload: { scene: 'Evening', duration: 0 } });
+      expect(msg.ok).to.equal(true);
+      expect(state(TABLE).power).to.equal('off');
+      expect(state(BULB).color.hue).to.be.closeTo(60, 0.5);
+    });
+  });
+
+  describe('lights that fail', () => {
+    it('sends failed lights to output 2, with msg.ok false and a status that counts them', async () => {
+      await load({ selector: 'group:Kitchen' }, { timeoutS: 0.3 });
+      await send({ payload: 'on' }); // both lights known and answering
+      fleet.light(TABLE).setFaults({ unresponsive: true });
+      try {
+        const failed = nextMessage('failed');
+        const statuses: Array<{ text?: string; fill?: string }> = [];
+        helper.getNode('set')!.on('call:status' as 'close', ((call: { args: [{ text?: string; fill?: string }] }) => statuses.push(call.args[0])) as () => void);
+        const msg = await send({ payload: 'off' });
+        expect(msg.ok).to.equal(false);
+        expect((msg.payload as Results).map((r) => [r.id, r.status]).sort()).to.deep.equal([[BULB, 'ok'], [TABLE, 'timed_out']]);
+        expect((await failed).payload).to.deep.equal([{ id: TABLE, label: 'Kitchen table', status: 'timed_out' }]);
+        await new Promise((r) => setImmediate(r));
+        expect(statuses.at(-1)).to.deep.include({ fill: 'yellow', text: '1 ok, 1 timed out' });
+      } finally {
+        fleet.light(TABLE).setFaults({ unresponsive: false });
+      }
+    });
+
+    it('sends nothing to output 2 when every light is ok', async () => {
+      await load();
+      const silent = noMessage('failed', 300);
+      await send({ payload: 'on' });
+      await silent;
+    });
+  });
+
+  describe('bad messages', () => {
+    const bad: Array<{ name: string; msg: Record<string, unknown>; code: string; node?: string }> = [
+      { name: 'no selector anywhere', msg: { payload: 'on' }, code: 'PARAMETER_MISSING', node: 'bare' },
+      { name: 'an empty msg.selector', msg: { payload: 'on', selector: '  ' }, code: 'PARAMETER_MISSING' },
+      { name: 'a msg.selector that is not a string', msg: { payload: 'on', selector: 42 }, code: 'PARAMETER_INVALID' },
+      { name: 'a malformed selector', msg: { payload: 'on', selector: 'colour:red' }, code: 'SELECTOR_INVALID' },
+      { name: 'a selector that matches no light', msg: { payload: 'on', selector: 'label:Nowhere' }, code: 'LIGHTS_NOT_FOUND' },
+      { name: 'no payload', msg: {}, code: 'PARAMETER_MISSING' },
+      { name: 'an empty string', msg: { payload: ' ' }, code: 'PARAMETER_MISSING' },
+      { name: 'an empty object', msg: { payload: {} }, code: 'PARAMETER_MISSING' },
+      { name: 'an array', msg: { payload: ['on'] }, code: 'PARAMETER_INVALID' },
+      { name: 'NaN', msg: { payload: Number.NaN }, code: 'PARAMETER_INVALID' },
+      { name: 'an unknown colour', msg: { payload: 'blurple' }, code: 'COLOR_INVALID' },
+      { name: 'an unknown colour in an object', msg: { payload: { color: 'hue:400' } }, code: 'COLOR_INVALID' },
+      { name: 'a colour object out of range', msg: { payload: { color: { hue: 400 } } }, code: 'PARAMETER_INVALID' },
+      { name: 'a colour of the wrong type', msg: { payload: { color: 7 } }, code: 'PARAMETER_INVALID' },
+      { name: 'a brightness above 1', msg: { payload: 1.5 }, code: 'PARAMETER_INVALID' },
+      { name: 'a brightness that is a string', msg: { payload: { brightness: 'high' } }, code: 'PARAMETER_INVALID' },
+      { name: 'a power that is neither on nor off', msg: { payload: { power: 'maybe' } }, code: 'PARAMETER_INVALID' },
+      { name: 'a negative duration', msg: { payload: { power: 'on', duration: -1 } }, code: 'PARAMETER_INVALID' },
+      { name: 'a misspelt key', msg: { payload: { brigthness: 0.5 } }, code: 'PARAMETER_INVALID' },
+      { name: 'fast that is not a boolean', msg: { payload: { power: 'on', fast: 'yes' } }, code: 'PARAMETER_INVALID' },
+      { name: 'an unknown effect', msg: { payload: { effect: 'disco' } }, code: 'PARAMETER_INVALID' },
+      { name: 'a pulse without a colour', msg: { payload: { effect: 'pulse' } }, code: 'PARAMETER_MISSING' },
+      { name: 'a pulse with a bad period', msg: { payload: { effect: 'pulse', color: 'red', period: -2 } }, code: 'PARAMETER_INVALID' },
+      { name: 'an effect parameter of another effect', msg: { payload: { effect: 'flame', palette: ['red'] } }, code: 'PARAMETER_INVALID' },
+      { name: 'move on a bulb without zones', msg: { payload: { effect: 'move' } }, code: 'CAPABILITY_MISSING' },
+      { name: 'an unknown scene', msg: { payload: { scene: 'Nope' } }, code: 'SCENE_NOT_FOUND' },
+      { name: 'toggle that is not true', msg: { payload: { toggle: 'yes' } }, code: 'PARAMETER_INVALID' },
+    ];
+
+    // One runtime for every bad message in turn: each must leave the flow working for the next.
+    before(async () => {
+      fleet.light(BULB).setState({ power: 'off', color: { hue: 10, saturation: 0.5, brightness: 0.5, kelvin: 3500 } });
+      await load();
+    });
+    after(unload);
+
+    for (const c of bad) {
+      it(`reports ${c.name} as ${c.code}, changes no light, and the flow goes on`, async () => {
+        const looks = (): string => JSON.stringify([state(BULB).power, state(BULB).color, state(BULB).infrared]);
+        const before = looks();
+        const writes = writesTo(fleet, BULB);
+        const caught = nextMessage('caught');
+        const silent = noMessage('out', 200);
+        inject(c.node ?? 'set', { ...c.msg, topic: 'bad' });
+        const error = (await caught).error as { code?: string; message?: string; source?: { id: string } };
+        expect(error.code, error.message).to.equal(c.code);
+        expect(error.source?.id).to.equal(c.node ?? 'set');
+        await silent;
+        expect(writesTo(fleet, BULB)).to.equal(writes);
+        expect(looks()).to.equal(before);
+        // The next good message still works.
+        const ok = await send({ payload: { infrared: 0 }, selector: `id:${BULB}` });
+        expect(ok.payload).to.have.length(1);
+      });
+    }
+  });
+
+  describe('bad properties (hand-edited flows)', () => {
+    it('refuses a node transition that is not a number: OPTIONS_INVALID on every input', async () => {
+      await load({ duration: 'slow' });
+      const caught = nextMessage('caught');
+      inject('set', { payload: 'on' });
+      expect(((await caught).error as { code: string }).code).to.equal('OPTIONS_INVALID');
+    });
+
+    it('refuses a node without a config node', async () => {
+      await load({ config: '' });
+      const caught = nextMessage('caught');
+      inject('set', { payload: 'on' });
+      expect(((await caught).error as { code: string }).code).to.equal('OPTIONS_INVALID');
+    });
+
+    it('passes on a config node with a bad property: OPTIONS_INVALID naming it', async () => {
+      await load({}, { lanPort: 'seventy' });
+      const caught = nextMessage('caught');
+      inject('set', { payload: 'on' });
+      const error = (await caught).error as { code: string; message: string };
+      expect(error.code).to.equal('OPTIONS_INVALID');
+      expect(error.message).to.contain('lanPort');
+    });
+  });
+});
