@@ -261,6 +261,11 @@ export function stateChangeFrom(
   };
 }
 
+/** Something true is known of a light: its state (power, and colour for lights) was read at least once. */
+function isRead(record: LightRecord): boolean {
+  return record.facts.power !== undefined;
+}
+
 function optionInvalid(option: string, reason: string): LightwireError<'OPTIONS_INVALID'> {
   return new LightwireError('OPTIONS_INVALID', { option, reason });
 }
@@ -291,6 +296,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   private namesCache: GroupNames | undefined;
   /** Lights whose first read is over (announced with `added`). */
   private readonly announced = new Set<string>();
+  /** Lights whose first read is over but told nothing (no answer): announced once a later read succeeds. */
+  private readonly unread = new Set<string>();
   private readonly detach: (() => void)[] = [];
   private running = false;
   private startedClient = false;
@@ -401,7 +408,9 @@ export class LightService extends EventEmitter<LightServiceEvents> {
 
   private pendingFirstReads(): number {
     let pending = 0;
-    for (const record of this.client.registry.peekAll()) if (!this.announced.has(record.serial)) pending++;
+    for (const record of this.client.registry.peekAll()) {
+      if (!this.announced.has(record.serial) && !this.unread.has(record.serial)) pending++;
+    }
     return pending;
   }
 
@@ -414,7 +423,9 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       this.detach.push(() => (this.client as EventEmitter).off(event, fn as (...args: unknown[]) => void));
     };
     on('described', (record: LightRecord) => {
-      if (!this.announced.has(record.serial)) {
+      // A light is known (listed, announced) once something true was read of it, never on a discovery reply alone.
+      if (!isRead(record)) this.unread.add(record.serial);
+      else if (!this.announced.has(record.serial)) {
         this.announced.add(record.serial);
         this.emit('added', this.viewOf(record));
       }
@@ -423,6 +434,13 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     on('changed', (record: LightRecord, fields: readonly string[]) => {
       // A group's name is the newest label among its members: a change to one light renames it for all.
       if (fields.includes('group') || fields.includes('location')) this.forgetNames();
+      // A light whose first read went unanswered is announced when a later read succeeds.
+      if (this.unread.has(record.serial) && isRead(record)) {
+        this.unread.delete(record.serial);
+        this.announced.add(record.serial);
+        this.emit('added', this.viewOf(record));
+        return;
+      }
       if (this.announced.has(record.serial) && this.listenerCount('changed') > 0) this.emit('changed', this.viewOf(record), fields);
     });
     on('offline', (record: LightRecord) => {
@@ -457,15 +475,20 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return view;
   }
 
-  /** One light, O(1): from the cache while its record is unchanged; undefined when unknown. */
+  /** One light, O(1): from the cache while its record is unchanged; undefined when unknown or never read. */
   light(serial: string): LightView | undefined {
     const record = this.client.registry.peek(serial);
-    return record ? this.viewOf(record) : undefined;
+    return record && isRead(record) ? this.viewOf(record) : undefined;
   }
 
-  /** Every known light, in serial order. */
+  /**
+   * Every known light, in serial order: lights found whose state was never read are left out (views, List Lights
+   * and selectors show only what was read, never made-up values).
+   */
   views(): LightView[] {
-    return this.client.registry.peekAll().map((r) => this.viewOf(r));
+    const out: LightView[] = [];
+    for (const r of this.client.registry.peekAll()) if (isRead(r)) out.push(this.viewOf(r));
+    return out;
   }
 
   /** Reads the lights a selector names now (state, and zones of multizone lights), then lists them. */

@@ -343,12 +343,17 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private onPacket(packet: KnownPacket, from: RemoteAddress): void {
     if (packet.name !== 'StateService') {
-      if (packet.header.target !== '000000000000') this.registry.answered(packet.header.target);
+      // Seen, but not an answer: a read or write counts that itself, when its reply is the one it asked for.
+      if (packet.header.target !== '000000000000') this.registry.heard(packet.header.target);
       return;
     }
     // Only service 1 (UDP) counts; port 0 means "unavailable" (lan-protocol.md §1.6).
     if (packet.payload.service !== 1 || packet.payload.port === 0) return;
-    this.registry.seen(packet.header.target, from.address, packet.payload.port);
+    const serial = packet.header.target;
+    this.registry.seen(serial, from.address, packet.payload.port);
+    // An offline light answering discovery may be back: a read says whether it is (it stays offline otherwise).
+    const record = this.registry.peek(serial);
+    if (record !== undefined && !record.online && this.running) void this.refreshState(serial);
   }
 
   private onAdded(light: LightRecord): void {
@@ -385,9 +390,9 @@ export class LightClient extends EventEmitter<ClientEvents> {
     }
   }
 
-  /** How many found lights have not finished their first read yet. */
+  /** How many found lights have not finished their first read yet (being read, or waiting their turn). */
   get describing(): number {
-    return this.describingCount;
+    return this.describingCount + this.firstReads.length;
   }
 
   /**
@@ -442,12 +447,18 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (next < Infinity) this.armRefresh(next);
   }
 
-  /** A background read finished: the next one of its kind is due an interval (with jitter) from now. */
+  /**
+   * A background read finished: the next one of its kind is due an interval (with jitter) from now. After a missed
+   * state read of a light still online the next one is due at once, so the misses that make a light offline
+   * (offlineAfterMisses x readTimeoutMs) add up within one refresh interval rather than several.
+   */
   private refreshed(serial: string, kind: keyof RefreshDue): void {
     const due = this.refreshDue.get(serial);
     if (due === undefined || !this.running) return;
     const d = this.discoveryOptions;
-    due[kind] = Date.now() + jitter(kind === 'state' ? d.refreshIntervalMs : d.infoRefreshIntervalMs);
+    const record = this.registry.peek(serial);
+    const retry = kind === 'state' && record !== undefined && record.online && record.misses > 0;
+    due[kind] = Date.now() + (retry ? 0 : jitter(kind === 'state' ? d.refreshIntervalMs : d.infoRefreshIntervalMs));
     this.armRefresh(due[kind]);
   }
 

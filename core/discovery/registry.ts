@@ -140,7 +140,11 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     return [...this.lights.values()].sort((a, b) => (a.serial < b.serial ? -1 : 1)).map(snapshot);
   }
 
-  /** A packet came from this light at this address: adds it, follows an address change, marks it online. */
+  /**
+   * The light said where it is (StateService): adds it, follows an address change. It is not an answer to a read:
+   * a light that answers discovery but not reads still goes offline (misses count reads only), and one that is
+   * offline comes back online only when a read or write is answered again.
+   */
   seen(serial: string, address: string, port: number): void {
     const now = this.clock();
     const existing = this.lights.get(serial);
@@ -152,26 +156,36 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
       return;
     }
     existing.lastSeenAt = now;
-    existing.misses = 0;
     existing.revision++;
     if (existing.address !== address || existing.port !== port) {
       existing.address = address;
       existing.port = port;
       this.emit('changed', snapshot(existing), ['address']);
     }
-    if (!existing.online) {
-      existing.online = true;
-      this.emit('online', snapshot(existing));
+  }
+
+  /** A packet came from this light: it was seen now. Not an answer to a read (see answered). */
+  heard(serial: string): void {
+    const r = this.lights.get(serial);
+    if (r === undefined) return;
+    r.lastSeenAt = this.clock();
+    r.revision++;
+  }
+
+  /** A light answered a read or a write: no misses, online (again). */
+  answered(serial: string): void {
+    const r = this.lights.get(serial);
+    if (r === undefined) return;
+    r.lastSeenAt = this.clock();
+    r.misses = 0;
+    r.revision++;
+    if (!r.online) {
+      r.online = true;
+      this.emit('online', snapshot(r));
     }
   }
 
-  /** A light answered a request (any reply counts as seen, without moving its address). */
-  answered(serial: string): void {
-    const r = this.lights.get(serial);
-    if (r) this.seen(serial, r.address, r.port);
-  }
-
-  /** A read failed. After offlineAfterMisses in a row the light is offline. */
+  /** A read (or write) went unanswered. After offlineAfterMisses in a row the light is offline. */
   missed(serial: string): void {
     const r = this.lights.get(serial);
     if (r === undefined) return;

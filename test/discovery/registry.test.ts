@@ -52,6 +52,24 @@ describe('LightRegistry', () => {
     expect(events.slice(1)).to.deep.equal(['offline d073d5000001', 'online d073d5000001']);
   });
 
+  it('counts misses from reads only: a discovery reply or any other packet neither clears them nor brings it online', () => {
+    const registry = new LightRegistry(2, clock);
+    const events = recorder(registry);
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    registry.missed('d073d5000001');
+    now = 3_000;
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    registry.heard('d073d5000001');
+    registry.missed('d073d5000001');
+    expect(events.slice(1)).to.deep.equal(['offline d073d5000001']);
+    now = 4_000;
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    expect(registry.get('d073d5000001')).to.include({ online: false, lastSeenAt: 4_000 });
+    registry.answered('d073d5000001');
+    expect(events.slice(1)).to.deep.equal(['offline d073d5000001', 'online d073d5000001']);
+    expect(registry.get('d073d5000001')).to.include({ online: true, misses: 0 });
+  });
+
   it('emits changed naming only the facts whose values differ', () => {
     const registry = new LightRegistry(3, clock);
     const events = recorder(registry);
