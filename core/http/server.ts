@@ -12,6 +12,7 @@ import { isLoopbackHost } from './auth.js';
 import { rawPath, toProblem } from './errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, type HttpApiOptions } from './plugin.js';
 import { RateLimiter } from './rate-limit.js';
+import { dashboardOf, mountDashboard, type DashboardOptions } from './dashboard.js';
 
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 3000;
@@ -50,6 +51,8 @@ export interface ServerOptions extends Omit<HttpApiOptions, 'limiter' | 'require
   readonly logStream?: { write(line: string): void };
   /** A whole request (headers within the same time) must arrive within this; default REQUEST_TIMEOUT_MS. */
   readonly requestTimeoutMs?: number;
+  /** The dashboard at / (dashboard.ts): on by default; false leaves only the API. `doctor` feeds /api/doctor. */
+  readonly dashboard?: boolean | Pick<DashboardOptions, 'doctor' | 'liveRefresh'>;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -76,6 +79,10 @@ export interface RunningServer {
   readonly port: number;
   /** The 426 listener's base URL, when there is one. */
   readonly plainUrl: string | null;
+  /** Opens the dashboard: http://HOST:PORT/ on an open server, else a one-time sign-in link (null: no dashboard). */
+  readonly dashboardUrl?: string | null;
+  /** Another one-time dashboard link (each works once). */
+  dashboardLink?(): string | null;
   readonly app: FastifyInstance;
   close(): Promise<void>;
 }
@@ -150,7 +157,7 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
       : {}),
     frameworkErrors: (err, request, reply) => answer(reply, request, frameworkError(err)),
   }) as unknown as FastifyInstance;
-  const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, ...api } = options;
+  const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, dashboard, ...api } = options;
   void app.register(lightwireApi, {
     ...api,
     prefix: API_PREFIX,
@@ -158,6 +165,7 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     ...(extra.requireHttps ? { requireHttps: true } : {}),
     ...(extra.httpsBaseUrl ? { httpsBaseUrl: extra.httpsBaseUrl } : {}),
   });
+  if (dashboard !== false && !extra.plain) mountDashboard(app, { ...(typeof dashboard === 'object' ? dashboard : {}), service: options.service, ...(options.tokens ? { tokens: options.tokens } : {}), ...(options.now ? { now: options.now } : {}) });
   app.setNotFoundHandler((request, reply) => {
     const path = rawPath(request.raw.url);
     answer(reply, request, new LightwireError('ROUTE_NOT_FOUND', { method: request.method, path, hint: `the API lives under ${API_PREFIX}; see ${API_PREFIX}/openapi.json` }));
@@ -210,6 +218,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     url,
     port: actualPort,
     plainUrl,
+    dashboardUrl: dashboardOf(app)?.link(url.slice(0, -API_PREFIX.length)) ?? null,
+    dashboardLink: () => dashboardOf(app)?.link(url.slice(0, -API_PREFIX.length)) ?? null,
     app,
     close: async () => {
       await Promise.all([app.close(), plain?.close()]);

@@ -110,7 +110,7 @@ function cases(): Case[] {
     out.push([`selector ${selector}`, 'GET', `/v1/lights/${selector}`, undefined, READ, 404, 'LIGHTS_NOT_FOUND']);
   }
   // Methods and paths.
-  for (const [method, path] of [['DELETE', '/v1/lights/all'], ['PATCH', '/v1/lights/all/state'], ['POST', '/v1/lights/all/state'], ['PUT', '/v1/lights/all'], ['GET', '/v1/nothing'], ['GET', '/v2/lights/all'], ['POST', '/v1/lights/all/effects/dance'], ['GET', '/'], ['DELETE', '/v1/scenes'], ['PUT', '/v1/color']] as const) {
+  for (const [method, path] of [['DELETE', '/v1/lights/all'], ['PATCH', '/v1/lights/all/state'], ['POST', '/v1/lights/all/state'], ['PUT', '/v1/lights/all'], ['GET', '/v1/nothing'], ['GET', '/v2/lights/all'], ['POST', '/v1/lights/all/effects/dance'], ['GET', '/index.php'], ['DELETE', '/v1/scenes'], ['PUT', '/v1/color']] as const) {
     out.push([`${method} ${path}`, method, path, method === 'GET' || method === 'DELETE' ? undefined : '{}', method === 'GET' || method === 'DELETE' ? READ : JSONH, 404, 'ROUTE_NOT_FOUND']);
   }
   // Effects and other endpoints' parameters.

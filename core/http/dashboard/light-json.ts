@@ -1,0 +1,81 @@
+// What the dashboard page gets for one light: the service's LightView plus the transport facts the page shows
+// (signal, firmware, effect), in a small JSON record. Colours stay in user units (degrees, 0-1, kelvin).
+
+import type { LightView, Scene } from '../../index.js';
+import type { DashboardService } from './service.js';
+
+export interface PageLight {
+  readonly serial: string;
+  readonly label: string;
+  readonly online: boolean;
+  readonly power: 'on' | 'off' | null;
+  /** [hue deg, saturation 0-1, brightness 0-1, kelvin], or null before the first read. */
+  readonly color: readonly [number, number, number, number] | null;
+  readonly group: { readonly id: string; readonly name: string } | null;
+  readonly location: { readonly id: string; readonly name: string } | null;
+  readonly product: string | null;
+  readonly caps: {
+    readonly color: boolean;
+    readonly light: boolean;
+    readonly kelvinMin: number | null;
+    readonly kelvinMax: number | null;
+    readonly infrared: boolean;
+    readonly multizone: boolean;
+    readonly matrix: boolean;
+    readonly hev: boolean;
+  };
+  /** Signal quality by the protocol's rule ('good', 'alright', ...), and the RSSI it came from. */
+  readonly signal: string | null;
+  readonly rssi: number | null;
+  readonly firmware: string | null;
+  readonly effect: string | null;
+  /** Epoch ms of the last packet from the light. */
+  readonly lastSeenAt: number;
+}
+
+export interface PageScene {
+  readonly id: string;
+  readonly name: string;
+}
+
+const round = (value: number, digits: number): number => {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+};
+
+export function pageLight(service: DashboardService, view: LightView): PageLight {
+  const facts = service.client?.registry.peek(view.serial)?.facts;
+  const caps = view.capabilities;
+  const c = view.color;
+  const wifi = facts?.wifi?.value;
+  const fw = facts?.firmware?.value;
+  return {
+    serial: view.serial,
+    label: view.label,
+    online: view.online,
+    power: view.power,
+    color: c === null ? null : [round(c.hue, 1), round(c.saturation, 3), round(c.brightness, 3), c.kelvin],
+    group: view.group,
+    location: view.location,
+    product: view.product?.name ?? null,
+    caps: {
+      color: caps.color,
+      light: caps.isLight,
+      kelvinMin: caps.kelvinRange?.minK ?? null,
+      kelvinMax: caps.kelvinRange?.maxK ?? null,
+      infrared: caps.infrared,
+      multizone: caps.multizone,
+      matrix: caps.matrix,
+      hev: caps.hev,
+    },
+    signal: wifi ? wifi.quality : null,
+    rssi: wifi && wifi.signal > 0 ? wifi.rssi : null,
+    firmware: fw ? `${fw.major}.${fw.minor}` : null,
+    effect: facts?.effect?.value ?? null,
+    lastSeenAt: view.lastSeenAt,
+  };
+}
+
+export function pageScenes(scenes: readonly Scene[]): PageScene[] {
+  return scenes.map((s) => ({ id: s.uuid, name: s.name }));
+}
