@@ -192,6 +192,20 @@ describe('homebridge platform', function () {
       expect(sets).to.deep.equal(['SetColor', 'SetLightPower']);
     });
 
+    it('pushes changes made elsewhere (another app, a wall switch) to HomeKit when the service sees them', async () => {
+      rig = await platformRig({}, fleet);
+      await until(() => rig!.platform.lights.has(S(10)), 5000, 'light 10');
+      const bulb = lightbulbOf(accessoryOf(rig, S(10)));
+      const pushed: unknown[] = [];
+      characteristic(bulb, 'Brightness').on('change', (change: { newValue: unknown }) => pushed.push(change.newValue));
+      fleet.light(S(10)).setState({ power: 'off', color: { hue: 10, saturation: 1, brightness: 0.42, kelvin: 3500 } });
+      await rig.platform.service!.refresh(`id:${S(10)}`);
+      await until(() => characteristic(bulb, 'On').value === false, 3000, 'On pushed as false');
+      expect(characteristic(bulb, 'Brightness').value).to.equal(42);
+      expect(pushed).to.include(42);
+      fleet.light(S(10)).setState({ power: 'on' });
+    });
+
     it('reads from the cache: thousands of reads without a packet to the light', async () => {
       rig = await platformRig({}, fleet);
       await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
