@@ -6,9 +6,9 @@ import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { zonesFromReplies } from '../discovery/zones.js';
 import { LightwireError } from '../errors.js';
-import { ENUMS, hsbkFromWire, powerFromWire, type Hsbk } from '../protocol/index.js';
+import { ENUMS, hsbkFromWire, powerFromWire, powerToWire, type Hsbk } from '../protocol/index.js';
 import type { DeviceAddress } from '../transport/requester.js';
-import type { LightResult, LightView, Plan, PlannedMessage, ResolvedLight } from './types.js';
+import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
 
 export interface ExecuteOptions {
@@ -175,6 +175,9 @@ export function partKey(m: PlannedMessage): string {
   }
 }
 
+/** Relays of a LIFX Switch: relay_index 0-3 (lan-protocol.md §3 "Relay / Switch": up to 4 relays). */
+export const RELAYS_MAX = 4;
+
 export class Executor {
   constructor(private readonly client: LightClient) {}
 
@@ -215,6 +218,52 @@ export class Executor {
         return result(light, 'offline');
       }
       if (err instanceof LightwireError && err.code === 'UNHANDLED_BY_DEVICE') return result(light, 'timed_out');
+      throw err;
+    }
+  }
+
+  /**
+   * Reads the relays of a LIFX Switch (GetRPower for relays 0 to RELAYS_MAX - 1 at once): the relays that answered,
+   * by index. REQUEST_TIMED_OUT (and a miss) when none did; an offline device is asked too (an answer brings it back).
+   */
+  async readRelays(light: LightView, deadlineMs: number): Promise<RelayState[]> {
+    const device = this.client.addressOf(light.serial);
+    if (device === undefined) throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${light.serial}` });
+    const requester = this.client.requester;
+    const replies = await Promise.allSettled(
+      Array.from({ length: RELAYS_MAX }, (_, relayIndex) => requester.get(device, 'GetRPower', { relayIndex }, { timeoutMs: deadlineMs })),
+    );
+    const relays: RelayState[] = [];
+    for (const r of replies) {
+      if (r.status === 'fulfilled' && r.value.name === 'StateRPower') relays.push({ index: r.value.payload.relayIndex, on: r.value.payload.level !== 0 });
+    }
+    if (relays.length === 0) {
+      const failure = replies.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as unknown;
+      if (failure instanceof LightwireError && failure.code === 'REQUEST_TIMED_OUT') this.client.registry.missed(light.serial);
+      throw failure instanceof Error ? failure : new LightwireError('REQUEST_TIMED_OUT', { serial: light.serial, message: 'GetRPower', timeoutMs: deadlineMs });
+    }
+    this.client.registry.answered(light.serial);
+    return relays.sort((a, b) => a.index - b.index);
+  }
+
+  /** Switches one relay of a LIFX Switch (SetRPower); `offline` at once for an offline device, like every write. */
+  async setRelay(light: LightView, relayIndex: number, on: boolean, options: Pick<ExecuteOptions, 'fast' | 'deadlineMs'>): Promise<LightResult> {
+    const device = this.client.addressOf(light.serial);
+    if (!light.online || device === undefined) return result(light, 'offline');
+    const payload = { relayIndex, level: powerToWire(on ? 'on' : 'off') };
+    try {
+      if (options.fast) await this.client.requester.fire(device, 'SetRPower', payload, { coalesceKey: `SetRPower:${relayIndex}` });
+      else {
+        await this.client.requester.set(device, 'SetRPower', payload, { timeoutMs: options.deadlineMs });
+        this.client.registry.answered(light.serial);
+      }
+      return result(light, 'ok');
+    } catch (err) {
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
+        this.client.registry.missed(light.serial);
+        return result(light, 'timed_out');
+      }
+      if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) return result(light, 'offline');
       throw err;
     }
   }

@@ -25,11 +25,11 @@ import {
   planSunset,
   type MoveDirection,
 } from './effects.js';
-import { Executor, type ExecuteOptions, type PlanFor } from './executor.js';
+import { Executor, RELAYS_MAX, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState } from './planner.js';
 import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
-import type { LightResult, LightView, PartialHsbk, ResolvedLight, StateChange } from './types.js';
+import type { LightResult, LightView, PartialHsbk, RelayState, ResolvedLight, StateChange } from './types.js';
 import { groupNames, lightView, v1Light, type GroupNames, type V1Light } from './views.js';
 
 export { DURATION_MAX_S, DEFAULT_DURATION_S };
@@ -505,7 +505,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
    */
   resolve(selector: string): ResolvedLight[] {
     const parsed = parseSelectors(selector, { percentDecode: false });
-    return resolveSelectors(parsed, this.views(), {
+    // Selectors name lights: a LIFX Switch (no light at all) is in views() and has relays(), but no light state.
+    return resolveSelectors(parsed, this.views().filter((v) => v.capabilities.isLight), {
       random: this.random,
       ...(this.scenes ? { sceneSelectors: this.scenes.sceneSelectors } : {}),
     });
@@ -584,6 +585,31 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     const power = anyOn ? 'off' : 'on';
     const results = await this.apply(targets, { power, durationS }, options.fast === true);
     return results.map((r) => (r.status === 'ok' ? { ...r, power } : r));
+  }
+
+  // ---- LIFX Switch relays (lan-protocol.md §3 "Relay / Switch") ----
+
+  /** The relays of a LIFX Switch, read now: `[{ index, on }]` by index. */
+  async relays(serial: string): Promise<RelayState[]> {
+    return this.executor.readRelays(this.relayDevice(serial, 'read relays'), this.deadlineMs);
+  }
+
+  /** Switches relay `relayIndex` (0-3) of a LIFX Switch on or off; one result, as every write. */
+  async setRelayPower(serial: string, relayIndex: number, on: boolean, options: WriteOptions = {}): Promise<LightResult> {
+    if (!Number.isInteger(relayIndex) || relayIndex < 0 || relayIndex >= RELAYS_MAX) {
+      throw invalid('relayIndex', `must be an integer from 0 to ${RELAYS_MAX - 1}`);
+    }
+    if (typeof on !== 'boolean') throw invalid('on', 'must be true or false');
+    const device = this.relayDevice(serial, 'switch a relay');
+    return this.executor.setRelay(device, relayIndex, on, { fast: options.fast === true, deadlineMs: this.deadlineMs });
+  }
+
+  private relayDevice(serial: string, operation: string): LightView {
+    const view = typeof serial === 'string' ? this.light(serial.toLowerCase()) : undefined;
+    const selector = `id:${String(serial)}`;
+    if (view === undefined) throw new LightwireError('LIGHTS_NOT_FOUND', { selector });
+    if (!view.capabilities.relays) throw new LightwireError('CAPABILITY_MISSING', { selector, operation, capability: 'relays' });
+    return view;
   }
 
   // ---- scenes (http-api-v1.md §7.17, §7.18) ----

@@ -105,3 +105,9 @@ export interface LightResult {
   /** Toggle results carry the new power. */
   readonly power?: PowerState;
 }
+
+/** One relay of a LIFX Switch (lan-protocol.md §3 "Relay"): 0-based index, and whether it is on. */
+export interface RelayState {
+  readonly index: number;
+  readonly on: boolean;
+}

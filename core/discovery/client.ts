@@ -72,6 +72,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private requesterInstance: Requester | undefined;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly infoInFlight = new Map<string, Promise<void>>();
+  /** Devices that answered GetColor with StateUnhandled: read as devices even while their product is unknown. */
+  private readonly notLights = new Set<string>();
   private readonly stateInFlight = new Map<string, Promise<LightRecord | undefined>>();
   /** Lights found but not read yet, oldest first; firstReadsActive of them are being read. */
   private firstReads: string[] = [];
@@ -224,7 +226,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   }
 
   /**
-   * Reads colour, power and label (or power, for non-lights). A failure counts as a miss. Concurrent calls for
+   * Reads colour, power and label (power and label with device messages for non-lights). A failure counts as a miss. Concurrent calls for
    * one light share one read, so a caller never races the background refresh into two reads (and retries).
    */
   refreshState(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<LightRecord | undefined> {
@@ -241,20 +243,40 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const product = this.registry.peek(serial)?.facts.product?.value;
     // What our own writes set is not replaced by a reply to a read sent before them (registry.mark()).
     const mark = this.registry.mark();
+    const readDevice = async (): Promise<void> => {
+      // Not a light (the LIFX Switch): power and label with the device messages (lan-protocol.md §8).
+      const [power, label] = await Promise.all([
+        this.requester.get(device, 'GetPower', {}, { timeoutMs }),
+        this.requester.get(device, 'GetLabel', {}, { timeoutMs }),
+      ]);
+      this.registry.update(
+        serial,
+        {
+          ...(power.name === 'StatePower' ? { power: powerFromWire(power.payload.level) } : {}),
+          ...(label.name === 'StateLabel' ? { label: label.payload.label } : {}),
+        },
+        mark,
+      );
+    };
     try {
-      if (product && !product.capabilities.isLight) {
-        const reply = await this.requester.get(device, 'GetPower', {}, { timeoutMs });
-        if (reply.name === 'StatePower') this.registry.update(serial, { power: powerFromWire(reply.payload.level) }, mark);
+      if (product ? !product.capabilities.isLight : this.notLights.has(serial)) {
+        await readDevice();
       } else {
-        const reply = await this.requester.get(device, 'GetColor', {}, { timeoutMs });
-        if (reply.name === 'LightState') {
+        const reply = await this.requester.get(device, 'GetColor', {}, { timeoutMs }).catch((err: unknown) => {
+          // The first read runs before the product is known: a device that is no light says so (StateUnhandled).
+          if (!(err instanceof LightwireError && err.code === 'UNHANDLED_BY_DEVICE')) throw err;
+          this.notLights.add(serial);
+          return undefined;
+        });
+        if (reply === undefined) await readDevice();
+        else if (reply.name === 'LightState') {
           this.registry.update(
             serial,
             { color: hsbkFromWire(reply.payload.color), power: powerFromWire(reply.payload.power), label: reply.payload.label },
             mark,
           );
         }
-        if (product?.capabilities.multizone) {
+        if (reply !== undefined && product?.capabilities.multizone) {
           const replies = product.capabilities.extendedMultizone
             ? await this.requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs })
             : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
