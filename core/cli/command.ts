@@ -1,5 +1,9 @@
-// The shape of one `lightwire` sub-command. Commands parse their own flags with node:util parseArgs,
-// print through `io` (so tests capture output), and return an exit code instead of calling process.exit.
+// The shape of one `lightwire` sub-command, and defineCommand, which gives every command the same parsing,
+// --help, --version and error shape. Commands print through `io` (so tests capture output) and return an exit
+// code instead of calling process.exit.
+
+import { isLightwireError, packageInfo } from '../index.js';
+import { parseFlags, renderHelp, type FlagSpecs, type HelpText, type Parsed } from './args.js';
 
 export interface CliIO {
   readonly stdout: (text: string) => void;
@@ -19,3 +23,58 @@ export interface Command {
 
 /** Exit codes shared by every command. */
 export const EXIT = Object.freeze({ OK: 0, FAILURE: 1, USAGE: 2 });
+
+/** A usage error: the message, then one line pointing to --help (never the whole help). */
+export function printUsageError(io: CliIO, command: string, message: string): number {
+  io.stderr(`lightwire ${command}: ${message}\nRun 'lightwire ${command} --help' for usage.\n`);
+  return EXIT.USAGE;
+}
+
+/**
+ * Any other coded error as one line with its code. Not found (404) is 1; other request errors (a bad colour,
+ * selector or parameter) are 2; everything else 1.
+ */
+export function printError(io: CliIO, command: string, err: unknown): number {
+  if (isLightwireError(err, 'CLI_USAGE')) return printUsageError(io, command, err.message);
+  if (isLightwireError(err)) {
+    io.stderr(`lightwire ${command}: ${err.code}: ${err.message}\n`);
+    return err.httpStatus === 404 || err.httpStatus >= 500 ? EXIT.FAILURE : EXIT.USAGE;
+  }
+  io.stderr(`lightwire ${command}: ${err instanceof Error ? err.message : String(err)}\n`);
+  return EXIT.FAILURE;
+}
+
+export interface CommandSpec<F extends FlagSpecs> extends HelpText {
+  readonly name: string;
+  readonly summary: string;
+  readonly flags: F;
+  /** Runs with parsed flags; throw a CLI_USAGE error (usageError) for a usage error. */
+  run(parsed: Parsed<F>, io: CliIO): Promise<number>;
+}
+
+/** A command whose flags, --help, --version and error output follow the shared rules. */
+export function defineCommand<F extends FlagSpecs>(spec: CommandSpec<F>): Command {
+  const help = renderHelp(spec);
+  return {
+    name: spec.name,
+    summary: spec.summary,
+    help,
+    async run(args, io) {
+      try {
+        const outcome = parseFlags(spec.flags, args);
+        if (outcome.kind === 'help') {
+          io.stdout(`${help}\n`);
+          return EXIT.OK;
+        }
+        if (outcome.kind === 'version') {
+          io.stdout(`${packageInfo().version}\n`);
+          return EXIT.OK;
+        }
+        return await spec.run(outcome.parsed, io);
+      } catch (err) {
+        if (!isLightwireError(err) && !(err instanceof Error && 'code' in err)) throw err;
+        return printError(io, spec.name, err);
+      }
+    },
+  };
+}

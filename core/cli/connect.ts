@@ -1,77 +1,290 @@
-// Shared by the commands that talk to lights (list, set, scene): discovery flags, and a service that
-// lives for one command: start, find the lights, read what they are, run, stop.
+// Shared by the commands that talk to lights (discover, list, set, scene, serve): the finding flags, and a
+// LightService that lives for one command. It says what it is looking for, stops looking as soon as the lights
+// wanted have answered (--expect N, an id: selector) or the first discovery round is read, reports lights that
+// answered discovery but not the state read, and gives the "No light answered" hint.
 
 import os from 'node:os';
 import path from 'node:path';
-import type { ParseArgsConfig } from 'node:util';
-import { LightService } from '../control/service.js';
-import { SceneStore } from '../control/scene-store.js';
-import { LightClient } from '../discovery/client.js';
-import { LIFX_PORT } from '../discovery/options.js';
-import type { CliIO } from './command.js';
-import { many, parseIntFlag, sleep } from './format.js';
+import { interfaceBroadcastAddresses, LIFX_PORT, LightService, type DiscoveryOptionsInput, type LightView } from '../index.js';
+import { hostValues, intValue, ipv4Values, type FlagSpecs, type Parsed } from './args.js';
+import { EXIT, type CliIO } from './command.js';
+import { sleep } from './format.js';
 
-export const CONNECT_OPTIONS = {
-  broadcast: { type: 'string', multiple: true },
-  host: { type: 'string', multiple: true },
-  port: { type: 'string' },
-  'discover-ms': { type: 'string' },
-  scenes: { type: 'string' },
-} as const satisfies NonNullable<ParseArgsConfig['options']>;
+export const FINDING_SECTION = 'Finding lights';
+/** The most a command looks for lights by default (discover: the whole time). */
+export const DEFAULT_WAIT_MS = 3000;
+export const MAX_WAIT_MS = 600_000;
+export const MAX_EXPECT = 100_000;
+/** At most this many "found" lines while looking. */
+const FOUND_LINES = 20;
 
-export const CONNECT_HELP = `Finding lights:
-  --broadcast ADDR   broadcast address to search (repeatable; default: every IPv4 interface's)
-  --host IP[:PORT]   a light reached by unicast (repeatable)
-  --port PORT        the port lights listen on (default ${LIFX_PORT})
-  --discover-ms MS   how long to look for lights first (default 1500)
-  --scenes FILE      the scene file (default $LIGHTWIRE_SCENES or ~/.lightwire/scenes.json)`;
+/**
+ * The finding flags. `oldNames`: the commands that used to call --light `--host` and --lan-port `--port` still
+ * accept them (serve cannot: its --host and --port are where the HTTP API listens).
+ */
+export function findingFlags(oldNames: boolean) {
+  return {
+    broadcast: {
+      type: 'string',
+      multiple: true,
+      value: 'ADDR',
+      help: "broadcast address to search (repeatable; default: every IPv4 interface's)",
+      section: FINDING_SECTION,
+    },
+    light: {
+      type: 'string',
+      multiple: true,
+      value: 'IP[:PORT]',
+      help: 'a light reached by unicast, e.g. behind a router (repeatable)',
+      aliases: oldNames ? ['host'] : [],
+      section: FINDING_SECTION,
+    },
+    'lan-port': {
+      type: 'string',
+      value: 'PORT',
+      help: `the UDP port lights listen on (default ${LIFX_PORT})`,
+      aliases: oldNames ? ['port'] : [],
+      section: FINDING_SECTION,
+    },
+    'wait-ms': {
+      type: 'string',
+      value: 'MS',
+      help: `look for lights at most this long (default ${DEFAULT_WAIT_MS})`,
+      aliases: ['discover-ms', 'timeout-ms'],
+      section: FINDING_SECTION,
+    },
+    expect: {
+      type: 'string',
+      value: 'N',
+      help: 'stop looking as soon as N lights have answered',
+      section: FINDING_SECTION,
+    },
+  } as const satisfies FlagSpecs;
+}
 
-export interface ConnectFlags {
-  readonly broadcast?: string | string[] | boolean | (string | boolean)[];
-  readonly host?: string | string[] | boolean | (string | boolean)[];
-  readonly port?: string | boolean;
-  readonly 'discover-ms'?: string | boolean;
-  readonly scenes?: string | boolean;
+export const SCENES_FLAG = {
+  scenes: { type: 'string', value: 'FILE', help: 'the scene file (default $LIGHTWIRE_SCENES or ~/.lightwire/scenes.json)' },
+} as const satisfies FlagSpecs;
+
+type FindingSpecs = ReturnType<typeof findingFlags>;
+
+export interface Finding {
+  /** Empty: every IPv4 interface's broadcast address. */
+  readonly broadcasts: readonly string[];
+  readonly lights: readonly string[];
+  readonly lanPort: number;
+  readonly waitMs: number;
+  readonly expect: number | undefined;
+}
+
+/** Checks the finding flags (a bad one throws CLI_USAGE naming it, before anything is opened). */
+export function findingFrom(p: Parsed<FindingSpecs>, defaultWaitMs = DEFAULT_WAIT_MS): Finding {
+  return {
+    broadcasts: ipv4Values(p, 'broadcast'),
+    lights: hostValues(p, 'light'),
+    lanPort: intValue(p, 'lan-port', 1, 65535) ?? LIFX_PORT,
+    waitMs: intValue(p, 'wait-ms', 0, MAX_WAIT_MS) ?? defaultWaitMs,
+    expect: intValue(p, 'expect', 1, MAX_EXPECT),
+  };
 }
 
 export function defaultScenesPath(): string {
   return process.env.LIGHTWIRE_SCENES ?? path.join(os.homedir(), '.lightwire', 'scenes.json');
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-/** Builds the client (validating the flags: a bad one throws before anything is opened). */
-export function clientFromFlags(flags: ConnectFlags): { client: LightClient; discoverMs: number } {
-  const port = parseIntFlag('port', str(flags.port), LIFX_PORT, 1, 65535);
-  const discoverMs = parseIntFlag('discover-ms', str(flags['discover-ms']), 1500, 100, 600_000);
-  const broadcasts = many(flags.broadcast);
-  const client = new LightClient({
-    discovery: {
-      ...(broadcasts.length > 0 ? { broadcastAddresses: broadcasts } : {}),
-      staticHosts: many(flags.host),
-      port,
-      refreshIntervalMs: 0,
-    },
-  });
-  return { client, discoverMs };
+/** Where discovery will ask: "broadcast 192.168.1.255:56700", "light 10.0.0.5:56700". */
+export function triedList(finding: Finding): string[] {
+  const broadcasts = finding.broadcasts.length > 0 ? finding.broadcasts : interfaceBroadcastAddresses();
+  return [
+    ...broadcasts.map((a) => `broadcast ${a}:${finding.lanPort}`),
+    ...finding.lights.map((h) => `light ${h.includes(':') ? h : `${h}:${finding.lanPort}`}`),
+  ];
 }
 
-/** Runs `fn` with a service over the lights found; always stops the client. */
-export async function withService<T>(
-  flags: ConnectFlags,
+/** What to do when no light answered at all. */
+export function noLightHint(tried: readonly string[], lanPort: number): string {
+  return (
+    `No light answered. Tried ${tried.join(', ')}.\n` +
+    'Check that the lights are on the same network (or give --light IP for lights behind a router),\n' +
+    `that nothing blocks UDP port ${lanPort}, and that the lights are powered.\n`
+  );
+}
+
+/** The serials an `id:` selector (or a comma list of them) names; null when it names lights any other way. */
+export function idSerials(selector: string): Set<string> | null {
+  const serials = new Set<string>();
+  for (const part of selector.split(',')) {
+    const m = /^id:([0-9a-f]{12})(?::random)?(?:\|.*)?$/i.exec(part.trim());
+    if (!m) return null;
+    serials.add(m[1]!.toLowerCase());
+  }
+  return serials.size > 0 ? serials : null;
+}
+
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A light that did not answer: it answered discovery but not the state read, or never answered at all. */
+export interface Unanswered {
+  readonly serial: string;
+  /** Where it answered discovery from, when it did. */
+  readonly address: string | null;
+}
+
+export interface Found {
+  readonly service: LightService;
+  /** Lights read, online or not now. */
+  readonly read: readonly LightView[];
+  /** Lights that answered discovery but not the state read, and wanted serials that never answered. */
+  readonly unanswered: readonly Unanswered[];
+  /** Where discovery asked. */
+  readonly tried: readonly string[];
+}
+
+export interface LookOptions {
+  /** Serials that, once all read, end the search (an id: selector); evaluated after start (scenes are open). */
+  readonly wanted?: (service: LightService) => ReadonlySet<string> | null;
+  /** Look for the whole --wait-ms (discover) instead of until the first discovery round is read. */
+  readonly whole?: boolean;
+  /** When no light answered: print the hint and exit 1 without calling `fn` (default true). */
+  readonly requireLights?: boolean;
+  readonly scenes?: string;
+  readonly discovery?: Partial<DiscoveryOptionsInput>;
+  /** Keep reading the lights in the background (serve); one-shot commands read each light once. */
+  readonly keepRefreshing?: boolean;
+  /** Runs on the service before it starts (checks that need its rules: a bad request fails before any lookup). */
+  readonly before?: (service: LightService) => void;
+  /** The exit code when Ctrl-C comes while looking (default 1; serve: 0, Ctrl-C is how it stops). */
+  readonly interruptedCode?: number;
+}
+
+/** Resolves once `check()` is true after an event on `emitter`, or when `stop` aborts. */
+function until(service: LightService, stop: AbortSignal, check: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      service.off('added', test);
+      stop.removeEventListener('abort', done);
+      resolve();
+    };
+    const test = (): void => {
+      if (check()) done();
+    };
+    if (stop.aborted || check()) return resolve();
+    service.on('added', test);
+    stop.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * Starts a service, looks for lights (saying so on stderr), reports what did not answer, runs `fn`, and stops
+ * the service whatever happens.
+ */
+export async function withLights(
+  finding: Finding,
   io: CliIO,
-  fn: (service: LightService) => Promise<T>,
-  prepared = clientFromFlags(flags),
-): Promise<T> {
-  const { client, discoverMs } = prepared;
-  const scenesFile = str(flags.scenes) ?? defaultScenesPath();
-  const scenes = await SceneStore.open(scenesFile, { log: (message) => io.stderr(`${message}\n`) });
-  await client.start();
+  options: LookOptions,
+  fn: (found: Found) => Promise<number>,
+): Promise<number> {
+  const service = new LightService({
+    discovery: {
+      ...(finding.broadcasts.length > 0 ? { broadcastAddresses: [...finding.broadcasts] } : {}),
+      staticHosts: [...finding.lights],
+      port: finding.lanPort,
+      ...(options.keepRefreshing ? {} : { refreshIntervalMs: 0 }),
+      ...options.discovery,
+    },
+    readyTimeoutMs: Math.max(1, finding.waitMs),
+    ...(finding.expect !== undefined && !options.whole ? { expectLights: finding.expect } : {}),
+    ...(options.scenes !== undefined ? { scenes: options.scenes } : {}),
+  });
+  options.before?.(service);
+  service.on('error', (err) => io.stderr(`warning: ${err.message}\n`));
+  const tried = triedList(finding);
+  if (tried.length === 0) {
+    io.stderr('No broadcast address (no IPv4 interface is up) and no --light given: nowhere to look for lights.\n');
+    return EXIT.FAILURE;
+  }
+  const read = new Set<string>();
+  service.on('added', (view) => {
+    read.add(view.serial);
+    if (read.size === FOUND_LINES + 1) io.stderr('  ... (more lights, not listed one by one)\n');
+    if (read.size > FOUND_LINES) return;
+    const at = service.client.addressOf(view.serial);
+    io.stderr(`  found ${view.serial}${view.label ? ` "${view.label}"` : ''}${at ? ` at ${at.address}:${at.port}` : ''}\n`);
+  });
+  const looking = new AbortController();
+  const stopLooking = (): void => looking.abort();
+  io.signal.addEventListener('abort', stopLooking, { once: true });
   try {
-    await sleep(discoverMs, io.signal);
-    await Promise.all(client.lights().map((l) => Promise.all([client.refreshInfo(l.serial), client.refreshState(l.serial)])));
-    return await fn(new LightService(client, { scenes }));
+    const started = performance.now();
+    await service.start();
+    const wanted = options.wanted?.(service) ?? null;
+    const what =
+      wanted !== null ? [...wanted].join(', ') : finding.expect !== undefined ? plural(finding.expect, 'light') : 'lights';
+    io.stderr(
+      `Looking for ${what} (${tried.join(', ')}) ${options.whole ? 'for' : 'for at most'} ${finding.waitMs} ms` +
+        `${options.whole && finding.expect !== undefined ? `, or until ${finding.expect} answered` : ''}...\n`,
+    );
+    const waits: Promise<void>[] = [until(service, looking.signal, () => wanted !== null && [...wanted].every((s) => read.has(s)))];
+    if (options.whole) {
+      waits.push(sleep(finding.waitMs, looking.signal));
+      if (finding.expect !== undefined) waits.push(until(service, looking.signal, () => read.size >= finding.expect!));
+    } else {
+      waits.push(service.ready);
+    }
+    await Promise.race(waits);
+    if (options.whole && !io.signal.aborted) {
+      // Lights found late in the window get their first read (bounded by one read deadline).
+      const pending = (): boolean => service.client.lights().every((l) => read.has(l.serial));
+      const settle = new AbortController();
+      await Promise.race([until(service, settle.signal, pending), sleep(service.client.discoveryOptions.readTimeoutMs + 500, looking.signal)]);
+      settle.abort();
+    }
+    looking.abort();
+    if (io.signal.aborted) {
+      if (options.interruptedCode === undefined) io.stderr('Interrupted.\n');
+      return options.interruptedCode ?? EXIT.FAILURE;
+    }
+    const elapsed = Math.round(performance.now() - started);
+    const satisfied = wanted !== null && [...wanted].every((serial) => read.has(serial));
+    const enough = finding.expect !== undefined && read.size >= finding.expect;
+
+    // Lights still being read when the search stopped early are not offline: they were not waited for.
+    const unanswered: Unanswered[] =
+      satisfied || enough
+        ? []
+        : service.client
+            .lights()
+            .filter((l) => !read.has(l.serial))
+            .map((l) => ({ serial: l.serial, address: `${l.address}:${l.port}` }));
+    for (const serial of wanted ?? []) {
+      if (!read.has(serial) && !unanswered.some((u) => u.serial === serial)) unanswered.push({ serial, address: null });
+    }
+    const views = service.views().filter((v) => read.has(v.serial));
+    if (views.length === 0 && unanswered.every((u) => u.address === null)) {
+      io.stderr(noLightHint(tried, finding.lanPort));
+      if (options.requireLights !== false) return EXIT.FAILURE;
+    } else if (satisfied) {
+      io.stderr(`${[...wanted!].join(', ')} answered in ${elapsed} ms; stopped looking.\n`);
+    } else if (enough) {
+      io.stderr(`${plural(views.length, 'light')} answered in ${elapsed} ms, as many as expected; stopped looking.\n`);
+    } else {
+      io.stderr(`${plural(views.length, 'light')} answered in ${elapsed} ms.\n`);
+    }
+    if (finding.expect !== undefined && views.length < finding.expect) {
+      io.stderr(`Expected ${plural(finding.expect, 'light')}; ${views.length} answered within ${finding.waitMs} ms.\n`);
+    }
+    for (const u of unanswered) {
+      io.stderr(
+        u.address === null
+          ? `  offline: ${u.serial} did not answer\n`
+          : `  offline: ${u.serial} answered discovery at ${u.address} but not the state read\n`,
+      );
+    }
+    for (const v of views) if (!v.online) io.stderr(`  offline: ${v.serial}${v.label ? ` "${v.label}"` : ''} stopped answering\n`);
+    return await fn({ service, read: views, unanswered, tried });
   } finally {
-    await client.stop();
+    looking.abort();
+    io.signal.removeEventListener('abort', stopLooking);
+    await service.stop();
   }
 }

@@ -1,24 +1,13 @@
 // `lightwire decode HEX`: one datagram, decoded, as JSON in user units.
 
-import { parseArgs } from 'node:util';
-import { LightwireError } from '../errors.js';
-import { decode } from '../protocol/codec.js';
-import { headerToUser, payloadToUserUnits, type UserValue } from '../protocol/units.js';
-import { EXIT, type CliIO, type Command } from './command.js';
+import { LightwireError } from '../index.js';
+import { decode, headerToUser, payloadToUserUnits, type UserValue } from '../protocol/index.js';
+import { usageError, type FlagSpecs } from './args.js';
+import { defineCommand, EXIT } from './command.js';
 
-const HELP = `Usage: lightwire decode [--wire] HEX
-
-Decodes one LIFX LAN datagram given as hex (spaces, colons and a 0x prefix are allowed)
-and prints its header and payload as JSON: hue in degrees, saturation and brightness 0-1,
-durations in seconds, ids in hex, enums by name.
-
-Options:
-  --wire      print the payload in wire units (u16 hue, ms) instead of user units
-  -h, --help  show this help
-
-Exit codes: 0 decoded, 2 bad input (not hex, or not a valid datagram).
-Example:
-  lightwire decode 240000343e80510800000000000000000000000000000000000000000000000002000000`;
+const DECODE_FLAGS = {
+  wire: { type: 'boolean', help: 'print the payload in wire units (u16 hue, ms) instead of user units' },
+} as const satisfies FlagSpecs;
 
 /** Accepts "24 00 00 34", "24:00:...", "0x2400..." and plain hex. */
 export function parseHex(text: string): Buffer {
@@ -42,37 +31,20 @@ function wireJson(value: unknown): UserValue {
   return value as UserValue;
 }
 
-export const decodeCommand: Command = {
+export const decodeCommand = defineCommand({
   name: 'decode',
   summary: 'decode one datagram given as hex and print it as JSON',
-  help: HELP,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...args],
-        allowPositionals: true,
-        options: { wire: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      });
-    } catch (err) {
-      io.stderr(`lightwire decode: ${(err as Error).message}\n\n${HELP}\n`);
-      return EXIT.USAGE;
-    }
-    if (parsed.values.help) {
-      io.stdout(`${HELP}\n`);
-      return EXIT.OK;
-    }
-    if (parsed.positionals.length === 0) {
-      io.stderr(`lightwire decode: give the datagram as hex\n\n${HELP}\n`);
-      return EXIT.USAGE;
-    }
-    let datagram: Buffer;
-    try {
-      datagram = parseHex(parsed.positionals.join(''));
-    } catch (err) {
-      io.stderr(`lightwire decode: ${(err as Error).message}\n`);
-      return EXIT.USAGE;
-    }
+  usage: 'lightwire decode [--wire] HEX',
+  description: `Decodes one LIFX LAN datagram given as hex (spaces, colons and a 0x prefix are allowed)
+and prints its header and payload as JSON: hue in degrees, saturation and brightness 0-1,
+durations in seconds, ids in hex, enums by name.`,
+  footer: `Exit codes: 0 decoded, 2 bad input (not hex, or not a valid datagram).
+Example:
+  lightwire decode 240000343e80510800000000000000000000000000000000000000000000000002000000`,
+  flags: DECODE_FLAGS,
+  async run(p, io) {
+    if (p.positionals.length === 0) throw usageError('give the datagram as hex');
+    const datagram = parseHex(p.positionals.join(''));
     const result = decode(datagram);
     if (!result.ok) {
       io.stderr(`lightwire decode: ${result.error.code}: ${result.error.message}\n`);
@@ -82,7 +54,7 @@ export const decodeCommand: Command = {
     const payload =
       packet.name === null
         ? Buffer.from(packet.payload).toString('hex')
-        : parsed.values.wire
+        : p.values.wire
           ? wireJson(packet.payload)
           : payloadToUserUnits(packet.name, packet.payload);
     const out = {
@@ -93,4 +65,4 @@ export const decodeCommand: Command = {
     io.stdout(`${JSON.stringify(out, null, 2)}\n`);
     return EXIT.OK;
   },
-};
+});

@@ -1,6 +1,6 @@
 // Small text helpers shared by the CLI commands.
 
-import type { Hsbk } from '../protocol/index.js';
+import type { Hsbk } from '../index.js';
 
 /** Left-aligned columns, two spaces apart. */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
@@ -13,19 +13,6 @@ export function formatColor(color: Hsbk | undefined): string {
   if (!color) return '-';
   if (color.saturation === 0) return `white ${color.kelvin}K ${Math.round(color.brightness * 100)}%`;
   return `hue ${Math.round(color.hue)} sat ${color.saturation.toFixed(2)} ${Math.round(color.brightness * 100)}%`;
-}
-
-/** Collects a repeatable string flag from parseArgs output. */
-export function many(value: string | boolean | (string | boolean)[] | undefined): string[] {
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string');
-}
-
-export function parseIntFlag(name: string, text: string | undefined, fallback: number, min: number, max: number): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
-  return n;
 }
 
 /** Resolves after `ms`, or as soon as the signal aborts. */

@@ -1,167 +1,183 @@
 // `lightwire list` and `lightwire set`: the light service from a terminal.
 
-import { parseArgs } from 'node:util';
-import { stateChangeFrom } from '../control/service.js';
-import type { LightResult } from '../control/types.js';
-import { LightwireError } from '../errors.js';
-import { EXIT, type CliIO, type Command } from './command.js';
-import { CONNECT_HELP, CONNECT_OPTIONS, clientFromFlags, withService } from './connect.js';
+import { isLightwireError, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
+import { choiceValue, numberValue, usageError, valueError, type FlagSpecs } from './args.js';
+import { defineCommand, EXIT, type CliIO } from './command.js';
+import { defaultScenesPath, findingFlags, findingFrom, idSerials, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
 import { formatColor, table } from './format.js';
 
-const LIST_HELP = `Usage: lightwire list [SELECTOR] [--json] [finding options]
-
-Lists the lights a selector names (default: all) in the shape of the LIFX HTTP API v1 (--json) or as
-a table. Selectors: all, id:d073d5000001, label:Desk, group:Office, location:Home, ..., comma lists.
-
-${CONNECT_HELP}
-
-Exit codes: 0 listed, 1 nothing matched or no light answered, 2 bad options.`;
-
-const SET_HELP = `Usage: lightwire set SELECTOR [--power on|off] [--color STR] [--brightness F] [--infrared F]
-                     [--duration S] [--fast] [finding options]
-
-Changes the lights a selector names, like PUT /v1/lights/:selector/state, and prints one line per
-light with its result (ok, timed_out, offline). Without --fast the current state is read first and a
-light that is off gets its new colour before it is powered on.
-
-  --power on|off     power
-  --color STR        a colour string: "blue", "hue:120 saturation:1", "kelvin:2700", "#ff8800", ...
-  --brightness F     0.0 to 1.0 (overrides the brightness in --color)
-  --infrared F       0.0 to 1.0, lights with infrared only
-  --duration S       seconds the change takes (default 1)
-  --fast             send the end state only, do not wait for the lights
-
-${CONNECT_HELP}
-
-Exit codes: 0 every light ok, 1 some light not ok or nothing matched, 2 bad options.`;
-
-function usage(io: CliIO, name: string, help: string, message: string): number {
-  io.stderr(`lightwire ${name}: ${message}\n\n${help}\n`);
-  return EXIT.USAGE;
+/** Throws CLI_USAGE for a selector the service would refuse, before any light is looked for. */
+export function checkSelector(selector: string): void {
+  try {
+    parseSelectors(selector, { percentDecode: false });
+  } catch (err) {
+    if (isLightwireError(err)) throw usageError(`selector ${JSON.stringify(selector)}: ${err.message}`);
+    throw err;
+  }
 }
 
-/** Coded errors from the service (bad selector, colour, parameter, nothing found) as one clear line. */
-export function reportError(io: CliIO, name: string, err: unknown): number {
-  if (err instanceof LightwireError) {
-    io.stderr(`lightwire ${name}: ${err.message}\n`);
-    return err.httpStatus === 404 ? EXIT.FAILURE : err.httpStatus < 500 ? EXIT.USAGE : EXIT.FAILURE;
+/** The unanswered lights a selector names: every one for `all`, the named ones for id: selectors. */
+export function namedUnanswered(selector: string, unanswered: readonly Unanswered[]): Unanswered[] {
+  if (selector.trim() === 'all') return [...unanswered];
+  const ids = idSerials(selector);
+  return ids === null ? [] : unanswered.filter((u) => ids.has(u.serial));
+}
+
+/** Results for lights that did not answer: reported offline, never dropped. */
+export function offlineResults(results: readonly LightResult[], missing: readonly Unanswered[]): LightResult[] {
+  const have = new Set(results.map((r) => r.id));
+  return [...results, ...missing.filter((m) => !have.has(m.serial)).map((m): LightResult => ({ id: m.serial, label: '', status: 'offline' }))];
+}
+
+/** Runs a write; a selector that matched only lights that did not answer gives their offline results. */
+export async function writeOrOffline(write: () => Promise<LightResult[]>, missing: readonly Unanswered[]): Promise<LightResult[]> {
+  let results: LightResult[] = [];
+  try {
+    results = await write();
+  } catch (err) {
+    if (!(isLightwireError(err, 'LIGHTS_NOT_FOUND') && missing.length > 0)) throw err;
   }
-  throw err;
+  return offlineResults(results, missing);
 }
 
 export function printResults(io: CliIO, results: readonly LightResult[], json: boolean): number {
   if (json) io.stdout(`${JSON.stringify({ results }, null, 2)}\n`);
-  else io.stdout(`${table(['ID', 'LABEL', 'STATUS'], results.map((r) => [r.id, r.label, r.status + (r.power ? ` (${r.power})` : '')]))}\n`);
+  else io.stdout(`${table(['ID', 'LABEL', 'STATUS'], results.map((r) => [r.id, r.label || '-', r.status + (r.power ? ` (${r.power})` : '')]))}\n`);
   return results.every((r) => r.status === 'ok') ? EXIT.OK : EXIT.FAILURE;
 }
 
-export const listCommand: Command = {
+const JSON_FLAG = { json: { type: 'boolean', help: 'print JSON instead of a table' } } as const satisfies FlagSpecs;
+const SELECTORS_HELP = 'Selectors: all, id:d073d5000001, label:Desk, group:Office, location:Home, ..., comma lists.';
+const FINDING_HELP = `Lights are looked for until the first discovery round has been read, until --expect N lights have
+answered, or until every light an id: selector names has answered, and at most --wait-ms.`;
+
+const LIST_FLAGS = { ...JSON_FLAG, ...SCENES_FLAG, ...findingFlags(true) } as const satisfies FlagSpecs;
+
+export const listCommand = defineCommand({
   name: 'list',
   summary: 'list lights by selector (the HTTP API v1 light records)',
-  help: LIST_HELP,
-  async run(args, io) {
-    let parsed;
-    let prepared;
-    try {
-      parsed = parseArgs({ args: [...args], allowPositionals: true, options: { ...CONNECT_OPTIONS, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-      if (parsed.values.help) {
-        io.stdout(`${LIST_HELP}\n`);
-        return EXIT.OK;
+  usage: 'lightwire list [SELECTOR] [--json] [finding options]',
+  description: `Lists the lights a selector names (default: all) in the shape of the LIFX HTTP API v1 (--json) or as
+a table. Lights that did not answer are listed as offline, never left out.
+${SELECTORS_HELP}
+${FINDING_HELP}`,
+  footer: 'Exit codes: 0 listed, 1 nothing matched, no light answered or a light named by id did not answer, 2 bad options.',
+  flags: LIST_FLAGS,
+  async run(p, io) {
+    if (p.positionals.length > 1) throw usageError(`give at most one selector, got ${p.positionals.map((s) => JSON.stringify(s)).join(' ')}`);
+    const selector = p.positionals[0] ?? 'all';
+    checkSelector(selector);
+    const finding = findingFrom(p);
+    const json = p.values.json;
+    return withLights(finding, io, { wanted: () => idSerials(selector), scenes: p.values.scenes ?? defaultScenesPath() }, async ({ service, unanswered }) => {
+      const missing = namedUnanswered(selector, unanswered);
+      let lights: V1Light[] = [];
+      try {
+        lights = service.list(selector);
+      } catch (err) {
+        if (!(isLightwireError(err, 'LIGHTS_NOT_FOUND') && missing.length > 0)) throw err;
       }
-      if (parsed.positionals.length > 1) return usage(io, 'list', LIST_HELP, 'give at most one selector');
-      prepared = clientFromFlags(parsed.values);
-    } catch (err) {
-      return usage(io, 'list', LIST_HELP, (err as Error).message);
-    }
-    const selector = parsed.positionals[0] ?? 'all';
-    const json = parsed.values.json === true;
-    try {
-      return await withService(parsed.values, io, async (service) => {
-        const lights = service.list(selector);
-        if (json) {
-          io.stdout(`${JSON.stringify(lights, null, 2)}\n`);
-        } else {
-          const rows = lights.map((l) => [
-            l.id,
-            l.label,
-            l.connected ? l.power : 'offline',
-            formatColor({ ...l.color, brightness: l.brightness }),
-            l.group.name || '-',
-            l.location.name || '-',
-            l.product.name,
-          ]);
-          io.stdout(`${table(['ID', 'LABEL', 'POWER', 'COLOUR', 'GROUP', 'LOCATION', 'PRODUCT'], rows)}\n`);
-        }
-        return EXIT.OK;
-      }, prepared);
-    } catch (err) {
-      return reportError(io, 'list', err);
-    }
+      if (json) {
+        io.stdout(`${JSON.stringify(lights, null, 2)}\n`);
+      } else {
+        const rows = lights.map((l) => [
+          l.id,
+          l.label,
+          l.connected ? l.power : 'offline',
+          formatColor({ ...l.color, brightness: l.brightness }),
+          l.group.name || '-',
+          l.location.name || '-',
+          l.product.name,
+        ]);
+        for (const m of missing) if (!lights.some((l) => l.id === m.serial)) rows.push([m.serial, '-', 'offline', '-', '-', '-', '-']);
+        io.stdout(`${table(['ID', 'LABEL', 'POWER', 'COLOUR', 'GROUP', 'LOCATION', 'PRODUCT'], rows)}\n`);
+      }
+      return idSerials(selector) !== null && missing.length > 0 ? EXIT.FAILURE : EXIT.OK;
+    });
   },
+});
+
+const SET_FLAGS = {
+  power: { type: 'string', value: 'on|off', help: 'power' },
+  color: { type: 'string', value: 'STR', help: 'a colour string: "blue", "hue:120 saturation:1", "kelvin:2700", "#ff8800", ...', aliases: ['colour'] },
+  brightness: { type: 'string', value: 'F', help: '0.0 to 1.0 (overrides the brightness in --color)' },
+  infrared: { type: 'string', value: 'F', help: '0.0 to 1.0, lights with infrared only' },
+  duration: { type: 'string', value: 'S', help: 'seconds the change takes (default 1)' },
+  fast: { type: 'boolean', help: 'send the end state only, do not wait for the lights' },
+  ...JSON_FLAG,
+  ...SCENES_FLAG,
+  ...findingFlags(true),
+} as const satisfies FlagSpecs;
+
+/** Which flag a request field came from, for errors the service raises while checking it. */
+const FIELD_FLAGS: Readonly<Record<string, keyof typeof SET_FLAGS>> = {
+  power: 'power',
+  color: 'color',
+  brightness: 'brightness',
+  infrared: 'infrared',
+  duration: 'duration',
 };
 
-function numberFlag(name: string, text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isFinite(n)) throw new Error(`--${name} must be a number, got ${JSON.stringify(text)}`);
-  return n;
+/** Checks a request with the service's own rules; errors name the flag (as typed) and its value. */
+export function checkRequest(service: LightService, request: SetStateRequest, flag: (name: keyof typeof SET_FLAGS) => string, text: (name: keyof typeof SET_FLAGS) => string): void {
+  try {
+    service.stateChange(request);
+  } catch (err) {
+    if (isLightwireError(err, 'COLOR_INVALID')) throw valueError(flag('color'), text('color'), err.message);
+    if (isLightwireError(err, 'PARAMETER_INVALID') || isLightwireError(err, 'PARAMETER_MISSING')) {
+      const name = FIELD_FLAGS[err.params.field.split('.')[0]!];
+      if (name !== undefined) throw valueError(flag(name), text(name), err.message.replace(`${err.params.field} `, ''));
+    }
+    throw err;
+  }
 }
 
-export const setCommand: Command = {
+export const setCommand = defineCommand({
   name: 'set',
   summary: 'change power, colour, brightness or infrared of lights by selector',
-  help: SET_HELP,
-  async run(args, io) {
-    let parsed;
-    let prepared;
-    let request;
-    try {
-      parsed = parseArgs({
-        args: [...args],
-        allowPositionals: true,
-        options: {
-          ...CONNECT_OPTIONS,
-          power: { type: 'string' },
-          color: { type: 'string' },
-          brightness: { type: 'string' },
-          infrared: { type: 'string' },
-          duration: { type: 'string' },
-          fast: { type: 'boolean' },
-          json: { type: 'boolean' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      });
-      if (parsed.values.help) {
-        io.stdout(`${SET_HELP}\n`);
-        return EXIT.OK;
-      }
-      if (parsed.positionals.length !== 1) return usage(io, 'set', SET_HELP, 'give exactly one selector (e.g. all, label:Desk)');
-      const v = parsed.values;
-      if (v.power !== undefined && v.power !== 'on' && v.power !== 'off') throw new Error('--power must be on or off');
-      request = {
-        ...(v.power !== undefined ? { power: v.power as 'on' | 'off' } : {}),
-        ...(v.color !== undefined ? { color: v.color } : {}),
-        ...(v.brightness !== undefined ? { brightness: numberFlag('brightness', v.brightness)! } : {}),
-        ...(v.infrared !== undefined ? { infrared: numberFlag('infrared', v.infrared)! } : {}),
-        ...(v.duration !== undefined ? { durationS: numberFlag('duration', v.duration)! } : {}),
-      };
-      if (Object.keys(request).filter((k) => k !== 'durationS').length === 0) {
-        return usage(io, 'set', SET_HELP, 'nothing to change: give --power, --color, --brightness or --infrared');
-      }
-      stateChangeFrom(request);
-      prepared = clientFromFlags(v);
-    } catch (err) {
-      if (err instanceof LightwireError) return reportError(io, 'set', err);
-      return usage(io, 'set', SET_HELP, (err as Error).message);
+  usage: `lightwire set SELECTOR [--power on|off] [--color STR] [--brightness F] [--infrared F]
+                     [--duration S] [--fast] [--json] [finding options]`,
+  description: `Changes the lights a selector names, like PUT /v1/lights/:selector/state, and prints one line per
+light with its result (ok, timed_out, offline; a light that did not answer is offline). Without --fast
+the current state is read first and a light that is off gets its new colour before it is powered on.
+${SELECTORS_HELP}
+${FINDING_HELP}`,
+  footer: 'Exit codes: 0 every light ok, 1 some light not ok or nothing matched, 2 bad options.',
+  flags: SET_FLAGS,
+  async run(p, io) {
+    if (p.positionals.length !== 1) {
+      throw usageError(p.positionals.length === 0 ? 'give a selector (e.g. all, label:Desk)' : `give exactly one selector, got ${p.positionals.map((s) => JSON.stringify(s)).join(' ')}`);
     }
-    const selector = parsed.positionals[0]!;
-    try {
-      return await withService(parsed.values, io, async (service) => {
-        const results = await service.setState(selector, request, { fast: parsed.values.fast === true });
-        return printResults(io, results, parsed.values.json === true);
-      }, prepared);
-    } catch (err) {
-      return reportError(io, 'set', err);
+    const selector = p.positionals[0]!;
+    checkSelector(selector);
+    const v = p.values;
+    const power = choiceValue(p, 'power', ['on', 'off'] as const);
+    const brightness = numberValue(p, 'brightness');
+    const infrared = numberValue(p, 'infrared');
+    const durationS = numberValue(p, 'duration');
+    const request: SetStateRequest = {
+      ...(power !== undefined ? { power } : {}),
+      ...(v.color !== undefined ? { color: v.color } : {}),
+      ...(brightness !== undefined ? { brightness } : {}),
+      ...(infrared !== undefined ? { infrared } : {}),
+      ...(durationS !== undefined ? { durationS } : {}),
+    };
+    if (Object.keys(request).filter((k) => k !== 'durationS').length === 0) {
+      throw usageError('nothing to change: give --power, --color, --brightness or --infrared');
     }
+    const finding = findingFrom(p);
+    return withLights(
+      finding,
+      io,
+      {
+        wanted: () => idSerials(selector),
+        scenes: v.scenes ?? defaultScenesPath(),
+        before: (service) => checkRequest(service, request, (n) => p.flag(n), (n) => String(v[n] ?? '')),
+      },
+      async ({ service, unanswered }) => {
+        const results = await writeOrOffline(() => service.setState(selector, request, { fast: v.fast }), namedUnanswered(selector, unanswered));
+        return printResults(io, results, v.json);
+      },
+    );
   },
-};
+});

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The `lightwire` command: dispatches to one sub-command, wires SIGINT/SIGTERM to an AbortSignal.
 
+import { packageInfo } from '../index.js';
+import { didYouMean, nearest } from './args.js';
 import { EXIT, type CliIO, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
-import { packageInfo } from '../package-info.js';
 
 function topHelp(commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -15,26 +16,48 @@ function topHelp(commands: readonly Command[]): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    "Run 'lightwire <command> --help' for the options of one command.",
+    'Options:',
+    '  -h, --help   show this help',
+    '  --version    print the version',
+    '',
+    "Run 'lightwire help <command>' (or 'lightwire <command> --help') for the options of one command.",
   ].join('\n');
+}
+
+function unknownCommand(io: CliIO, name: string, commands: readonly Command[]): number {
+  io.stderr(`lightwire: unknown command ${JSON.stringify(name)}${didYouMean(nearest(name, commands.map((c) => c.name)))}\n`);
+  io.stderr("Run 'lightwire --help' for the commands.\n");
+  return EXIT.USAGE;
 }
 
 export async function main(argv: readonly string[], io: CliIO, commands: readonly Command[] = COMMANDS): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    const out = name === undefined ? io.stderr : io.stdout;
-    out(`${topHelp(commands)}\n`);
-    return name === undefined ? EXIT.USAGE : EXIT.OK;
+  if (name === undefined) {
+    io.stderr(`${topHelp(commands)}\n`);
+    return EXIT.USAGE;
   }
-  if (name === '--version' || name === '-v') {
+  if (name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
+    io.stdout(`${topHelp(commands)}\n`);
+    return EXIT.OK;
+  }
+  if (name === '--version' || name === '-v' || (name === 'help' && rest[0] === '--version')) {
     io.stdout(`${packageInfo().version}\n`);
     return EXIT.OK;
   }
-  const command = commands.find((c) => c.name === name);
-  if (command === undefined) {
-    io.stderr(`lightwire: unknown command ${JSON.stringify(name)}\n\n${topHelp(commands)}\n`);
+  if (name === 'help') {
+    // `lightwire help CMD`: the command's own --help.
+    const command = commands.find((c) => c.name === rest[0]);
+    if (command === undefined) return unknownCommand(io, rest[0]!, commands);
+    io.stdout(`${command.help}\n`);
+    return EXIT.OK;
+  }
+  if (name.startsWith('-')) {
+    io.stderr(`lightwire: unknown option ${name}${didYouMean(nearest(name, ['--help', '--version']))}; options come after the command\n`);
+    io.stderr("Run 'lightwire --help' for the commands.\n");
     return EXIT.USAGE;
   }
+  const command = commands.find((c) => c.name === name);
+  if (command === undefined) return unknownCommand(io, name, commands);
   try {
     return await command.run(rest, io);
   } catch (err) {

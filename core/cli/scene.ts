@@ -1,103 +1,102 @@
 // `lightwire scene capture|list|activate`: local scenes, as the HTTP API's scenes.
 
-import { parseArgs } from 'node:util';
-import { SceneStore, type Scene } from '../control/scene-store.js';
-import { LightwireError } from '../errors.js';
-import { EXIT, type CliIO, type Command } from './command.js';
-import { CONNECT_HELP, CONNECT_OPTIONS, clientFromFlags, defaultScenesPath, withService } from './connect.js';
+import { LightwireError, SceneStore, type Scene } from '../index.js';
+import { didYouMean, nearest, numberValue, usageError, type FlagSpecs } from './args.js';
+import { defineCommand, EXIT } from './command.js';
+import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, SCENES_FLAG, withLights } from './connect.js';
 import { table } from './format.js';
-import { printResults, reportError } from './lights.js';
-
-const HELP = `Usage: lightwire scene capture NAME [SELECTOR] [finding options]
-       lightwire scene list [--json] [--scenes FILE]
-       lightwire scene activate UUID|NAME [--duration S] [--fast] [finding options]
-
-capture   stores the current state of the lights a selector names (default all) as a scene;
-          capturing under an existing name replaces that scene
-list      shows the stored scenes (--json: the HTTP API's List Scenes body)
-activate  sets every light of a scene to its stored state over --duration seconds
-
-${CONNECT_HELP}
-
-Exit codes: 0 done, 1 a light was not ok or nothing matched, 2 bad options.`;
+import { checkSelector, namedUnanswered, printResults, writeOrOffline } from './lights.js';
 
 function findScene(scenes: readonly Scene[], key: string): Scene | undefined {
   const k = key.toLowerCase();
   return scenes.find((s) => s.uuid === k) ?? scenes.find((s) => s.name === key) ?? scenes.find((s) => s.name.toLowerCase() === k);
 }
 
-export const sceneCommand: Command = {
+/** The serials a scene's states name when every state names its lights by id; null otherwise. */
+export function sceneSerials(scene: Scene): Set<string> | null {
+  const serials = new Set<string>();
+  for (const state of scene.states) {
+    const ids = idSerials(state.selector);
+    if (ids === null) return null;
+    for (const s of ids) serials.add(s);
+  }
+  return serials.size > 0 ? serials : null;
+}
+
+const SCENE_FLAGS = {
+  duration: { type: 'string', value: 'S', help: 'activate: seconds the change takes (default: as stored)' },
+  fast: { type: 'boolean', help: 'activate: send the end states only, do not wait for the lights' },
+  json: { type: 'boolean', help: 'print JSON instead of a table (list: the HTTP API List Scenes body)' },
+  ...SCENES_FLAG,
+  ...findingFlags(true),
+} as const satisfies FlagSpecs;
+
+const ACTIONS = ['capture', 'list', 'activate'] as const;
+
+export const sceneCommand = defineCommand({
   name: 'scene',
   summary: 'capture, list and activate local scenes',
-  help: HELP,
-  async run(args, io: CliIO) {
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...args],
-        allowPositionals: true,
-        options: {
-          ...CONNECT_OPTIONS,
-          duration: { type: 'string' },
-          fast: { type: 'boolean' },
-          json: { type: 'boolean' },
-          help: { type: 'boolean', short: 'h' },
-        },
-      });
-    } catch (err) {
-      io.stderr(`lightwire scene: ${(err as Error).message}\n\n${HELP}\n`);
-      return EXIT.USAGE;
-    }
-    const v = parsed.values;
-    const [action, ...rest] = parsed.positionals;
-    if (v.help) {
-      io.stdout(`${HELP}\n`);
+  usage: `lightwire scene capture NAME [SELECTOR] [finding options]
+       lightwire scene list [--json] [--scenes FILE]
+       lightwire scene activate UUID|NAME [--duration S] [--fast] [--json] [finding options]`,
+  description: `capture   stores the current state of the lights a selector names (default all) as a scene;
+          capturing under an existing name replaces that scene; nothing is stored when a light
+          named by id did not answer
+list      shows the stored scenes
+activate  sets every light of a scene to its stored state; a light that did not answer is offline
+Lights are looked for until the first discovery round has been read, until --expect N lights have
+answered, or until every light the scene (or an id: selector) names has answered, and at most --wait-ms.`,
+  footer: 'Exit codes: 0 done, 1 a light was not ok, did not answer or nothing matched, 2 bad options.',
+  flags: SCENE_FLAGS,
+  async run(p, io) {
+    const v = p.values;
+    const [action, ...rest] = p.positionals;
+    const scenesFile = v.scenes ?? defaultScenesPath();
+    if (action === 'list') {
+      if (rest.length > 0) throw usageError(`list takes no arguments, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
+      const store = await SceneStore.open(scenesFile, { log: (m) => io.stderr(`warning: ${m}\n`) });
+      const scenes = store.list();
+      if (v.json) io.stdout(`${JSON.stringify(scenes, null, 2)}\n`);
+      else if (scenes.length === 0) io.stderr(`No scenes in ${store.filePath}.\n`);
+      else io.stdout(`${table(['UUID', 'NAME', 'LIGHTS', 'UPDATED'], scenes.map((s) => [s.uuid, s.name, String(s.states.length), new Date(s.updated_at * 1000).toISOString()]))}\n`);
       return EXIT.OK;
     }
-    const usage = (message: string): number => {
-      io.stderr(`lightwire scene: ${message}\n\n${HELP}\n`);
-      return EXIT.USAGE;
-    };
-    try {
-      if (action === 'list') {
-        if (rest.length > 0) return usage('list takes no arguments');
-        const store = await SceneStore.open(v.scenes ?? defaultScenesPath(), { log: (m) => io.stderr(`${m}\n`) });
-        const scenes = store.list();
-        if (v.json) io.stdout(`${JSON.stringify(scenes, null, 2)}\n`);
-        else if (scenes.length === 0) io.stderr(`No scenes in ${store.filePath}.\n`);
-        else io.stdout(`${table(['UUID', 'NAME', 'LIGHTS', 'UPDATED'], scenes.map((s) => [s.uuid, s.name, String(s.states.length), new Date(s.updated_at * 1000).toISOString()]))}\n`);
-        return EXIT.OK;
-      }
-      if (action === 'capture') {
-        if (rest.length < 1 || rest.length > 2) return usage('capture takes NAME and an optional SELECTOR');
-        const [name, selector = 'all'] = rest as [string, string?];
-        const prepared = clientFromFlags(v);
-        return await withService(v, io, async (service) => {
-          const scene = await service.captureScene(name, selector);
-          io.stdout(`${v.json ? JSON.stringify(scene, null, 2) : `captured "${scene.name}" (${scene.uuid}) with ${scene.states.length} light${scene.states.length === 1 ? '' : 's'}`}\n`);
-          return EXIT.OK;
-        }, prepared);
-      }
-      if (action === 'activate') {
-        if (rest.length !== 1) return usage('activate takes one scene UUID or name');
-        let durationS: number | undefined;
-        if (v.duration !== undefined) {
-          durationS = Number(v.duration);
-          if (v.duration.trim() === '' || !Number.isFinite(durationS)) return usage(`--duration must be a number, got ${JSON.stringify(v.duration)}`);
+    if (action === 'capture') {
+      if (rest.length < 1 || rest.length > 2) throw usageError('capture takes NAME and an optional SELECTOR');
+      const [name, selector = 'all'] = rest as [string, string?];
+      checkSelector(selector);
+      return withLights(findingFrom(p), io, { wanted: () => idSerials(selector), scenes: scenesFile }, async ({ service, unanswered }) => {
+        const missing = idSerials(selector) === null ? [] : namedUnanswered(selector, unanswered);
+        if (missing.length > 0) {
+          io.stderr(`lightwire scene: not captured: ${missing.map((m) => m.serial).join(', ')} did not answer (try a longer --wait-ms, or leave ${missing.length === 1 ? 'it' : 'them'} out of the selector)\n`);
+          return EXIT.FAILURE;
         }
-        const prepared = clientFromFlags(v);
-        return await withService(v, io, async (service) => {
-          const scene = findScene(service.listScenes(), rest[0]!);
-          if (!scene) throw new LightwireError('SCENE_NOT_FOUND', { sceneId: rest[0]! });
-          const results = await service.activateScene(scene.uuid, durationS === undefined ? {} : { durationS }, { fast: v.fast === true });
-          return printResults(io, results, v.json === true);
-        }, prepared);
-      }
-      return usage(action === undefined ? 'give an action: capture, list or activate' : `unknown action ${JSON.stringify(action)}`);
-    } catch (err) {
-      if (err instanceof LightwireError) return reportError(io, 'scene', err);
-      if (err instanceof Error && !(err instanceof TypeError) && !(err instanceof RangeError)) return usage(err.message);
-      throw err;
+        const scene = await service.captureScene(name, selector);
+        io.stdout(`${v.json ? JSON.stringify(scene, null, 2) : `captured "${scene.name}" (${scene.uuid}) with ${plural(scene.states.length, 'light')}`}\n`);
+        return EXIT.OK;
+      });
     }
+    if (action === 'activate') {
+      if (rest.length !== 1) throw usageError('activate takes one scene UUID or name');
+      const key = rest[0]!;
+      const durationS = numberValue(p, 'duration', { min: 0 });
+      // The scene must exist before any light is looked for.
+      const scene = findScene((await SceneStore.open(scenesFile, { log: (m) => io.stderr(`warning: ${m}\n`) })).list(), key);
+      if (!scene) throw new LightwireError('SCENE_NOT_FOUND', { sceneId: key });
+      const serials = sceneSerials(scene);
+      return withLights(findingFrom(p), io, { wanted: () => serials, scenes: scenesFile }, async ({ service, unanswered }) => {
+        const missing = serials === null ? [] : unanswered.filter((u) => serials.has(u.serial));
+        const results = await writeOrOffline(
+          () => service.activateScene(scene.uuid, durationS === undefined ? {} : { durationS }, { fast: v.fast }),
+          missing,
+        );
+        return printResults(io, results, v.json);
+      });
+    }
+    throw usageError(
+      action === undefined
+        ? 'give an action: capture, list or activate'
+        : `unknown action ${JSON.stringify(action)}${didYouMean(nearest(action, ACTIONS))}; the actions are capture, list and activate`,
+    );
   },
-};
+});

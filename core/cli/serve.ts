@@ -2,61 +2,72 @@
 // the same process (--virtual N / --fleet FILE: loopback only, the newcomer's first try).
 
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
-import { SceneStore } from '../control/scene-store.js';
-import { LightService } from '../control/service.js';
-import { LightClient } from '../discovery/client.js';
-import { LIFX_PORT } from '../discovery/options.js';
-import { LightwireError, isLightwireError } from '../errors.js';
-import { parseTokenSpec } from '../http/auth.js';
-import { DEFAULT_HOST, DEFAULT_PORT, checkBind, startServer, type RunningServer } from '../http/server.js';
-import { UNENFORCED_LIMIT } from '../http/rate-limit.js';
-import { defaultFleet } from '../simulator/default-fleet.js';
-import { loadFleetFile } from '../simulator/fleet-file.js';
-import { Fleet } from '../simulator/fleet.js';
-import { EXIT, type CliIO, type Command } from './command.js';
-import { defaultScenesPath } from './connect.js';
-import { many, parseIntFlag, sleep, untilAborted } from './format.js';
+import {
+  checkBind,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  parseTokenSpec,
+  startServer,
+  UNENFORCED_LIMIT,
+  type LogLevel,
+  type RunningServer,
+} from '../http/index.js';
+import { defaultFleet, Fleet, loadFleetFile } from '../simulator/index.js';
+import { choiceValue, intValue, parseFlags, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
+import { defineCommand, EXIT, type CliIO } from './command.js';
+import { defaultScenesPath, findingFlags, findingFrom, plural, SCENES_FLAG, withLights, type Finding } from './connect.js';
+import { untilAborted } from './format.js';
 import { MAX_SIMULATED_LIGHTS } from './simulate.js';
 
 /** Where an embedded fleet's discovery broadcast goes: loopback only (ecosystem.md, the network rule). */
 export const VIRTUAL_BROADCAST = '127.255.255.255';
-/** How long to wait for an embedded fleet to be found and read. */
+/** How long to wait at most for an embedded fleet to be found and read. */
 const VIRTUAL_READY_MS = 10_000;
 
-const HELP = `Usage: lightwire serve [--host 127.0.0.1] [--port 3000] [--token T[:SCOPES]]...
-                      [--tls-cert FILE --tls-key FILE [--http-port PORT]] [--rate-limit N]
-                      [--broadcast ADDR]... [--light IP[:PORT]]... [--lan-port PORT] [--discover-ms MS]
-                      [--virtual N | --fleet FILE] [--scenes FILE]
+export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export const LOG_FORMATS = ['text', 'json'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
-Serves the LIFX HTTP API v1 locally: a script written for https://api.lifx.com/v1 works against
-http://HOST:PORT/v1 by changing only its base URL. Stop with Ctrl-C.
+const LISTENING = 'Listening';
+const LIGHTS = 'Lights';
 
-Listening:
-  --host ADDR          address to listen on (default ${DEFAULT_HOST}); any address that is not loopback
-                       needs a token, or the server refuses to start
-  --port PORT          HTTP(S) port (default ${DEFAULT_PORT}; 0 = any free port)
-  --token T[:SCOPES]   an access token (repeatable); clients send "Authorization: Bearer T" or Basic
-                       with T as the user name. SCOPES, comma-separated: read (list lights and scenes,
-                       validate colours) or control (everything; also remote_control:all). Default
-                       control. Tokens may also come from $LIGHTWIRE_TOKENS (space-separated).
-                       Without any token the API is open to this machine only.
-  --tls-cert FILE      PEM certificate: serve HTTPS (with --tls-key)
-  --tls-key FILE       PEM private key
-  --http-port PORT     with TLS: also listen for plain HTTP here and answer every request 426
-  --rate-limit N       requests per minute per token (or per address without one); default: not
-                       enforced (the X-RateLimit-* headers still report ${UNENFORCED_LIMIT})
+const SERVE_FLAGS = {
+  host: { type: 'string', value: 'ADDR', help: `address to listen on (default ${DEFAULT_HOST}); any address that is not loopback\nneeds a token, or the server refuses to start`, section: LISTENING },
+  port: { type: 'string', value: 'PORT', help: `HTTP(S) port (default ${DEFAULT_PORT}; 0 = any free port)`, section: LISTENING },
+  token: {
+    type: 'string',
+    multiple: true,
+    value: 'T[:SCOPES]',
+    help: `an access token (repeatable); clients send "Authorization: Bearer T" or Basic
+with T as the user name. SCOPES, comma-separated: read (list lights and scenes,
+validate colours) or control (everything; also remote_control:all). Default
+control. Tokens may also come from $LIGHTWIRE_TOKENS (space-separated).
+Without any token the API is open to this machine only.`,
+    section: LISTENING,
+  },
+  'tls-cert': { type: 'string', value: 'FILE', help: 'PEM certificate: serve HTTPS (with --tls-key)', section: LISTENING },
+  'tls-key': { type: 'string', value: 'FILE', help: 'PEM private key', section: LISTENING },
+  'http-port': { type: 'string', value: 'PORT', help: 'with TLS: also listen for plain HTTP here and answer every request 426', section: LISTENING },
+  'rate-limit': {
+    type: 'string',
+    value: 'N',
+    help: `requests per minute per token (or per address without one); default: not\nenforced (the X-RateLimit-* headers still report ${UNENFORCED_LIMIT})`,
+    section: LISTENING,
+  },
+  'log-level': {
+    type: 'string',
+    value: 'LEVEL',
+    help: `one log line per request at info, failures (5xx) at error; debug adds each incoming\nrequest; ${LOG_LEVELS.join(', ')} (default info)`,
+    section: LISTENING,
+  },
+  'log-format': { type: 'string', value: 'text|json', help: 'text lines (default), or the JSON lines of Fastify\'s pino logger', section: LISTENING },
+  virtual: { type: 'string', value: 'N', help: `run N virtual lights in this process (loopback, 1-${MAX_SIMULATED_LIGHTS})`, section: LIGHTS },
+  fleet: { type: 'string', value: 'FILE', help: 'run the virtual lights of a fleet file (see examples/fleet.json)', section: LIGHTS },
+  ...SCENES_FLAG,
+  ...findingFlags(false),
+} as const satisfies FlagSpecs;
 
-Lights:
-  --virtual N          run N virtual lights in this process (loopback, 1-${MAX_SIMULATED_LIGHTS})
-  --fleet FILE         run the virtual lights of a fleet file (see examples/fleet.json)
-  --broadcast ADDR     broadcast address to search (repeatable; default: every IPv4 interface's)
-  --light IP[:PORT]    a light reached by unicast (repeatable)
-  --lan-port PORT      the port lights listen on (default ${LIFX_PORT})
-  --discover-ms MS     how long to look for lights before listening (default 1500)
-  --scenes FILE        the scene file (default $LIGHTWIRE_SCENES or ~/.lightwire/scenes.json)
-
-Exit codes: 0 stopped cleanly, 1 could not start (port in use, lights' sockets), 2 bad options.`;
+type ServeFlags = typeof SERVE_FLAGS;
 
 export interface ServeOptions {
   readonly host: string;
@@ -66,84 +77,71 @@ export interface ServeOptions {
   readonly tlsKeyFile?: string;
   readonly httpPort?: number;
   readonly rateLimit: number | null;
-  readonly broadcasts: readonly string[];
-  readonly lights: readonly string[];
-  readonly lanPort: number;
-  readonly discoverMs: number;
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+  /** Real lights: where and how long to look. */
+  readonly finding: Finding;
   readonly virtual?: number;
   readonly fleetFile?: string;
   readonly scenesFile: string;
 }
 
-class UsageError extends Error {}
+/** Checks the flags (and $LIGHTWIRE_TOKENS); CLI_USAGE naming the flag as typed, or SERVE_UNSAFE_BIND. */
+export function serveOptions(p: Parsed<ServeFlags>, env: NodeJS.ProcessEnv = process.env): ServeOptions {
+  const v = p.values;
+  if (p.positionals.length > 0) throw usageError(`serve takes no arguments, got ${p.positionals.map((a) => JSON.stringify(a)).join(' ')}`);
+  const host = v.host ?? DEFAULT_HOST;
+  if (host.trim() === '') throw valueError(p.flag('host'), host, 'must not be empty');
+  for (const t of v.token) {
+    try {
+      parseTokenSpec(t);
+    } catch (err) {
+      throw valueError(p.flag('token'), t, (err as Error).message);
+    }
+  }
+  const envTokens = (env.LIGHTWIRE_TOKENS ?? '').split(/\s+/).filter((t) => t !== '');
+  for (const t of envTokens) {
+    try {
+      parseTokenSpec(t);
+    } catch (err) {
+      throw usageError(`$LIGHTWIRE_TOKENS ${JSON.stringify(t)}: ${(err as Error).message}`);
+    }
+  }
+  const tokens = [...v.token, ...envTokens];
+  if ((v['tls-cert'] === undefined) !== (v['tls-key'] === undefined)) throw usageError('give both --tls-cert and --tls-key, or neither');
+  if (v['http-port'] !== undefined && v['tls-cert'] === undefined) {
+    throw usageError(`${p.flag('http-port')} only makes sense with --tls-cert/--tls-key (it answers 426 to plain HTTP)`);
+  }
+  if (v.virtual !== undefined && v.fleet !== undefined) throw usageError('give --virtual N or --fleet FILE, not both');
+  const embedded = v.virtual !== undefined || v.fleet !== undefined;
+  const realOnly = (['broadcast', 'light', 'lan-port'] as const).filter((n) => p.given(n));
+  if (embedded && realOnly.length > 0) {
+    throw usageError(`${v.virtual !== undefined ? p.flag('virtual') : p.flag('fleet')} runs its own lights on loopback; ${realOnly.map((n) => p.flag(n)).join(', ')} find${realOnly.length === 1 ? 's' : ''} real ones`);
+  }
+  checkBind(host, tokens.length);
+  const rateLimit = intValue(p, 'rate-limit', 1, UNENFORCED_LIMIT);
+  const httpPort = intValue(p, 'http-port', 0, 65535);
+  const virtual = intValue(p, 'virtual', 1, MAX_SIMULATED_LIGHTS);
+  return {
+    host,
+    port: intValue(p, 'port', 0, 65535) ?? DEFAULT_PORT,
+    tokens,
+    ...(v['tls-cert'] !== undefined ? { tlsCertFile: v['tls-cert'], tlsKeyFile: v['tls-key']! } : {}),
+    ...(httpPort !== undefined ? { httpPort } : {}),
+    rateLimit: rateLimit ?? null,
+    logLevel: choiceValue(p, 'log-level', LOG_LEVELS) ?? 'info',
+    logFormat: choiceValue(p, 'log-format', LOG_FORMATS) ?? 'text',
+    finding: findingFrom(p, embedded ? VIRTUAL_READY_MS : undefined),
+    ...(virtual !== undefined ? { virtual } : {}),
+    ...(v.fleet !== undefined ? { fleetFile: v.fleet } : {}),
+    scenesFile: v.scenes ?? defaultScenesPath(),
+  };
+}
 
-/** Parses and checks the flags (and $LIGHTWIRE_TOKENS); UsageError or a LightwireError otherwise. */
-export function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ServeOptions | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...args],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: 'string' },
-        port: { type: 'string' },
-        token: { type: 'string', multiple: true },
-        'tls-cert': { type: 'string' },
-        'tls-key': { type: 'string' },
-        'http-port': { type: 'string' },
-        'rate-limit': { type: 'string' },
-        broadcast: { type: 'string', multiple: true },
-        light: { type: 'string', multiple: true },
-        'lan-port': { type: 'string' },
-        'discover-ms': { type: 'string' },
-        virtual: { type: 'string' },
-        fleet: { type: 'string' },
-        scenes: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (values.help) return 'help';
-  try {
-    const host = values.host ?? DEFAULT_HOST;
-    if (host.trim() === '') throw new UsageError('--host must not be empty');
-    const tokens = [...many(values.token), ...(env.LIGHTWIRE_TOKENS ?? '').split(/\s+/).filter((t) => t !== '')];
-    tokens.forEach((t) => parseTokenSpec(t));
-    if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) {
-      throw new UsageError('give both --tls-cert and --tls-key, or neither');
-    }
-    if (values['http-port'] !== undefined && values['tls-cert'] === undefined) {
-      throw new UsageError('--http-port only makes sense with --tls-cert/--tls-key (it answers 426 to plain HTTP)');
-    }
-    if (values.virtual !== undefined && values.fleet !== undefined) throw new UsageError('give --virtual N or --fleet FILE, not both');
-    const embedded = values.virtual !== undefined || values.fleet !== undefined;
-    if (embedded && (values.broadcast !== undefined || values.light !== undefined || values['lan-port'] !== undefined)) {
-      throw new UsageError('--virtual/--fleet run their own lights on loopback; --broadcast, --light and --lan-port find real ones');
-    }
-    checkBind(host, tokens.length);
-    const options: ServeOptions = {
-      host,
-      port: parseIntFlag('port', values.port, DEFAULT_PORT, 0, 65535),
-      tokens,
-      ...(values['tls-cert'] !== undefined ? { tlsCertFile: values['tls-cert'], tlsKeyFile: values['tls-key']! } : {}),
-      ...(values['http-port'] !== undefined ? { httpPort: parseIntFlag('http-port', values['http-port'], 0, 0, 65535) } : {}),
-      rateLimit: values['rate-limit'] === undefined ? null : parseIntFlag('rate-limit', values['rate-limit'], 0, 1, UNENFORCED_LIMIT),
-      broadcasts: many(values.broadcast),
-      lights: many(values.light),
-      lanPort: parseIntFlag('lan-port', values['lan-port'], LIFX_PORT, 1, 65535),
-      discoverMs: parseIntFlag('discover-ms', values['discover-ms'], 1500, 0, 600_000),
-      ...(values.virtual !== undefined ? { virtual: parseIntFlag('virtual', values.virtual, 0, 1, MAX_SIMULATED_LIGHTS) } : {}),
-      ...(values.fleet !== undefined ? { fleetFile: values.fleet } : {}),
-      scenesFile: values.scenes ?? defaultScenesPath(),
-    };
-    return options;
-  } catch (err) {
-    if (err instanceof UsageError || isLightwireError(err)) throw err;
-    throw new UsageError((err as Error).message);
-  }
+/** Parses serve's arguments: 'help', 'version', or the checked options (tests, and anyone embedding serve). */
+export function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv = process.env): ServeOptions | 'help' | 'version' {
+  const outcome = parseFlags(SERVE_FLAGS, args);
+  return outcome.kind === 'ok' ? serveOptions(outcome.parsed, env) : outcome.kind;
 }
 
 /** A curl command that works against the server as started (with the token, -k for a self-signed cert). */
@@ -152,92 +150,124 @@ export function curlLine(url: string, token: string | undefined, tls: boolean): 
   return `curl${tls ? ' -k' : ''}${auth} ${url}/lights/all`;
 }
 
-function message(err: unknown): string {
-  return `${isLightwireError(err) ? `${err.code}: ` : ''}${(err as Error).message}`;
+const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+
+/** One pino JSON line as text: "2026-01-02T03:04:05.678Z INFO  GET /v1/lights/all 200 1.2ms". */
+export function textLogLine(json: string): string {
+  let o: { level?: number; time?: number; msg?: string; req?: { method?: string; url?: string }; err?: { message?: string } };
+  try {
+    o = JSON.parse(json) as typeof o;
+  } catch {
+    return json.endsWith('\n') ? json : `${json}\n`;
+  }
+  const time = typeof o.time === 'number' ? new Date(o.time).toISOString() : '-';
+  const level = (LEVEL_NAMES[o.level ?? 30] ?? String(o.level)).padEnd(5);
+  const req = o.req?.method !== undefined ? ` ${o.req.method} ${o.req.url ?? ''}` : '';
+  const err = o.err?.message !== undefined ? `: ${o.err.message}` : '';
+  return `${time} ${level} ${o.msg ?? ''}${req}${err}\n`;
 }
 
-export const serveCommand: Command = {
+/** What to do when a listener cannot open: the port is taken, needs privileges, or the address is not ours. */
+export function listenAdvice(err: unknown, options: ServeOptions): string | null {
+  const e = err as { code?: unknown; port?: unknown; address?: unknown };
+  if (typeof e.code !== 'string' || !['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code)) return null;
+  const port = typeof e.port === 'number' ? e.port : options.port;
+  const flag = options.httpPort !== undefined && port === options.httpPort && port !== options.port ? '--http-port' : '--port';
+  const where = `port ${port} on ${typeof e.address === 'string' ? e.address : options.host}`;
+  if (e.code === 'EADDRINUSE') {
+    return `${where} is already in use (another lightwire serve, or another server).\n` +
+      `Stop the other process, or give another port: ${flag} N (${flag} 0 picks a free one).`;
+  }
+  if (e.code === 'EACCES') return `${where} needs privileges this process does not have; give a port above 1023: ${flag} N.`;
+  return `${options.host} is not an address of this machine; give one of its addresses (--host 127.0.0.1 for this machine only).`;
+}
+
+async function readFlagFile(flag: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (err) {
+    throw valueError(flag, file, (err as Error).message);
+  }
+}
+
+export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'serve the LIFX HTTP API v1 locally (real lights, or --virtual N)',
-  help: HELP,
-  async run(args: readonly string[], io: CliIO): Promise<number> {
-    let options: ServeOptions;
-    try {
-      const parsed = parseServeArgs(args);
-      if (parsed === 'help') {
-        io.stdout(`${HELP}\n`);
-        return EXIT.OK;
-      }
-      options = parsed;
-    } catch (err) {
-      io.stderr(`lightwire serve: ${message(err)}\n${err instanceof UsageError ? `\n${HELP}\n` : ''}`);
-      return EXIT.USAGE;
-    }
-
-    let tls: { cert: Buffer; key: Buffer } | undefined;
+  usage: `lightwire serve [--host 127.0.0.1] [--port 3000] [--token T[:SCOPES]]...
+                      [--tls-cert FILE --tls-key FILE [--http-port PORT]] [--rate-limit N]
+                      [--log-level LEVEL] [--log-format text|json] [--scenes FILE]
+                      [--virtual N | --fleet FILE | finding options]`,
+  description: `Serves the LIFX HTTP API v1 locally: a script written for https://api.lifx.com/v1 works against
+http://HOST:PORT/v1 by changing only its base URL. Listens once the first discovery round has been read
+(or --expect N lights have answered, at most --wait-ms); lights found later are served as they answer.
+Logs one line per request on stderr. Stop with Ctrl-C.`,
+  footer: 'Exit codes: 0 stopped cleanly, 1 could not start (port in use, lights\' sockets), 2 bad options.',
+  flags: SERVE_FLAGS,
+  async run(p, io) {
+    const options = serveOptions(p);
+    const flag = (n: keyof ServeFlags): string => p.flag(n);
+    const tls =
+      options.tlsCertFile !== undefined && options.tlsKeyFile !== undefined
+        ? { cert: await readFlagFile(flag('tls-cert'), options.tlsCertFile), key: await readFlagFile(flag('tls-key'), options.tlsKeyFile) }
+        : undefined;
     let fleet: Fleet | null = null;
+    if (options.fleetFile !== undefined) fleet = new Fleet(await loadFleetFile(options.fleetFile), { port: 0 });
+    else if (options.virtual !== undefined) fleet = new Fleet(defaultFleet(options.virtual), { port: 0 });
     try {
-      if (options.tlsCertFile !== undefined && options.tlsKeyFile !== undefined) {
-        tls = { cert: await readFile(options.tlsCertFile), key: await readFile(options.tlsKeyFile) };
-      }
-      if (options.fleetFile !== undefined) fleet = new Fleet(await loadFleetFile(options.fleetFile), { port: 0 });
-      else if (options.virtual !== undefined) fleet = new Fleet(defaultFleet(options.virtual), { port: 0 });
-    } catch (err) {
-      io.stderr(`lightwire serve: ${message(err)}\n`);
-      return EXIT.USAGE;
-    }
-
-    let client: LightClient | null = null;
-    let server: RunningServer | null = null;
-    try {
-      const scenes = await SceneStore.open(options.scenesFile, { log: (line) => io.stderr(`${line}\n`) });
       if (fleet !== null) await fleet.start();
-      client = new LightClient({
-        discovery:
-          fleet !== null
-            ? { broadcastAddresses: [VIRTUAL_BROADCAST], port: fleet.port }
-            : {
-                ...(options.broadcasts.length > 0 ? { broadcastAddresses: options.broadcasts } : {}),
-                staticHosts: options.lights,
-                port: options.lanPort,
-              },
-      });
-      await client.start();
-      if (fleet !== null) {
-        const found = await client.waitForLights(fleet.lights.length, VIRTUAL_READY_MS).catch(() => client!.lights());
-        await Promise.all(found.map((l) => Promise.all([client!.refreshInfo(l.serial), client!.refreshState(l.serial)])));
-      } else {
-        await sleep(options.discoverMs, io.signal);
-      }
-      if (io.signal.aborted) return EXIT.OK;
-      const service = new LightService(client, { scenes });
-      server = await startServer({
-        service,
-        host: options.host,
-        port: options.port,
-        tokens: options.tokens,
-        rateLimit: options.rateLimit,
-        ...(tls ? { tls } : {}),
-        ...(options.httpPort !== undefined ? { httpPort: options.httpPort } : {}),
-        log: (line) => io.stderr(`${line}\n`),
-      });
-      const count = client.lights().length;
-      const where = fleet !== null ? `${count} virtual light${count === 1 ? '' : 's'} on loopback` : `${count} light${count === 1 ? '' : 's'} found so far`;
-      io.stdout(`LIFX HTTP API v1 at ${server.url} (${where})\n`);
-      if (server.plainUrl !== null) io.stdout(`plain HTTP at ${server.plainUrl} answers 426 (use https)\n`);
-      const token = options.tokens[0] === undefined ? undefined : parseTokenSpec(options.tokens[0]).token;
-      io.stdout(`try: ${curlLine(server.url, token, tls !== undefined)}\n`);
-      io.stdout(`endpoints: ${server.url}/openapi.json\n`);
-      io.stderr('Press Ctrl-C to stop.\n');
-      await untilAborted(io.signal);
-      return EXIT.OK;
-    } catch (err) {
-      io.stderr(`lightwire serve: ${message(err)}\n`);
-      return err instanceof LightwireError && err.code === 'SERVE_UNSAFE_BIND' ? EXIT.USAGE : EXIT.FAILURE;
+      const finding: Finding =
+        fleet === null
+          ? options.finding
+          : { ...options.finding, broadcasts: [VIRTUAL_BROADCAST], lights: [], lanPort: fleet.port, expect: options.finding.expect ?? fleet.lights.length };
+      return await withLights(
+        finding,
+        io,
+        { requireLights: false, keepRefreshing: true, interruptedCode: EXIT.OK, scenes: options.scenesFile },
+        async ({ service, read }) => serveUntilStopped(io, options, service, tls, fleet !== null ? `${plural(read.length, 'virtual light')} on loopback` : `${plural(read.length, 'light')} found so far`),
+      );
     } finally {
-      await server?.close();
-      await client?.stop();
       await fleet?.stop();
     }
   },
-};
+});
+
+async function serveUntilStopped(
+  io: CliIO,
+  options: ServeOptions,
+  service: Parameters<typeof startServer>[0]['service'],
+  tls: { cert: Buffer; key: Buffer } | undefined,
+  where: string,
+): Promise<number> {
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      service,
+      host: options.host,
+      port: options.port,
+      tokens: [...options.tokens],
+      rateLimit: options.rateLimit,
+      ...(tls ? { tls } : {}),
+      ...(options.httpPort !== undefined ? { httpPort: options.httpPort } : {}),
+      logLevel: options.logLevel,
+      logStream: { write: (line: string) => io.stderr(options.logFormat === 'json' ? line : textLogLine(line)) },
+      log: (line) => io.stderr(`${line}\n`),
+    });
+  } catch (err) {
+    const advice = listenAdvice(err, options);
+    if (advice === null) throw err;
+    io.stderr(`lightwire serve: ${advice}\n`);
+    return EXIT.FAILURE;
+  }
+  try {
+    io.stdout(`LIFX HTTP API v1 at ${server.url} (${where})\n`);
+    if (server.plainUrl !== null) io.stdout(`plain HTTP at ${server.plainUrl} answers 426 (use https)\n`);
+    const token = options.tokens[0] === undefined ? undefined : parseTokenSpec(options.tokens[0]).token;
+    io.stdout(`try: ${curlLine(server.url, token, tls !== undefined)}\n`);
+    io.stdout(`endpoints: ${server.url}/openapi.json\n`);
+    io.stderr('Press Ctrl-C to stop.\n');
+    await untilAborted(io.signal);
+    return EXIT.OK;
+  } finally {
+    await server.close();
+  }
+}

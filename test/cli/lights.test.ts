@@ -17,19 +17,32 @@ describe('lightwire list, set and scene', function () {
     fleet = new Fleet(defaultFleet(3), { port: 0 });
     await fleet.start();
     dir = mkdtempSync(path.join(os.tmpdir(), 'lightwire-cli-'));
-    finding = ['--broadcast', '127.255.255.255', '--port', String(fleet.port), '--discover-ms', '400', '--scenes', path.join(dir, 'scenes.json')];
+    finding = ['--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--wait-ms', '3000', '--scenes', path.join(dir, 'scenes.json')];
   });
   after(async () => {
     await fleet.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists the lights a selector names as HTTP API records', async () => {
+  it('lists the lights a selector names as HTTP API records, saying on stderr what it looks for', async () => {
     const io = captureIO();
     expect(await listCommand.run([`id:${defaultSerial(1)}`, '--json', ...finding], io)).to.equal(0);
     const lights = JSON.parse(io.out()) as { id: string; label: string; connected: boolean }[];
     expect(lights).to.have.length(1);
     expect(lights[0]).to.include({ id: defaultSerial(1), label: fleet.light(defaultSerial(1)).state.label, connected: true });
+    expect(io.err()).to.contain(`Looking for ${defaultSerial(1)} (broadcast 127.255.255.255:${fleet.port}) for at most 3000 ms...`);
+    expect(io.err()).to.match(new RegExp(`found ${defaultSerial(1)} ".+" at 127\\.0\\.0\\.3:${fleet.port}`));
+    expect(io.err()).to.match(new RegExp(`${defaultSerial(1)} answered in \\d+ ms; stopped looking`));
+  });
+
+  it('lists every light as a table once the first discovery round is read', async () => {
+    const io = captureIO();
+    expect(await listCommand.run(finding, io)).to.equal(0);
+    const lines = io.out().trim().split('\n');
+    expect(lines[0]).to.match(/^ID\s+LABEL\s+POWER\s+COLOUR/);
+    expect(lines).to.have.length(4);
+    expect(io.err()).to.contain('Looking for lights (broadcast 127.255.255.255');
+    expect(io.err()).to.match(/3 lights answered in \d+ ms\./);
   });
 
   it('sets a light and prints one result line per light', async () => {
@@ -40,12 +53,31 @@ describe('lightwire list, set and scene', function () {
     expect(fleet.light(defaultSerial(0)).state.color.hue).to.be.closeTo(30, 0.1);
   });
 
-  it('rejects a bad colour with exit code 2 before looking for lights', async () => {
+  it('rejects a bad colour with exit code 2, naming the flag, before looking for lights', async () => {
     const io = captureIO();
     const started = performance.now();
     expect(await setCommand.run(['all', '--color', 'hue:400', ...finding], io)).to.equal(2);
-    expect(io.err()).to.contain('Unable to parse color');
+    expect(io.err()).to.equal(
+      'lightwire set: --color "hue:400": Unable to parse color: "hue:400" (hue 400 is not between 0 and 360)\n' +
+        "Run 'lightwire set --help' for usage.\n",
+    );
     expect(performance.now() - started).to.be.below(300);
+  });
+
+  it('names the flag as typed for values the service refuses (--brightness 2, --duration -1)', async () => {
+    const bright = captureIO();
+    expect(await setCommand.run(['all', '--brightness', '2', ...finding], bright)).to.equal(2);
+    expect(bright.err()).to.match(/^lightwire set: --brightness "2": .*\n/);
+    const duration = captureIO();
+    expect(await setCommand.run(['all', '--power', 'on', '--duration=-1', ...finding], duration)).to.equal(2);
+    expect(duration.err()).to.match(/^lightwire set: --duration "-1": /);
+  });
+
+  it('refuses a bad selector before looking for lights', async () => {
+    const io = captureIO();
+    expect(await setCommand.run(['colour:red', '--power', 'on', ...finding], io)).to.equal(2);
+    expect(io.err()).to.match(/^lightwire set: selector "colour:red": /);
+    expect(io.err()).to.not.contain('Looking for');
   });
 
   it('exits 1 when the selector matches nothing', async () => {
@@ -58,6 +90,20 @@ describe('lightwire list, set and scene', function () {
     const io = captureIO();
     expect(await setCommand.run(['all', ...finding], io)).to.equal(2);
     expect(io.err()).to.contain('nothing to change');
+  });
+
+  it('reports a light named by id that did not answer as offline instead of dropping it (set, list)', async () => {
+    const absent = 'd073d50000ff';
+    const set = captureIO();
+    expect(await setCommand.run([`id:${defaultSerial(0)},id:${absent}`, '--power', 'on', '--json', ...finding, '--wait-ms', '1000'], set)).to.equal(1);
+    const { results } = JSON.parse(set.out()) as { results: { id: string; status: string }[] };
+    expect(results).to.deep.include({ id: absent, label: '', status: 'offline' });
+    expect(results.find((r) => r.id === defaultSerial(0))!.status).to.equal('ok');
+    expect(set.err()).to.contain(`offline: ${absent} did not answer`);
+
+    const list = captureIO();
+    expect(await listCommand.run([`id:${absent}`, ...finding, '--wait-ms', '1000'], list)).to.equal(1);
+    expect(list.out()).to.match(new RegExp(`^${absent}\\s+-\\s+offline`, 'm'));
   });
 
   it('captures a scene, lists it and activates it by name', async () => {
@@ -77,11 +123,93 @@ describe('lightwire list, set and scene', function () {
     expect(await sceneCommand.run(['activate', 'reading', '--duration', '0', ...finding], activate)).to.equal(0);
     expect(light.state.color.hue).to.be.closeTo(200, 0.1);
     expect(light.state.color.brightness).to.be.closeTo(0.6, 0.01);
+    // The scene names its light by id: looking stops once that light answered.
+    expect(activate.err()).to.contain(`Looking for ${defaultSerial(2)} (`);
+    expect(activate.err()).to.contain('stopped looking');
   });
 
-  it('says which scene it could not find', async () => {
+  it('does not capture a scene when a light it names by id did not answer', async () => {
+    const io = captureIO();
+    expect(await sceneCommand.run(['capture', 'Partial', `id:${defaultSerial(0)},id:d073d50000fe`, ...finding, '--wait-ms', '800'], io)).to.equal(1);
+    expect(io.err()).to.contain('not captured: d073d50000fe did not answer');
+    const list = captureIO();
+    await sceneCommand.run(['list', '--json', '--scenes', path.join(dir, 'scenes.json')], list);
+    expect((JSON.parse(list.out()) as { name: string }[]).map((s) => s.name)).to.not.include('Partial');
+  });
+
+  it('says which scene it could not find, before looking for lights', async () => {
     const io = captureIO();
     expect(await sceneCommand.run(['activate', 'Nope', ...finding], io)).to.equal(1);
     expect(io.err()).to.contain("Could not find scene with id 'Nope'");
+    expect(io.err()).to.not.contain('Looking for');
+  });
+
+  it('suggests the nearest scene action', async () => {
+    const io = captureIO();
+    expect(await sceneCommand.run(['activte', 'x'], io)).to.equal(2);
+    expect(io.err()).to.contain('unknown action "activte" (did you mean activate?)');
+  });
+
+  it('gives the "No light answered" hint and exits 1 when nothing answers', async () => {
+    const io = captureIO();
+    // Port 9: no virtual light listens there.
+    expect(await listCommand.run(['--broadcast', '127.255.255.255', '--light', '127.0.0.250', '--lan-port', '9', '--wait-ms', '300', '--scenes', path.join(dir, 'scenes.json')], io)).to.equal(1);
+    expect(io.err()).to.contain('No light answered. Tried broadcast 127.255.255.255:9, light 127.0.0.250:9.');
+    expect(io.out()).to.equal('');
+  });
+});
+
+describe('lightwire list and set: when to stop looking', function () {
+  this.timeout(20_000);
+  // Light 3 answers discovery but never the state read: a search that waits for every light to be read
+  // runs for the whole --wait-ms, so finishing far sooner shows the search stopped on its own.
+  const LONG_WAIT_MS = 60_000;
+  let fleet: Fleet;
+  let dir: string;
+  let finding: (waitMs: number) => string[];
+  before(async () => {
+    fleet = new Fleet(defaultFleet(3), { port: 0 });
+    await fleet.start();
+    fleet.light(defaultSerial(2)).setFaults({ unresponsive: true });
+    dir = mkdtempSync(path.join(os.tmpdir(), 'lightwire-cli-'));
+    finding = (waitMs) => ['--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--wait-ms', String(waitMs), '--scenes', path.join(dir, 'scenes.json')];
+  });
+  after(async () => {
+    await fleet.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops as soon as the light an id: selector names has answered', async () => {
+    const io = captureIO();
+    const started = performance.now();
+    expect(await setCommand.run([`id:${defaultSerial(0)}`, '--power', 'on', '--fast', ...finding(LONG_WAIT_MS)], io)).to.equal(0);
+    expect(performance.now() - started).to.be.below(5000);
+    expect(io.err()).to.match(new RegExp(`${defaultSerial(0)} answered in \\d+ ms; stopped looking`));
+    // A light still being read when the search stopped is not called offline.
+    expect(io.err()).to.not.contain('offline');
+  });
+
+  it('stops as soon as --expect N lights have answered', async () => {
+    const io = captureIO();
+    const started = performance.now();
+    expect(await listCommand.run(['--expect', '2', '--json', ...finding(LONG_WAIT_MS)], io)).to.equal(0);
+    expect(performance.now() - started).to.be.below(5000);
+    expect((JSON.parse(io.out()) as unknown[]).length).to.equal(2);
+    expect(io.err()).to.contain('Looking for 2 lights');
+    expect(io.err()).to.match(/2 lights answered in \d+ ms, as many as expected; stopped looking/);
+  });
+
+  it('reports a light that answered discovery but not the state read as offline, and lists it', async () => {
+    const io = captureIO();
+    expect(await listCommand.run(finding(1000), io)).to.equal(0);
+    expect(io.err()).to.match(new RegExp(`offline: ${defaultSerial(2)} answered discovery at 127\\.0\\.0\\.4:${fleet.port} but not the state read`));
+    expect(io.out()).to.match(new RegExp(`^${defaultSerial(2)}\\s+.*offline`, 'm'));
+    expect(io.out().trim().split('\n')).to.have.length(4);
+  });
+
+  it('says how many answered when --expect N is not reached', async () => {
+    const io = captureIO();
+    expect(await listCommand.run(['--expect', '3', ...finding(800)], io)).to.equal(0);
+    expect(io.err()).to.contain('Expected 3 lights; 2 answered within 800 ms.');
   });
 });

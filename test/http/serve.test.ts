@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { COMMANDS } from '../../core/cli/commands.js';
-import { curlLine, parseServeArgs, serveCommand } from '../../core/cli/serve.js';
+import { curlLine, listenAdvice, parseServeArgs, serveCommand, textLogLine } from '../../core/cli/serve.js';
 import { isLightwireError } from '../../core/errors.js';
 import { captureIO, type CapturedIO } from '../helpers/cli-io.js';
 
@@ -25,6 +25,14 @@ async function serve(args: string[]): Promise<{ io: CapturedIO; done: Promise<nu
   const url = /LIFX HTTP API v1 at (\S+)/.exec(io.out())![1]!;
   const curl = /^try: (.*)$/m.exec(io.out())![1]!;
   return { io, done, url, curl };
+}
+
+async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /** Runs a printed curl line (it only ever names 127.0.0.1). */
@@ -92,31 +100,119 @@ describe('lightwire serve', function () {
     expect(io.out()).to.equal('');
   });
 
-  it('rejects bad flags with exit 2 and a message', async () => {
-    for (const args of [['--port', 'x'], ['--virtual', '0'], ['--virtual', '2', '--fleet', 'f.json'], ['--tls-cert', 'a.pem'], ['--virtual', '1', '--light', '127.0.0.2'], ['--token', 'a b'], ['--rate-limit', '0'], ['--bogus']]) {
+  it('rejects bad flags with exit 2, the message naming the flag, and one line pointing to --help', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--port', 'x'], /^--port "x": must be an integer from 0 to 65535$/],
+      [['--virtual', '0'], /^--virtual "0": must be an integer from 1 to 5000$/],
+      [['--virtual', '2', '--fleet', 'f.json'], /^give --virtual N or --fleet FILE, not both$/],
+      [['--tls-cert', 'a.pem'], /^give both --tls-cert and --tls-key, or neither$/],
+      [['--virtual', '1', '--light', '127.0.0.2'], /^--virtual runs its own lights on loopback; --light finds real ones$/],
+      [['--light', 'lamp'], /^--light "lamp": not an IPv4 address with an optional :PORT/],
+      [['--broadcast', '10.0.0'], /^--broadcast "10\.0\.0": not an IPv4 address/],
+      [['--lan-port', '0'], /^--lan-port "0": must be an integer from 1 to 65535$/],
+      [['--token', 'a b'], /^--token "a b": /],
+      [['--rate-limit', '0'], /^--rate-limit "0": must be an integer from 1 to 1000000$/],
+      [['--log-level', 'verbose'], /^--log-level "verbose": must be fatal, error, warn, info, debug, trace or silent$/],
+      [['--log-level', 'wran'], /^--log-level "wran": must be .* \(did you mean warn\?\)$/],
+      [['--log-format', 'xml'], /^--log-format "xml": must be text or json$/],
+      [['--bogus'], /^unknown option --bogus$/],
+      [['--virtal', '2'], /^unknown option --virtal \(did you mean --virtual\?\)$/],
+      [['--discover-ms', 'x'], /^--discover-ms "x": must be an integer from 0 to 600000$/],
+    ];
+    for (const [args, message] of cases) {
       const io = captureIO();
-      expect(await serveCommand.run(args, io), args.join(' ')).to.equal(2);
-      expect(io.err(), args.join(' ')).to.match(/^lightwire serve: /);
+      expect(await serveCommand.run([...args, '--scenes', NO_SCENES], io), args.join(' ')).to.equal(2);
+      const lines = io.err().split('\n');
+      expect(lines[0], args.join(' ')).to.match(/^lightwire serve: /);
+      expect(lines[0]!.replace(/^lightwire serve: /, ''), args.join(' ')).to.match(message);
+      expect(lines.slice(1), args.join(' ')).to.deep.equal(["Run 'lightwire serve --help' for usage.", '']);
+      expect(io.out()).to.equal('');
     }
   });
 
-  it('exits 1 when the port is taken', async () => {
+  it('names the TLS file flag when the file cannot be read', async () => {
+    const io = captureIO();
+    expect(await serveCommand.run(['--virtual', '1', '--tls-cert', path.join(FIXTURES, 'no-such.pem'), '--tls-key', path.join(FIXTURES, 'test-key.pem'), '--scenes', NO_SCENES], io)).to.equal(2);
+    expect(io.err()).to.match(/^lightwire serve: --tls-cert ".*no-such\.pem": ENOENT/);
+  });
+
+  it('logs one line per request on stderr, at the level given', async () => {
+    const s = await serve(['--virtual', '1', '--port', '0']);
+    try {
+      expect((await fetch(`${s.url}/lights/all`)).status).to.equal(200);
+      expect((await fetch(`${s.url}/lights/label:Nobody`)).status).to.equal(404);
+      await waitFor(() => /GET \/v1\/lights\/label:Nobody 404/.test(s.io.err()));
+      const lines = s.io.err().split('\n').filter((l) => / GET \/v1\//.test(l));
+      expect(lines).to.have.length(2);
+      expect(lines[0]).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO  GET \/v1\/lights\/all 200 \d+\.\dms$/);
+      expect(lines[1]).to.match(/INFO  GET \/v1\/lights\/label:Nobody 404 /);
+    } finally {
+      s.io.abort();
+      await s.done;
+    }
+
+    const quiet = await serve(['--virtual', '1', '--port', '0', '--log-level', 'warn']);
+    try {
+      expect((await fetch(`${quiet.url}/lights/all`)).status).to.equal(200);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(quiet.io.err()).to.not.match(/ GET \/v1\//);
+    } finally {
+      quiet.io.abort();
+      await quiet.done;
+    }
+
+    const json = await serve(['--virtual', '1', '--port', '0', '--log-format', 'json', '--log-level', 'debug']);
+    try {
+      expect((await fetch(`${json.url}/lights/all`)).status).to.equal(200);
+      await waitFor(() => json.io.err().includes('"statusCode":200'));
+      const records = json.io.err().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { level: number; msg: string; statusCode?: number; url?: string });
+      expect(records.find((r) => r.msg === 'incoming request')?.level).to.equal(20);
+      const done = records.find((r) => r.statusCode === 200)!;
+      expect(done).to.include({ level: 30, url: '/v1/lights/all', msg: done.msg });
+      expect(done.msg).to.match(/^GET \/v1\/lights\/all 200 /);
+    } finally {
+      json.io.abort();
+      await json.done;
+    }
+  });
+
+  it('formats pino lines as text', () => {
+    expect(textLogLine('{"level":50,"time":0,"msg":"boom","err":{"message":"bad"}}')).to.equal('1970-01-01T00:00:00.000Z ERROR boom: bad\n');
+    expect(textLogLine('{"level":20,"time":0,"msg":"incoming request","req":{"method":"GET","url":"/v1/x"}}')).to.equal('1970-01-01T00:00:00.000Z DEBUG incoming request GET /v1/x\n');
+    expect(textLogLine('not json')).to.equal('not json\n');
+  });
+
+  it('says what to do when the port is taken (exit 1)', async () => {
     const first = await serve(['--virtual', '1', '--port', '0']);
     try {
       const port = new URL(first.url).port;
       const io = captureIO();
       expect(await serveCommand.run(['--virtual', '1', '--port', port, '--scenes', NO_SCENES], io)).to.equal(1);
-      expect(io.err()).to.match(/EADDRINUSE/);
+      expect(io.err()).to.contain(
+        `lightwire serve: port ${port} on 127.0.0.1 is already in use (another lightwire serve, or another server).\n` +
+          'Stop the other process, or give another port: --port N (--port 0 picks a free one).\n',
+      );
+      expect(io.out()).to.equal('');
     } finally {
       first.io.abort();
       await first.done;
     }
   });
 
+  it('names --http-port when the 426 listener\'s port is the one taken', () => {
+    const options = parseServeArgs(['--tls-cert', 'c.pem', '--tls-key', 'k.pem', '--http-port', '3080'], {});
+    if (typeof options === 'string') throw new Error('parsed as help');
+    const advice = listenAdvice(Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE', port: 3080, address: '127.0.0.1' }), options);
+    expect(advice).to.contain('give another port: --http-port N');
+    expect(listenAdvice(new Error('other'), options)).to.equal(null);
+  });
+
   it('parses flags into options, tokens from $LIGHTWIRE_TOKENS included', () => {
-    const options = parseServeArgs(['--port', '8080', '--token', 'a:read', '--broadcast', '127.255.255.255', '--light', '127.0.0.2:56700'], { LIGHTWIRE_TOKENS: 'b  c:control' });
-    expect(options).to.deep.include({ host: '127.0.0.1', port: 8080, tokens: ['a:read', 'b', 'c:control'], rateLimit: null, broadcasts: ['127.255.255.255'], lights: ['127.0.0.2:56700'], lanPort: 56700 });
+    const options = parseServeArgs(['--port', '8080', '--token', 'a:read', '--broadcast', '127.255.255.255', '--light', '127.0.0.2:56700', '--wait-ms', '500', '--expect', '2'], { LIGHTWIRE_TOKENS: 'b  c:control' });
+    expect(options).to.deep.include({ host: '127.0.0.1', port: 8080, tokens: ['a:read', 'b', 'c:control'], rateLimit: null, logLevel: 'info', logFormat: 'text' });
+    expect(options).to.have.property('finding').that.deep.equals({ broadcasts: ['127.255.255.255'], lights: ['127.0.0.2:56700'], lanPort: 56700, waitMs: 500, expect: 2 });
     expect(parseServeArgs(['--help'])).to.equal('help');
+    expect(parseServeArgs(['--version'])).to.equal('version');
     let err: unknown;
     try {
       parseServeArgs(['--host', '::'], {});

@@ -23,28 +23,33 @@ describe('lightwire simulate', () => {
   it('prints its usage for --help and exits 0', async () => {
     const io = captureIO();
     expect(await simulateCommand.run(['--help'], io)).to.equal(0);
-    expect(io.out()).to.match(/^Usage: lightwire simulate \(--lights N \| --fleet FILE\)/);
+    expect(io.out()).to.match(/^Usage: lightwire simulate \(--virtual N \| --fleet FILE\)/);
     expect(io.out()).to.include('--control-port');
   });
 
   const bad: [string, string[], RegExp][] = [
-    ['an unknown flag', ['--lights', '2', '--colour', 'red'], /Unknown option '--colour'/],
-    ['neither --lights nor --fleet', [], /exactly one of --lights N or --fleet FILE/],
-    ['both --lights and --fleet', ['--lights', '2', '--fleet', 'x.json'], /exactly one/],
-    ['a light count of zero', ['--lights', '0'], /--lights must be an integer from 1 to 5000, got "0"/],
-    ['a light count that is not a number', ['--lights', 'many'], /--lights must be an integer/],
-    ['an unknown mode', ['--lights', '2', '--mode', 'mac'], /--mode must be ip or port/],
-    ['a base address that is not IPv4', ['--lights', '2', '--base-address', '127.0.0'], /--base-address must be an IPv4 address/],
-    ['a port above 65535', ['--lights', '2', '--port', '70000'], /--port must be an integer from 0 to 65535/],
-    ['a loss above 1', ['--lights', '2', '--loss', '1.5'], /--loss must be a probability from 0 to 1/],
-    ['a negative latency', ['--lights', '2', '--latency-ms=-5'], /--latency-ms must be an integer from 0 to 60000/],
-    ['a stray positional argument', ['--lights', '2', 'extra'], /Unexpected argument 'extra'/],
+    ['an unknown flag', ['--virtual', '2', '--colour', 'red'], /^unknown option --colour$/],
+    ['a typo of a flag', ['--virtual', '2', '--latncy-ms', '5'], /^unknown option --latncy-ms \(did you mean --latency-ms\?\)$/],
+    ['neither --virtual nor --fleet', [], /^give exactly one of --virtual N or --fleet FILE$/],
+    ['both --virtual and --fleet', ['--virtual', '2', '--fleet', 'x.json'], /exactly one/],
+    ['a light count of zero', ['--virtual', '0'], /^--virtual "0": must be an integer from 1 to 5000$/],
+    ['a light count by the old name', ['--lights', 'many'], /^--lights "many": must be an integer from 1 to 5000$/],
+    ['an unknown mode', ['--virtual', '2', '--mode', 'mac'], /^--mode "mac": must be ip or port$/],
+    ['a base address that is not IPv4', ['--virtual', '2', '--base-address', '127.0.0'], /^--base-address "127\.0\.0": not an IPv4 address/],
+    ['a port above 65535', ['--virtual', '2', '--lan-port', '70000'], /^--lan-port "70000": must be an integer from 0 to 65535$/],
+    ['a port above 65535 by the old name', ['--virtual', '2', '--port', '70000'], /^--port "70000": must be an integer from 0 to 65535$/],
+    ['a loss above 1', ['--virtual', '2', '--loss', '1.5'], /^--loss "1\.5": must be a probability from 0 to 1$/],
+    ['a negative latency', ['--virtual', '2', '--latency-ms=-5'], /^--latency-ms "-5": must be an integer from 0 to 60000$/],
+    ['a flag without its value', ['--virtual'], /^--virtual needs a value: --virtual N$/],
+    ['a stray positional argument', ['--virtual', '2', 'extra'], /^simulate takes no arguments, got "extra"$/],
   ];
   for (const [what, args, message] of bad) {
-    it(`exits 2 with a clear message for ${what}`, async () => {
+    it(`exits 2 with the message and a pointer to --help for ${what}`, async () => {
       const io = captureIO();
       expect(await simulateCommand.run(args, io)).to.equal(2);
-      expect(io.err()).to.match(message);
+      const lines = io.err().split('\n');
+      expect(lines[0]!.replace(/^lightwire simulate: /, '')).to.match(message);
+      expect(lines.slice(1)).to.deep.equal(["Run 'lightwire simulate --help' for usage.", '']);
       expect(io.out()).to.equal('');
     });
   }
@@ -56,14 +61,14 @@ describe('lightwire simulate', () => {
   });
 
   it('parses every flag into typed options', () => {
-    expect(parseSimulateArgs(['--fleet', 'f.json', '--mode', 'port', '--base-address', '127.0.0.1', '--port', '0', '--loss', '0.25', '--latency-ms', '30', '--control-port', '0'])).to.deep.equal({
+    expect(parseSimulateArgs(['--fleet', 'f.json', '--mode', 'port', '--base-address', '127.0.0.1', '--lan-port', '0', '--loss', '0.25', '--latency-ms', '30', '--control-port', '0'])).to.deep.equal({
       fleetFile: 'f.json', mode: 'port', baseAddress: '127.0.0.1', port: 0, loss: 0.25, latencyMs: 30, controlPort: 0,
     });
   });
 
   it('runs N default lights, prints where each lives and its control endpoint, and stops on abort', async () => {
     const baselineUdp = process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length;
-    const { io, done } = await running(['--lights', '4', '--port', '0']);
+    const { io, done } = await running(['--virtual', '4', '--lan-port', '0']);
     const out = io.out();
     expect(out).to.match(/^SERIAL\s+LABEL\s+PRODUCT\s+ADDRESS/);
     const port = Number(/127\.255\.255\.255:(\d+)/.exec(out)![1]);
@@ -86,7 +91,7 @@ describe('lightwire simulate', () => {
   });
 
   it('runs the example fleet in port mode with --loss and --latency-ms applied to every light', async () => {
-    const { io, done } = await running(['--fleet', EXAMPLE, '--mode', 'port', '--port', '0', '--loss', '0', '--latency-ms', '20']);
+    const { io, done } = await running(['--fleet', EXAMPLE, '--mode', 'port', '--lan-port', '0', '--loss', '0', '--latency-ms', '20']);
     try {
       const url = /control endpoint: (\S+)\/lights/.exec(io.out())![1]!;
       const lights = (await (await fetch(`${url}/lights`)).json()) as { address: string; port: number; faults: { latencyMs: number; lossProbability: number } }[];
@@ -105,7 +110,7 @@ describe('lightwire simulate', () => {
     await new Promise<void>((resolve) => blocker.bind({ address: '0.0.0.0', port: 0 }, resolve));
     try {
       const io = captureIO();
-      expect(await simulateCommand.run(['--lights', '2', '--port', String(blocker.address().port)], io)).to.equal(1);
+      expect(await simulateCommand.run(['--virtual', '2', '--lan-port', String(blocker.address().port)], io)).to.equal(1);
       expect(io.err()).to.match(/ADDRESS_IN_USE/);
     } finally {
       blocker.close();

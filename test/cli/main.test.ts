@@ -1,0 +1,131 @@
+import { expect } from 'chai';
+import { COMMANDS } from '../../core/cli/commands.js';
+import { main } from '../../core/cli/main.js';
+import { packageInfo } from '../../core/index.js';
+import { captureIO } from '../helpers/cli-io.js';
+
+const VERSION = `${packageInfo().version}\n`;
+const NAMES = ['serve', 'simulate', 'discover', 'list', 'set', 'scene', 'decode'];
+
+describe('lightwire (top level)', () => {
+  it('has the seven commands', () => {
+    expect(COMMANDS.map((c) => c.name)).to.deep.equal(NAMES);
+  });
+
+  it('lists the commands with --help, -h and help', async () => {
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const io = captureIO();
+      expect(await main(args, io)).to.equal(0);
+      for (const name of NAMES) expect(io.out()).to.match(new RegExp(`^  ${name}\\s+\\S`, 'm'));
+      expect(io.out()).to.contain("Run 'lightwire help <command>'");
+      expect(io.err()).to.equal('');
+    }
+  });
+
+  it('prints the top help on stderr and exits 2 without a command', async () => {
+    const io = captureIO();
+    expect(await main([], io)).to.equal(2);
+    expect(io.err()).to.match(/^Usage: lightwire <command>/);
+  });
+
+  it('prints the package version with --version and -v', async () => {
+    for (const args of [['--version'], ['-v'], ['help', '--version']]) {
+      const io = captureIO();
+      expect(await main(args, io)).to.equal(0);
+      expect(io.out()).to.equal(VERSION);
+      expect(io.out().trim()).to.match(/^\d+\.\d+\.\d+$/);
+    }
+  });
+
+  for (const name of NAMES) {
+    it(`${name}: 'lightwire help ${name}' prints the same help as '${name} --help', which lists --help and --version`, async () => {
+      const viaHelp = captureIO();
+      expect(await main(['help', name], viaHelp)).to.equal(0);
+      const viaFlag = captureIO();
+      expect(await main([name, '--help'], viaFlag)).to.equal(0);
+      expect(viaHelp.out()).to.equal(viaFlag.out());
+      expect(viaHelp.out()).to.match(new RegExp(`^Usage: lightwire ${name} `));
+      expect(viaHelp.out()).to.match(/^ {2}-h, --help\s+show this help$/m);
+      expect(viaHelp.out()).to.match(/^ {2}--version\s+print the version$/m);
+    });
+
+    it(`${name}: --version prints the version, whatever else is given`, async () => {
+      const io = captureIO();
+      expect(await main([name, '--version'], io)).to.equal(0);
+      expect(io.out()).to.equal(VERSION);
+      const late = captureIO();
+      expect(await main([name, 'x', '--version'], late)).to.equal(0);
+      expect(late.out()).to.equal(VERSION);
+    });
+
+    it(`${name}: an unknown flag is a usage error of two lines (no help dump), exit 2`, async () => {
+      const io = captureIO();
+      expect(await main([name, '--no-such-flag'], io)).to.equal(2);
+      expect(io.err()).to.equal(`lightwire ${name}: unknown option --no-such-flag\nRun 'lightwire ${name} --help' for usage.\n`);
+      expect(io.out()).to.equal('');
+    });
+  }
+
+  it('suggests the nearest flag for a typo, in every command that has it', async () => {
+    const typos: [string, string[], string][] = [
+      ['set', ['all', '--brigtness', '0.5'], '--brightness'],
+      ['set', ['all', '--powr', 'on'], '--power'],
+      ['list', ['--expcet', '2'], '--expect'],
+      ['list', ['--wait'], '--wait-ms'],
+      ['discover', ['--brodcast', '127.255.255.255'], '--broadcast'],
+      ['scene', ['list', '--jsno'], '--json'],
+      ['serve', ['--log-levl', 'warn'], '--log-level'],
+      ['simulate', ['--virtul', '2'], '--virtual'],
+      ['decode', ['--wier', '00'], '--wire'],
+      // A typo of an old name suggests the current name.
+      ['list', ['--discover-mss', '10'], '--wait-ms'],
+    ];
+    for (const [name, args, suggestion] of typos) {
+      const io = captureIO();
+      expect(await main([name, ...args], io), `${name} ${args.join(' ')}`).to.equal(2);
+      expect(io.err().split('\n')[0]).to.match(new RegExp(`unknown option ${args.find((a) => a.startsWith('--'))} \\(did you mean ${suggestion}\\?\\)$`));
+    }
+  });
+
+  it('suggests nothing when no flag is near', async () => {
+    const io = captureIO();
+    expect(await main(['list', '--zzzzzzzz'], io)).to.equal(2);
+    expect(io.err()).to.not.contain('did you mean');
+  });
+
+  it('names a flag whose value is missing, and one that takes none', async () => {
+    const missing = captureIO();
+    expect(await main(['set', 'all', '--color', '--fast'], missing)).to.equal(2);
+    expect(missing.err().split('\n')[0]).to.equal('lightwire set: --color needs a value: --color STR');
+    const extra = captureIO();
+    expect(await main(['set', 'all', '--power', 'on', '--fast=yes'], extra)).to.equal(2);
+    expect(extra.err().split('\n')[0]).to.equal('lightwire set: --fast takes no value (got --fast=yes)');
+  });
+
+  it('suggests the nearest command for an unknown one, in two lines', async () => {
+    const io = captureIO();
+    expect(await main(['lsit'], io)).to.equal(2);
+    expect(io.err()).to.equal('lightwire: unknown command "lsit" (did you mean list?)\nRun \'lightwire --help\' for the commands.\n');
+    const far = captureIO();
+    expect(await main(['frobnicate'], far)).to.equal(2);
+    expect(far.err()).to.equal('lightwire: unknown command "frobnicate"\nRun \'lightwire --help\' for the commands.\n');
+    const help = captureIO();
+    expect(await main(['help', 'sett'], help)).to.equal(2);
+    expect(help.err()).to.contain('unknown command "sett" (did you mean set?)');
+  });
+
+  it('says an option before the command is misplaced', async () => {
+    const io = captureIO();
+    expect(await main(['--json', 'list'], io)).to.equal(2);
+    expect(io.err()).to.contain('lightwire: unknown option --json; options come after the command');
+  });
+
+  it('never names an internal option in an error (staticHosts, broadcastAddresses, port)', async () => {
+    for (const args of [['list', '--light', 'lamp'], ['set', 'all', '--power', 'on', '--broadcast', 'x'], ['discover', '--lan-port', '0'], ['scene', 'capture', 'A', '--host', '1.2.3']]) {
+      const io = captureIO();
+      expect(await main(args, io), args.join(' ')).to.equal(2);
+      expect(io.err(), args.join(' ')).to.not.match(/staticHosts|broadcastAddresses|option port|OPTIONS_INVALID/);
+      expect(io.err().split('\n')[0], args.join(' ')).to.match(/^lightwire \w+: --(light|broadcast|lan-port|host) "[^"]*": /);
+    }
+  });
+});
