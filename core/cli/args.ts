@@ -243,7 +243,7 @@ export function renderHelp(text: HelpText): string {
     const section = spec.section ?? 'Options';
     sections.set(section, [...(sections.get(section) ?? []), [name, spec]]);
   }
-  sections.set('Options', [...(sections.get('Options') ?? []), ...Object.entries(BUILTIN)]);
+  sections.set('General', Object.entries(BUILTIN));
   const width = Math.min(26, Math.max(...Object.entries(all).map(([n, s]) => flagLabel(n, s).length)) + 2);
   const lines = [`Usage: ${text.usage}`, '', text.description];
   for (const [section, entries] of sections) {

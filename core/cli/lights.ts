@@ -59,7 +59,9 @@ export const listCommand = defineCommand({
   usage: 'lightwire list [SELECTOR] [--json] [finding options]',
   description: `Lists the lights a selector names (default: all) in the shape of the LIFX HTTP API v1 (--json) or as
 a table. Lights that did not answer are listed as offline, never left out.
+
 ${SELECTORS_HELP}
+
 ${FINDING_HELP}`,
   footer: 'Exit codes: 0 listed, 1 nothing matched, no light answered or a light named by id did not answer, 2 bad options.',
   flags: LIST_FLAGS,
@@ -140,7 +142,9 @@ export const setCommand = defineCommand({
   description: `Changes the lights a selector names, like PUT /v1/lights/:selector/state, and prints one line per
 light with its result (ok, timed_out, offline; a light that did not answer is offline). Without --fast
 the current state is read first and a light that is off gets its new colour before it is powered on.
+
 ${SELECTORS_HELP}
+
 ${FINDING_HELP}`,
   footer: 'Exit codes: 0 every light ok, 1 some light not ok or nothing matched, 2 bad options.',
   flags: SET_FLAGS,

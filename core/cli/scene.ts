@@ -44,6 +44,7 @@ export const sceneCommand = defineCommand({
           named by id did not answer
 list      shows the stored scenes
 activate  sets every light of a scene to its stored state; a light that did not answer is offline
+
 Lights are looked for until the first discovery round has been read, until --expect N lights have
 answered, or until every light the scene (or an id: selector) names has answered, and at most --wait-ms.`,
   footer: 'Exit codes: 0 done, 1 a light was not ok, did not answer or nothing matched, 2 bad options.',

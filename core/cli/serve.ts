@@ -63,7 +63,7 @@ Without any token the API is open to this machine only.`,
   'log-format': { type: 'string', value: 'text|json', help: 'text lines (default), or the JSON lines of Fastify\'s pino logger', section: LISTENING },
   virtual: { type: 'string', value: 'N', help: `run N virtual lights in this process (loopback, 1-${MAX_SIMULATED_LIGHTS})`, section: LIGHTS },
   fleet: { type: 'string', value: 'FILE', help: 'run the virtual lights of a fleet file (see examples/fleet.json)', section: LIGHTS },
-  ...SCENES_FLAG,
+  scenes: { ...SCENES_FLAG.scenes, section: LIGHTS },
   ...findingFlags(false),
 } as const satisfies FlagSpecs;
 
@@ -198,7 +198,9 @@ export const serveCommand = defineCommand({
                       [--log-level LEVEL] [--log-format text|json] [--scenes FILE]
                       [--virtual N | --fleet FILE | finding options]`,
   description: `Serves the LIFX HTTP API v1 locally: a script written for https://api.lifx.com/v1 works against
-http://HOST:PORT/v1 by changing only its base URL. Listens once the first discovery round has been read
+http://HOST:PORT/v1 by changing only its base URL.
+
+Listens once the first discovery round has been read
 (or --expect N lights have answered, at most --wait-ms); lights found later are served as they answer.
 Logs one line per request on stderr. Stop with Ctrl-C.`,
   footer: 'Exit codes: 0 stopped cleanly, 1 could not start (port in use, lights\' sockets), 2 bad options.',

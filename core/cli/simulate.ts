@@ -79,6 +79,7 @@ export const simulateCommand = defineCommand({
   description: `Runs virtual LIFX lights that answer the LAN protocol on this machine until Ctrl-C, and prints where each
 one lives. Find them with a discovery broadcast to 127.255.255.255 on the LAN port
 (lightwire discover --broadcast 127.255.255.255 --lan-port PORT).
+
 --loss and --latency-ms override the faults a fleet file gives.`,
   footer: `Control endpoint (loopback only):
   GET   /lights             every light with its state, faults and received-message counts

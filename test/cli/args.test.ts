@@ -69,7 +69,7 @@ describe('lightwire argument parsing (core/cli/args)', () => {
     expect(editDistance('', 'abc')).to.equal(3);
   });
 
-  it('renders help from the table: sections, placeholders, built-in flags, no hidden names', () => {
+  it('renders help from the table: sections, placeholders, built-in flags last, no hidden names', () => {
     const help = renderHelp({ usage: 'lightwire x [options]', description: 'Does x.', flags: FLAGS, footer: 'Exit codes: 0.' });
     expect(help).to.equal(
       [
@@ -83,6 +83,8 @@ describe('lightwire argument parsing (core/cli/args)', () => {
         '',
         'Options:',
         '  --json             print JSON',
+        '',
+        'General:',
         '  -h, --help         show this help',
         '  --version          print the version',
         '',
