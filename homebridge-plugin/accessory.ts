@@ -4,7 +4,7 @@
 // service sees are pushed to HomeKit.
 
 import type { Characteristic, CharacteristicValue, HAP, Logging, PlatformAccessory, Service } from 'homebridge';
-import type { Capabilities, LightResult, LightView, PowerState } from '../core/index.js';
+import type { Capabilities, LightResult, LightService, LightView } from '../core/index.js';
 import { LIGHTBULB, NIGHT_VISION, type Mapping } from './characteristics.js';
 import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
 import { effectIsOn, effectsFor, type EffectSpec, type EffectStarter } from './effects.js';
@@ -23,46 +23,27 @@ export interface LightContext {
   readonly relayCount?: number;
 }
 
-/**
- * Relay control of the LIFX Switch, which the core does not offer yet. The platform uses it only when the service
- * has it: `setRelayPower(selector, relayIndex, power)` and each view's `relays` (power per relay, `changed` field
- * 'relays'). Without it, a Switch is not offered to HomeKit at all.
- */
-export interface RelayControl {
-  setRelayPower(selector: string, relayIndex: number, power: PowerState): Promise<LightResult[]>;
-}
-
-export function relayControl(service: object): RelayControl | undefined {
-  const fn = (service as Partial<RelayControl>).setRelayPower;
-  return typeof fn === 'function' ? { setRelayPower: (selector, index, power) => fn.call(service, selector, index, power) } : undefined;
-}
-
-/** The power of each relay in a view, when the core reports it. */
-export function relaysOf(view: LightView | undefined): readonly PowerState[] | null {
-  const relays = (view as { relays?: unknown } | undefined)?.relays;
-  return Array.isArray(relays) && relays.every((r) => r === 'on' || r === 'off') ? (relays as PowerState[]) : null;
-}
-
-/** Whether HomeKit gets anything for this device: a light, or a Switch whose relays the core can drive. */
-export function offered(caps: Capabilities, relays: RelayControl | undefined): boolean {
-  return caps.isLight || (caps.relays && relays !== undefined);
-}
-
 export function isLightContext(context: unknown): context is LightContext {
   const c = context as Partial<LightContext> | null;
   return typeof c === 'object' && c !== null && c.kind === 'light' && typeof c.serial === 'string';
 }
 
+/** Whether HomeKit gets anything for this device: a light, or a LIFX Switch (its relays). */
+export function offered(caps: Capabilities): boolean {
+  return caps.isLight || caps.relays;
+}
+
 export interface LightDeps {
   readonly hap: HAP;
   readonly log: Logging;
-  readonly lights: EffectStarter & { light(serial: string): LightView | undefined };
+  readonly lights: EffectStarter & Pick<LightService, 'light' | 'setRelayPower'>;
   readonly writer: Writer;
   readonly config: LightwireConfig;
   readonly settings: LightSettings;
   /** The firmware effect running on a light, as the service last reported it (OFF, MOVE, MORPH, FLAME, SKY). */
   readonly effectRunning: (serial: string) => string;
-  readonly relays: RelayControl | undefined;
+  /** Relay states of LIFX Switches by serial, kept by the platform from background reads and confirmed writes. */
+  readonly relayStates: Map<string, boolean[]>;
   /** Bounds a service call by the response timeout; rejects with the HAP failure when it fails or is late. */
   readonly bounded: (serial: string, work: () => Promise<LightResult[]>) => Promise<void>;
   readonly failure: () => Error;
@@ -114,7 +95,7 @@ export class LightAccessory {
     this.bound = bound;
 
     this.setupEffects(caps, label);
-    this.setupRelays(caps, label, relaysOf(view)?.length ?? this.context.relayCount ?? 0);
+    this.setupRelays(caps, label, this.deps.relayStates.get(this.serial)?.length ?? this.context.relayCount ?? 0);
     if (bulb) this.setupAdaptiveLighting(bulb, caps);
   }
 
@@ -131,7 +112,7 @@ export class LightAccessory {
       characteristic.updateValue(mapping.read(view));
     }
     if (all || fields.includes('effect') || fields.includes('power')) this.updateEffects();
-    if (all || fields.includes('relays')) this.updateRelays(view);
+    if (all) this.updateRelays(view);
     if (fields.includes('product') || fields.includes('firmware')) this.information(view);
   }
 
@@ -256,11 +237,10 @@ export class LightAccessory {
     for (const { spec, characteristic } of this.effectSwitches) characteristic.updateValue(effectIsOn(spec, running, this.lastSky));
   }
 
-  /** One Switch per relay of a LIFX Switch, when the core can drive relays. */
+  /** One Switch per relay of a LIFX Switch. */
   private setupRelays(caps: Capabilities, label: string, count: number): void {
     const { Service, Characteristic } = this.deps.hap;
-    const control = this.deps.relays;
-    const wanted = caps.relays && control !== undefined ? count : 0;
+    const wanted = caps.relays ? count : 0;
     for (const service of [...this.accessory.services]) {
       const m = /^relay-(\d+)$/.exec(service.subtype ?? '');
       if (service.UUID === Service.Switch.UUID && m && Number(m[1]) >= wanted) this.accessory.removeService(service);
@@ -269,24 +249,38 @@ export class LightAccessory {
       const on = this.service(Service.Switch, `${label} ${index + 1}`, SUBTYPE.relay(index)).getCharacteristic(Characteristic.On);
       on.onGet(() => {
         const view = this.deps.lights.light(this.serial);
-        const power = relaysOf(view)?.[index];
-        if (view === undefined || !view.online || power === undefined) {
+        const state = this.deps.relayStates.get(this.serial)?.[index];
+        if (view === undefined || !view.online || state === undefined) {
           if (this.deps.config.lights.unreachableAsOff) return false;
           throw this.deps.failure();
         }
-        return power === 'on';
+        return state;
       });
-      on.onSet((value) => this.deps.bounded(this.serial, () => control!.setRelayPower(`id:${this.serial}`, index, value === true || value === 1 ? 'on' : 'off')));
+      on.onSet((value) => {
+        const wantOn = value === true || value === 1;
+        return this.deps.bounded(this.serial, async () => {
+          const result = await this.deps.lights.setRelayPower(this.serial, index, wantOn);
+          const states = this.deps.relayStates.get(this.serial);
+          if (result.status === 'ok' && states !== undefined) states[index] = wantOn;
+          return [result];
+        });
+      });
       return on;
     });
   }
 
-  private updateRelays(view: LightView): void {
-    const relays = relaysOf(view);
-    if (relays === null || !view.online) return;
+  /** Pushes the relay states the platform last read. */
+  updateRelays(view: LightView | undefined = this.deps.lights.light(this.serial)): void {
+    const states = this.deps.relayStates.get(this.serial);
+    if (states === undefined || view === undefined || !view.online) return;
     this.relaySwitches.forEach((on, i) => {
-      if (relays[i] !== undefined) on.updateValue(relays[i] === 'on');
+      if (states[i] !== undefined) on.updateValue(states[i]);
     });
+  }
+
+  /** How many relay switches the accessory has now. */
+  get relayCount(): number {
+    return this.relaySwitches.length;
   }
 
   /** Adaptive Lighting in HAP's automatic mode: its ColorTemperature writes come through the Writer like any other. */

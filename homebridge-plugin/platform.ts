@@ -6,7 +6,7 @@
 import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { LightService, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
 import type { RunningServer, ServerOptions } from '../core/http/index.js';
-import { LightAccessory, isLightContext, offered, relayControl, relaysOf, type LightContext, type RelayControl } from './accessory.js';
+import { LightAccessory, isLightContext, offered, type LightContext } from './accessory.js';
 import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
 import { SceneSwitches } from './scenes.js';
 import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SCENES_UUID_SEED } from './settings.js';
@@ -37,7 +37,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   readonly config: LightwireConfig | undefined;
   readonly service: LightService | undefined;
   private readonly writer: Writer | undefined;
-  private readonly relays: RelayControl | undefined;
+  private readonly relayStates = new Map<string, boolean[]>();
+  private relayInterval: ReturnType<typeof setInterval> | undefined;
   private readonly notOffered = new Set<string>();
   private scenes: SceneSwitches | undefined;
   private http: RunningServer | undefined;
@@ -76,7 +77,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       log.error(`Lightwire is not started: ${(err as Error).message}. Homebridge keeps running.`);
       return;
     }
-    this.relays = relayControl(this.service);
     const lights = this.config.lights;
     this.writer = new Writer(this.service, {
       mergeWindowMs: lights.mergeWindowMs,
@@ -118,6 +118,9 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       return;
     }
     for (const view of service.views()) if (this.lights.has(view.serial) || view.power !== null) this.ensureLight(view);
+    // Relays are not part of the service's background refresh: the platform reads them on the same schedule.
+    this.relayInterval = setInterval(() => this.readAllRelays(), Math.round(config.discovery.refreshIntervalS * 1000));
+    this.relayInterval.unref?.();
     if (config.http.enabled) await this.startHttp(config);
     await service.ready;
     if (this.stopped) return;
@@ -139,6 +142,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     this.timers.clear();
     if (this.staleInterval !== undefined) clearInterval(this.staleInterval);
     this.staleInterval = undefined;
+    if (this.relayInterval !== undefined) clearInterval(this.relayInterval);
+    this.relayInterval = undefined;
     this.writer?.stop();
     for (const light of this.lights.values()) light.dispose();
     this.scenes?.dispose();
@@ -167,8 +172,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     const light = this.lights.get(view.serial);
     if (light === undefined) return;
     if (fields.includes('effect')) this.readEffect(view.serial);
-    const relaysMoved = fields.includes('relays') && (relaysOf(view)?.length ?? 0) !== (light.context.relayCount ?? 0);
-    if (fields.includes('product') || relaysMoved) {
+    if (fields.includes('product')) {
       light.setup(view);
       this.saveContext(light, view);
     }
@@ -189,15 +193,15 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       if (existing !== undefined) this.remove(existing, 'hidden in the config');
       return;
     }
-    if (!offered(view.capabilities, this.relays)) {
+    if (!offered(view.capabilities)) {
       if (existing !== undefined) this.remove(existing, 'nothing HomeKit can control');
       if (!this.notOffered.has(view.serial)) {
         this.notOffered.add(view.serial);
-        this.log.info(`${view.label || view.serial} (${view.product?.name ?? 'unknown product'}) is not offered to HomeKit: ` +
-          (view.capabilities.relays ? 'relay control of the LIFX Switch needs a newer Lightwire core.' : 'it is not a light.'));
+        this.log.info(`${view.label || view.serial} (${view.product?.name ?? 'unknown product'}) is not offered to HomeKit: it is neither a light nor a switch.`);
       }
       return;
     }
+    if (view.capabilities.relays) void this.readRelays(view.serial);
     this.readEffect(view.serial);
     if (existing !== undefined) {
       const light = this.handlerFor(existing);
@@ -228,7 +232,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
           config: this.config!,
           settings: lightSettings(this.config!, serial),
           effectRunning: (s) => this.effects.get(s) ?? 'OFF',
-          relays: this.relays,
+          relayStates: this.relayStates,
           bounded: (s, work) => this.bounded(s, work),
           failure: () => this.failure(),
         },
@@ -241,7 +245,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
 
   /** Keeps what a restored accessory needs in Homebridge's cache; saved only when it changed. */
   private saveContext(light: LightAccessory, view: LightView): void {
-    const next = contextOf(view);
+    const next = contextOf(view, light.relayCount || light.context.relayCount);
     const before = light.context;
     const same =
       before.label === next.label &&
@@ -284,6 +288,35 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     }
     this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [accessory]);
     this.log.info(`Removed ${accessory.displayName}: ${why}.`);
+  }
+
+  /** Reads a Switch's relays in the background; a new relay count rebuilds its switches. */
+  private async readRelays(serial: string): Promise<void> {
+    const service = this.service;
+    if (service === undefined || this.stopped) return;
+    try {
+      const states: boolean[] = [];
+      for (const relay of await service.relays(serial)) states[relay.index] = relay.on;
+      for (let i = 0; i < states.length; i++) states[i] ??= false;
+      const light = this.lights.get(serial);
+      const view = service.light(serial);
+      this.relayStates.set(serial, states);
+      if (light === undefined || view === undefined || this.stopped) return;
+      if (light.relayCount !== states.length) {
+        light.setup(view);
+        this.saveContext(light, view);
+      }
+      light.updateRelays(view);
+    } catch (err) {
+      this.log.debug(`${this.nameOf(serial)}: relays not read (${(err as Error).message})`);
+    }
+  }
+
+  private readAllRelays(): void {
+    for (const [serial, light] of this.lights) {
+      const view = this.service?.light(serial);
+      if (view?.online && view.capabilities.relays && light !== undefined) void this.readRelays(serial);
+    }
   }
 
   private readEffect(serial: string): void {
@@ -416,8 +449,14 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   }
 }
 
-function contextOf(view: LightView): LightContext {
-  const relayCount = relaysOf(view)?.length ?? 0;
-  return { kind: 'light', serial: view.serial, label: view.label, capabilities: view.capabilities, lastSeenAt: view.lastSeenAt, ...(relayCount > 0 ? { relayCount } : {}) };
+function contextOf(view: LightView, relayCount?: number): LightContext {
+  return {
+    kind: 'light',
+    serial: view.serial,
+    label: view.label,
+    capabilities: view.capabilities,
+    lastSeenAt: view.lastSeenAt,
+    ...(relayCount !== undefined && relayCount > 0 ? { relayCount } : {}),
+  };
 }
 

@@ -10,7 +10,6 @@ import type { PlatformAccessory as PlatformAccessoryType, PlatformConfig } from 
 import { PlatformAccessory } from '../../node_modules/homebridge/dist/platformAccessory.js';
 import { defaultFleet, type Fleet } from '../../core/simulator/index.js';
 import { ENUMS, PRODUCTS } from '../../core/protocol/index.js';
-import { lightOf } from '../helpers/light-view.js';
 import type { ServerOptions } from '../../core/http/index.js';
 import type { LightContext } from '../../homebridge-plugin/accessory.js';
 import { LightwirePlatform } from '../../homebridge-plugin/platform.js';
@@ -396,48 +395,46 @@ describe('homebridge platform: LIFX Switch relays', function () {
     rig = undefined;
   });
 
-  it('gives a Switch no accessory while the core offers no relay control, saying why when it is announced', async () => {
-    rig = await platformRig({}, fleet);
-    await until(() => rig!.platform.lights.has('d073d5005702'), 5000, 'the lamp');
-    await rig.platform.service!.ready;
-    expect(rig.platform.lights.has(SWITCH)).to.equal(false);
-    // Today's service does not announce the Switch at all (it has no colour to read); if it did:
-    rig.platform.service!.emit('added', { ...lightOf(70, {}, SWITCH), label: 'Hall Switch' });
-    expect(rig.platform.lights.has(SWITCH)).to.equal(false);
-    expect(rig.log.text('info')).to.contain('is not offered to HomeKit: relay control of the LIFX Switch needs a newer Lightwire core');
-  });
-
-  it('offers one Switch per relay once the service reports relays and can set them', async () => {
-    const calls: [string, number, string][] = [];
-    rig = await platformRig({}, fleet, {
-      deps: {
-        createService: (options) => {
-          const service = fleetServiceOptions(fleet)(options);
-          const light = service.light.bind(service);
-          // The view a core with relay control would give (today's service hides the Switch).
-          const switchView = { ...lightOf(70, { power: 'on' }, SWITCH), label: 'Hall Switch', relays: ['on', 'off', 'off', 'off'] };
-          return Object.assign(service, {
-            light: (serial: string) => (serial === SWITCH ? switchView : light(serial)),
-            setRelayPower: async (selector: string, index: number, power: string) => {
-              calls.push([selector, index, power]);
-              return [{ id: SWITCH, label: 'Hall Switch', status: 'ok' as const }];
-            },
-          });
-        },
-      },
-    });
-    await rig.platform.service!.ready;
-    rig.platform.service!.emit('added', rig.platform.service!.light(SWITCH)!);
-    await until(() => (rig!.platform.lights.get(SWITCH)?.accessory.services.filter((s) => s.UUID === hap.Service.Switch.UUID).length ?? 0) === 4, 3000, '4 relay switches');
-    const relay = (i: number) => rig!.platform.lights.get(SWITCH)!.accessory.getServiceById(hap.Service.Switch, SUBTYPE.relay(i))!.getCharacteristic(hap.Characteristic.On);
-    expect(await hapRead(relay(0))).to.deep.equal({ value: true });
-    expect(await hapRead(relay(1))).to.deep.equal({ value: false });
-    expect((await hapWrite(relay(2), true)).status).to.equal(0);
-    expect(calls).to.deep.equal([[`id:${SWITCH}`, 2, 'on']]);
+  it('offers each relay of a LIFX Switch as a Switch, read from the cache and written to the device', async () => {
+    rig = await platformRig({ discovery: { refreshIntervalS: 1 } }, fleet);
+    await until(() => (rig!.platform.lights.get(SWITCH)?.relayCount ?? 0) === 4, 5000, '4 relay switches');
     const accessory = rig.platform.lights.get(SWITCH)!.accessory;
     expect(lightbulbOfMaybe(accessory)).to.equal(undefined);
     expect(accessory.category).to.equal(hap.Categories.SWITCH);
     expect(accessory.getServiceById(hap.Service.Switch, SUBTYPE.relay(3))!.displayName).to.equal('Hall Switch 4');
+    const relay = (i: number) => accessory.getServiceById(hap.Service.Switch, SUBTYPE.relay(i))!.getCharacteristic(hap.Characteristic.On);
+    expect(await hapRead(relay(2))).to.deep.equal({ value: false });
+
+    const device = fleet.light(SWITCH);
+    device.clearRecords();
+    expect((await hapWrite(relay(2), true)).status).to.equal(0);
+    expect(device.state.relays).to.deep.equal(['off', 'off', 'on', 'off']);
+    expect(await hapRead(relay(2))).to.deep.equal({ value: true });
+    // A read is answered from what the platform keeps: no GetRPower for it.
+    const gets = device.received('GetRPower').length;
+    await hapRead(relay(2));
+    expect(device.received('GetRPower').length).to.equal(gets);
+
+    // Switched at the wall: HomeKit hears of it with the next background read.
+    device.setState({ relays: ['on', 'off', 'on', 'off'] });
+    await until(() => relay(0).value === true, 3000, 'relay 0 pushed as on');
+  });
+
+  it('answers a relay of an unreachable Switch with -70402', async () => {
+    rig = await platformRig({ discovery: { offlineAfterMisses: 1 } }, fleet);
+    await until(() => (rig!.platform.lights.get(SWITCH)?.relayCount ?? 0) === 4, 5000, '4 relay switches');
+    fleet.light(SWITCH).setFaults({ offline: true });
+    try {
+      await rig.platform.service!.relays(SWITCH).catch(() => undefined);
+      await until(() => rig!.platform.service!.light(SWITCH)?.online === false, 3000, 'the Switch offline');
+      const relay = rig.platform.lights.get(SWITCH)!.accessory.getServiceById(hap.Service.Switch, SUBTYPE.relay(0))!.getCharacteristic(hap.Characteristic.On);
+      expect(await hapRead(relay)).to.deep.equal({ status: COMMUNICATION_FAILURE });
+      const write = await hapWrite(relay, true);
+      expect(write.status).to.equal(COMMUNICATION_FAILURE);
+      expect(write.ms).to.be.below(50);
+    } finally {
+      fleet.light(SWITCH).setFaults({ offline: false });
+    }
   });
 });
 
