@@ -81,7 +81,7 @@ export function nextMessage(id: string, ms = 5000): Promise<Record<string, unkno
       node.removeListener('input', onInput);
       resolve(msg);
     };
-    node.on('input' as 'close', onInput as () => void);
+    (node as unknown as NodeJS.EventEmitter).on('input', onInput);
   });
 }
 
@@ -98,8 +98,38 @@ export function noMessage(id: string, ms = 300): Promise<void> {
       node.removeListener('input', onInput);
       resolve();
     }, ms);
-    node.on('input' as 'close', onInput as () => void);
+    (node as unknown as NodeJS.EventEmitter).on('input', onInput);
   });
+}
+
+/** Listens to any event of a node (@types/node-red types only 'input' and 'close'). */
+export function listen<T>(id: string, event: string, fn: (arg: T) => void): void {
+  const node = helper.getNode(id);
+  if (node === null) throw new Error(`no node ${id}`);
+  (node as unknown as NodeJS.EventEmitter).on(event, fn as (...args: unknown[]) => void);
+}
+
+export interface StatusCall {
+  readonly text?: string;
+  readonly fill?: string;
+}
+
+/** Every status a node shows from now on (the helper wraps node.status in a spy that emits call:status). */
+export function statuses(id: string): StatusCall[] {
+  const seen: StatusCall[] = [];
+  listen<{ args: [StatusCall] }>(id, 'call:status', (call) => {
+    seen.push(call.args[0]);
+  });
+  return seen;
+}
+
+/** Every message that reaches a helper node from now on. */
+export function collect<T = Record<string, unknown>>(id: string): T[] {
+  const got: T[] = [];
+  listen<T>(id, 'input', (msg) => {
+    got.push(msg);
+  });
+  return got;
 }
 
 /** Sends a message into a node. */

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Fleet } from '../../core/simulator/index.js';
-import { NODES, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, writesTo, type FlowNode } from './rig.js';
+import { NODES, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
 
 const BULB = 'd073d5000001'; // Kitchen ceiling, off
 const TABLE = 'd073d5000002'; // Kitchen table, on
@@ -189,11 +189,10 @@ describe('lightwire-set-state', function () {
     });
 
     it('shows the last outcome in its status', async () => {
-      const statuses: Array<{ text?: string; fill?: string }> = [];
-      helper.getNode('set')!.on('call:status' as 'close', ((call: { args: [{ text?: string; fill?: string }] }) => statuses.push(call.args[0])) as () => void);
+      const seen = statuses('set');
       await send({ payload: 'on', selector: 'group:Kitchen' });
       await new Promise((r) => setImmediate(r));
-      expect(statuses.at(-1)).to.deep.include({ fill: 'green', text: '2 ok' });
+      expect(seen.at(-1)).to.deep.include({ fill: 'green', text: '2 ok' });
     });
   });
 
@@ -250,14 +249,13 @@ describe('lightwire-set-state', function () {
       fleet.light(TABLE).setFaults({ unresponsive: true });
       try {
         const failed = nextMessage('failed');
-        const statuses: Array<{ text?: string; fill?: string }> = [];
-        helper.getNode('set')!.on('call:status' as 'close', ((call: { args: [{ text?: string; fill?: string }] }) => statuses.push(call.args[0])) as () => void);
+        const seen = statuses('set');
         const msg = await send({ payload: 'off' });
         expect(msg.ok).to.equal(false);
         expect((msg.payload as Results).map((r) => [r.id, r.status]).sort()).to.deep.equal([[BULB, 'ok'], [TABLE, 'timed_out']]);
         expect((await failed).payload).to.deep.equal([{ id: TABLE, label: 'Kitchen table', status: 'timed_out' }]);
         await new Promise((r) => setImmediate(r));
-        expect(statuses.at(-1)).to.deep.include({ fill: 'yellow', text: '1 ok, 1 timed out' });
+        expect(seen.at(-1)).to.deep.include({ fill: 'yellow', text: '1 ok, 1 timed out' });
       } finally {
         fleet.light(TABLE).setFaults({ unresponsive: false });
       }

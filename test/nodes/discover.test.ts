@@ -1,0 +1,125 @@
+// lightwire-discover: a message when a light is added, changes (and what changed), goes offline or comes back,
+// whoever changed it; the list on input; a selector filter.
+
+import { expect } from 'chai';
+import type { Fleet } from '../../core/simulator/index.js';
+import { NODES, collect, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, startFleet, type FlowNode } from './rig.js';
+
+type Msg = Record<string, unknown> & { topic: string; serial?: string; changes?: string[]; payload: unknown };
+
+const ALL = ['d073d5000001', 'd073d5000002', 'd073d5000003', 'd073d5000004'];
+
+
+describe('lightwire-discover', function () {
+  this.timeout(20_000);
+  let fleet: Fleet;
+
+  beforeEach(async () => {
+    fleet = await startFleet();
+  });
+
+  afterEach(async () => {
+    await helper.unload();
+    await fleet.stop();
+  });
+
+  function flow(extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}): FlowNode[] {
+    return onTab(
+      configFor(fleet, config),
+      { id: 'disc', type: 'lightwire-discover', config: 'cfg', selector: '', wires: [['events']], ...extra },
+      { id: 'set', type: 'lightwire-set-state', config: 'cfg', selector: 'label:Bedside', wires: [['done'], []] },
+      { id: 'events', type: 'helper' },
+      { id: 'done', type: 'helper' },
+    );
+  }
+
+  it('announces every light as it is found, in the List Lights shape', async () => {
+    await helper.load(NODES, flow());
+    const got = collect<Msg>('events');
+    await eventually(() => got.length >= 4, 5000, 'four added events');
+    expect(got.every((m) => m.topic === 'added')).to.equal(true);
+    expect(got.map((m) => m.serial).sort()).to.deep.equal(ALL);
+    const record = got[0]!.payload as { id: string; label: string; connected: boolean };
+    expect(record.id).to.equal(got[0]!.serial);
+    expect(record.connected).to.equal(true);
+  });
+
+  it('reports a change made through a flow at once, naming what changed', async () => {
+    await helper.load(NODES, flow());
+    const got = collect<Msg>('events');
+    await eventually(() => got.length >= 4, 5000, 'four added events');
+    const done = nextMessage('done');
+    inject('set', { payload: { power: 'on', color: 'red' } });
+    await done;
+    await eventually(() => got.some((m) => m.topic === 'changed'), 2000, 'a changed event');
+    const changed = got.filter((m) => m.topic === 'changed');
+    expect(changed.every((m) => m.serial === 'd073d5000003')).to.equal(true);
+    expect(changed.flatMap((m) => m.changes ?? [])).to.include('power');
+    expect((changed.at(-1)!.payload as { power: string }).power).to.equal('on');
+  });
+
+  it('reports a change made elsewhere (a wall switch, the vendor app) at the next refresh', async () => {
+    await helper.load(NODES, flow({}, { refreshS: 0.2 }));
+    const got = collect<Msg>('events');
+    await eventually(() => got.length >= 4, 5000, 'four added events');
+    fleet.light('d073d5000002').setState({ power: 'off' });
+    await eventually(() => got.some((m) => m.topic === 'changed' && m.serial === 'd073d5000002'), 3000, 'a changed event');
+    const change = got.find((m) => m.topic === 'changed' && m.serial === 'd073d5000002')!;
+    expect(change.changes).to.include('power');
+    expect((change.payload as { power: string }).power).to.equal('off');
+  });
+
+  it('reports a light going offline after missed reads, and coming back', async () => {
+    await helper.load(NODES, flow({}, { refreshS: 0.1, timeoutS: 0.1 }));
+    const got = collect<Msg>('events');
+    await eventually(() => got.length >= 4, 5000, 'four added events');
+    fleet.light('d073d5000001').setFaults({ offline: true });
+    await eventually(() => got.some((m) => m.topic === 'offline'), 5000, 'an offline event');
+    const offline = got.find((m) => m.topic === 'offline')!;
+    expect(offline.serial).to.equal('d073d5000001');
+    expect((offline.payload as { connected: boolean }).connected).to.equal(false);
+    fleet.light('d073d5000001').setFaults({ offline: false });
+    await eventually(() => got.some((m) => m.topic === 'online'), 5000, 'an online event');
+    expect(got.find((m) => m.topic === 'online')!.serial).to.equal('d073d5000001');
+  });
+
+  it('reports only the lights its selector names, and only the events it is asked for', async () => {
+    await helper.load(NODES, flow({ selector: 'group:Kitchen', changed: false }));
+    const got = collect<Msg>('events');
+    await eventually(() => got.length >= 2, 5000, 'two added events');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(got.map((m) => m.serial).sort()).to.deep.equal(['d073d5000001', 'd073d5000002']);
+    const silent = noMessage('events', 300);
+    inject('set', { payload: 'on', selector: 'label:Kitchen table' });
+    await silent;
+  });
+
+  it('lists the lights on input', async () => {
+    await helper.load(NODES, flow({ added: false }));
+    await new Promise((r) => setTimeout(r, 50));
+    const out = nextMessage('events');
+    inject('disc', { payload: 'list' });
+    const msg = (await out) as Msg;
+    expect(msg.topic).to.equal('list');
+    expect((msg.payload as Array<{ id: string }>).map((l) => l.id).sort()).to.deep.equal(ALL);
+  });
+
+  it('announces lights the config node already knew when it starts in a partial deploy', async () => {
+    const first = flow({ added: false });
+    await helper.load(NODES, first);
+    inject('disc', {});
+    await nextMessage('events'); // the service has read every light
+    const changed = first.map((n) => (n.id === 'disc' ? { ...n, added: true, name: 'again' } : n));
+    await helper.setFlows(changed, 'nodes');
+    const got = collect<Msg>('events');
+    await eventually(() => got.length >= 4, 3000, 'four added events');
+    expect(got.map((m) => [m.topic, m.serial])).to.deep.equal(ALL.map((s) => ['added', s]));
+  });
+
+  it('refuses an event switch that is not a boolean (hand-edited flow)', async () => {
+    await helper.load(NODES, [...flow({ offline: 'sometimes' }), { id: 'catcher', type: 'catch', z: 'f1', x: 1, y: 1, scope: null, wires: [['caught']] }, { id: 'caught', type: 'helper', z: 'f1', x: 1, y: 1 }]);
+    const caught = nextMessage('caught');
+    inject('disc', {});
+    expect(((await caught).error as { code: string }).code).to.equal('OPTIONS_INVALID');
+  });
+});

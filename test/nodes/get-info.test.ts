@@ -1,0 +1,101 @@
+// lightwire-get-info: the List Lights records of the selected lights, from the cache or read fresh; bad
+// selectors and properties end in done(err) with their code and the flow goes on.
+
+import { expect } from 'chai';
+import type { Fleet } from '../../core/simulator/index.js';
+import { NODES, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet } from './rig.js';
+
+interface Record_ {
+  id: string;
+  label: string;
+  connected: boolean;
+  power: string;
+  color: { hue: number; saturation: number; kelvin: number };
+  brightness: number;
+  group: { id: string; name: string };
+  location: { id: string; name: string };
+  product: { name: string; capabilities: Record<string, unknown> };
+  zones?: { count: number };
+  last_seen: string;
+  seconds_since_seen: number;
+}
+
+describe('lightwire-get-info', function () {
+  this.timeout(20_000);
+  let fleet: Fleet;
+
+  before(async () => {
+    fleet = await startFleet();
+    await helper.load(
+      NODES,
+      onTab(
+        configFor(fleet),
+        { id: 'info', type: 'lightwire-get-info', config: 'cfg', selector: 'all', read: 'cache', wires: [['out']] },
+        { id: 'fresh', type: 'lightwire-get-info', config: 'cfg', selector: 'label:Bedside', read: 'fresh', wires: [['out']] },
+        { id: 'badprop', type: 'lightwire-get-info', config: 'cfg', selector: 'all', read: 'sometimes', wires: [['out']] },
+        { id: 'catcher', type: 'catch', scope: null, wires: [['caught']] },
+        { id: 'out', type: 'helper' },
+        { id: 'caught', type: 'helper' },
+      ),
+    );
+  });
+
+  after(async () => {
+    await helper.unload();
+    await fleet.stop();
+  });
+
+  async function ask(id: string, msg: Record<string, unknown>): Promise<Record_[]> {
+    const out = nextMessage('out');
+    inject(id, msg);
+    return (await out).payload as Record_[];
+  }
+
+  it('lists every light in the HTTP List Lights shape', async () => {
+    const lights = await ask('info', { payload: 'go' });
+    expect(lights.map((l) => l.id).sort()).to.deep.equal(['d073d5000001', 'd073d5000002', 'd073d5000003', 'd073d5000004']);
+    const strip = lights.find((l) => l.label === 'TV strip')!;
+    expect(strip).to.include.keys('id', 'uuid', 'label', 'connected', 'power', 'color', 'brightness', 'effect', 'group', 'location', 'product', 'last_seen', 'seconds_since_seen');
+    expect(strip.connected).to.equal(true);
+    expect(strip.group.name).to.equal('Living Room');
+    expect(strip.zones?.count).to.equal(16);
+    expect(strip.product.capabilities).to.include({ has_multizone: true });
+    expect(strip.color.hue).to.be.closeTo(240, 0.5);
+  });
+
+  it('lets msg.selector win over the node selector', async () => {
+    const lights = await ask('info', { selector: 'group:Kitchen' });
+    expect(lights.map((l) => l.label)).to.deep.equal(['Kitchen ceiling', 'Kitchen table']);
+  });
+
+  it('answers from the cache by default, and reads the lights with read "fresh" or msg.fresh', async () => {
+    const bedside = fleet.light('d073d5000003');
+    bedside.setState({ power: 'on' }); // behind the service's back; refresh is off in these tests
+    expect((await ask('info', { selector: 'label:Bedside' }))[0]!.power).to.equal('off');
+    expect((await ask('fresh', {}))[0]!.power).to.equal('on');
+    bedside.setState({ power: 'off' });
+    expect((await ask('info', { selector: 'label:Bedside', fresh: true }))[0]!.power).to.equal('off');
+    bedside.setState({ power: 'on' });
+    expect((await ask('fresh', { fresh: false }))[0]!.power).to.equal('off');
+  });
+
+  const bad: Array<{ name: string; id: string; msg: Record<string, unknown>; code: string }> = [
+    { name: 'a selector that matches no light', id: 'info', msg: { selector: 'label:Attic' }, code: 'LIGHTS_NOT_FOUND' },
+    { name: 'a malformed selector', id: 'info', msg: { selector: 'group_id:not-hex' }, code: 'SELECTOR_INVALID' },
+    { name: 'a selector that is not a string', id: 'info', msg: { selector: ['all'] }, code: 'PARAMETER_INVALID' },
+    { name: 'msg.fresh that is not a boolean', id: 'info', msg: { fresh: 'yes' }, code: 'PARAMETER_INVALID' },
+    { name: 'a read mode that does not exist (hand-edited flow)', id: 'badprop', msg: {}, code: 'OPTIONS_INVALID' },
+  ];
+  for (const c of bad) {
+    it(`reports ${c.name} as ${c.code} and the flow goes on`, async () => {
+      const caught = nextMessage('caught');
+      const silent = noMessage('out', 200);
+      inject(c.id, c.msg);
+      const error = (await caught).error as { code: string; source: { id: string } };
+      expect(error.code).to.equal(c.code);
+      expect(error.source.id).to.equal(c.id);
+      await silent;
+      expect(await ask('info', { selector: 'label:Bedside' })).to.have.length(1);
+    });
+  }
+});

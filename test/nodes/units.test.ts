@@ -1,0 +1,214 @@
+// The nodes' pure parts: config properties, payload forms, status texts, the picker's selectors, and the
+// connection's release after its last user (fake time).
+
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { LightwireError, type LightView } from '../../core/index.js';
+import { configOptions, listProp } from '../../nodes/config-options.js';
+import { Connection, serviceOptions, type Health } from '../../nodes/connection.js';
+import { colorText, parsePayload, selectorOf, EFFECT_NAMES } from '../../nodes/payload.js';
+import { selectorList } from '../../nodes/selector-list.js';
+import { healthText, resultsStatus, resultsText } from '../../nodes/status.js';
+
+function code(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof LightwireError) return `${err.code} ${JSON.stringify(err.params)}`;
+    throw err;
+  }
+  return 'no error';
+}
+
+describe('nodes: config properties', () => {
+  it('takes the editor defaults: every interface, LIFX port, refresh 10 s, transition 1 s, nothing virtual, no HTTP', () => {
+    expect(configOptions({})).to.deep.equal({
+      broadcastAddresses: null,
+      staticHosts: [],
+      sweepSubnets: [],
+      lanPort: 56700,
+      refreshIntervalMs: 10_000,
+      defaultDurationS: 1,
+      answerTimeoutMs: null,
+      virtualLights: 0,
+      http: null,
+      scenesFile: null,
+    });
+  });
+
+  it('reads lists separated by commas, spaces or new lines, and numbers typed as strings', () => {
+    const o = configOptions(
+      { broadcast: '192.168.1.255, 10.0.0.255', hosts: '10.1.1.5:56701\n10.1.1.6', subnets: ['172.20.4.0/24'], lanPort: '56800', refreshS: '2.5', durationS: 0, timeoutS: '0.5', virtual: 'true', virtualLights: '7', http: true, httpPort: '0' },
+      { tokens: 'abc def:read' },
+      '/data/lightwire-scenes.json',
+    );
+    expect(o.broadcastAddresses).to.deep.equal(['192.168.1.255', '10.0.0.255']);
+    expect(o.staticHosts).to.deep.equal(['10.1.1.5:56701', '10.1.1.6']);
+    expect(o.sweepSubnets).to.deep.equal(['172.20.4.0/24']);
+    expect(o).to.include({ lanPort: 56800, refreshIntervalMs: 2500, defaultDurationS: 0, answerTimeoutMs: 500, virtualLights: 7, scenesFile: '/data/lightwire-scenes.json' });
+    expect(o.http).to.deep.equal({ host: '127.0.0.1', port: 0, tokens: ['abc', 'def:read'] });
+    expect(Object.isFrozen(o)).to.equal(true);
+  });
+
+  const bad: Array<[string, Record<string, unknown>, string]> = [
+    ['a port out of range', { lanPort: 70000 }, 'lanPort'],
+    ['a port that is not a number', { lanPort: 'seventy' }, 'lanPort'],
+    ['a negative refresh', { refreshS: -1 }, 'refreshS'],
+    ['a transition that is text', { durationS: 'slow' }, 'durationS'],
+    ['a zero timeout', { timeoutS: 0 }, 'timeoutS'],
+    ['too many virtual lights', { virtual: true, virtualLights: 100000 }, 'virtualLights'],
+    ['a fractional count of virtual lights, even when they are off', { virtualLights: 2.5 }, 'virtualLights'],
+    ['a checkbox that is not a boolean', { virtual: 'yes' }, 'virtual'],
+    ['an HTTP port that is text', { http: true, httpPort: 'web' }, 'httpPort'],
+    ['a list that is a number', { hosts: 5 }, 'hosts'],
+    ['a list with a non-string entry', { subnets: ['10.0.0.0/24', 7] }, 'subnets'],
+    ['a name that is not a string', { name: 3 }, 'name'],
+  ];
+  for (const [what, props, option] of bad) {
+    it(`refuses ${what} with OPTIONS_INVALID naming ${option}`, () => {
+      expect(code(() => configOptions(props))).to.match(new RegExp(`^OPTIONS_INVALID \\{"option":"${option}"`));
+    });
+  }
+
+  it('splits lists on commas and white space only', () => {
+    expect(listProp('hosts', ' a ,b\tc\n\nd ')).to.deep.equal(['a', 'b', 'c', 'd']);
+  });
+
+  it('turns virtual lights into a loopback-only discovery on their port', () => {
+    const o = configOptions({ virtual: true, virtualLights: 3, broadcast: '192.168.1.255', refreshS: 0 });
+    expect(serviceOptions(o, 41000)).to.deep.equal({
+      discovery: { broadcastAddresses: ['127.255.255.255'], port: 41000, refreshIntervalMs: 0 },
+      defaultDurationS: 1,
+      expectLights: 3,
+    });
+  });
+
+  it('passes real-light options through, and the timeout to both writes and reads', () => {
+    const o = configOptions({ broadcast: '10.0.0.255', hosts: '10.0.1.9', subnets: '10.0.2.0/24', timeoutS: 2 }, {}, '/x/s.json');
+    expect(serviceOptions(o, null)).to.deep.equal({
+      discovery: { broadcastAddresses: ['10.0.0.255'], port: 56700, staticHosts: ['10.0.1.9'], sweepSubnets: ['10.0.2.0/24'], refreshIntervalMs: 10_000, readTimeoutMs: 2000 },
+      deadlineMs: 2000,
+      defaultDurationS: 1,
+      scenes: '/x/s.json',
+    });
+  });
+});
+
+describe('nodes: set-state payloads', () => {
+  const d = { fast: false, durationS: undefined };
+
+  it('reads the shorthands', () => {
+    expect(parsePayload('on', d)).to.deep.equal({ kind: 'setState', request: { power: 'on' }, fast: false });
+    expect(parsePayload(' Off ', d)).to.deep.equal({ kind: 'setState', request: { power: 'off' }, fast: false });
+    expect(parsePayload(true, d)).to.deep.equal({ kind: 'setState', request: { power: 'on' }, fast: false });
+    expect(parsePayload('toggle', { fast: true, durationS: 2 })).to.deep.equal({ kind: 'toggle', durationS: 2, fast: true });
+    expect(parsePayload('kelvin:2700', d)).to.deep.equal({ kind: 'setState', request: { color: 'kelvin:2700' }, fast: false });
+    expect(parsePayload(0.4, d)).to.deep.equal({ kind: 'setState', request: { brightness: 0.4 }, fast: false });
+  });
+
+  it('maps HTTP API names to the service and fills in the node transition', () => {
+    expect(parsePayload({ power: 'on', color: { hue: 10 }, duration: 3, fast: true }, { fast: false, durationS: 1 })).to.deep.equal({
+      kind: 'setState',
+      request: { power: 'on', color: { hue: 10 }, durationS: 3 },
+      fast: true,
+    });
+    expect(parsePayload({ brightness: 1 }, { fast: false, durationS: 1 })).to.deep.equal({ kind: 'setState', request: { brightness: 1, durationS: 1 }, fast: false });
+    expect(parsePayload({ effect: 'pulse', color: 'red', from_color: { kelvin: 2700 }, period: 2, power_on: false }, d)).to.deep.equal({
+      kind: 'effect',
+      effect: 'pulse',
+      request: { color: 'red', fromColor: 'kelvin:2700', periodS: 2, powerOn: false },
+      fast: false,
+    });
+    expect(parsePayload({ scene: 'Evening', duration: 2 }, d)).to.deep.equal({ kind: 'scene', scene: 'Evening', durationS: 2, fast: false });
+    expect(parsePayload({ capture: 'Evening' }, d)).to.deep.equal({ kind: 'capture', name: 'Evening' });
+  });
+
+  it('offers every effect of the service', () => {
+    expect(EFFECT_NAMES).to.deep.equal(['pulse', 'breathe', 'move', 'morph', 'flame', 'clouds', 'sunrise', 'sunset', 'off', 'clean']);
+  });
+
+  it('writes a colour object out as a colour string for effects', () => {
+    expect(colorText('c', { hue: 120, saturation: 1, brightness: 0.5, kelvin: 3500 })).to.equal('hue:120 saturation:1 brightness:0.5 kelvin:3500');
+    expect(code(() => colorText('c', { hue: '120' }))).to.match(/^PARAMETER_INVALID \{"field":"c.hue"/);
+    expect(code(() => colorText('c', { red: 1 }))).to.match(/^PARAMETER_INVALID \{"field":"c.red"/);
+    expect(code(() => colorText('c', {}))).to.match(/^PARAMETER_INVALID \{"field":"c"/);
+  });
+
+  it('takes msg.selector over the node selector, and needs one of them', () => {
+    expect(selectorOf('label:A', 'all')).to.equal('label:A');
+    expect(selectorOf(undefined, ' group:B ')).to.equal('group:B');
+    expect(code(() => selectorOf(undefined, ''))).to.equal('PARAMETER_MISSING {"field":"selector"}');
+    expect(code(() => selectorOf('', 'all'))).to.equal('PARAMETER_MISSING {"field":"msg.selector"}');
+    expect(code(() => selectorOf(1, 'all'))).to.match(/^PARAMETER_INVALID/);
+  });
+});
+
+describe('nodes: status texts', () => {
+  it('counts results per status, ok first', () => {
+    const r = (status: 'ok' | 'timed_out' | 'offline') => ({ id: 'x', label: 'x', status });
+    expect(resultsText([r('timed_out'), r('ok'), r('ok'), r('offline'), r('ok')])).to.equal('3 ok, 1 timed out, 1 offline');
+    expect(resultsStatus([r('ok')])).to.deep.equal({ fill: 'green', shape: 'dot', text: '1 ok' });
+    expect(resultsStatus([r('ok'), r('offline')]).fill).to.equal('yellow');
+    expect(resultsStatus([r('offline')]).fill).to.equal('red');
+  });
+
+  it('words the health of a config node', () => {
+    const h = (extra: Partial<Health>): Health => ({ state: 'ready', lights: 0, online: 0, offline: 0, error: null, httpUrl: null, httpError: null, ...extra });
+    expect(healthText(h({ state: 'searching' }))).to.equal('searching');
+    expect(healthText(h({ lights: 1, online: 1 }))).to.equal('1 light');
+    expect(healthText(h({ lights: 5, online: 4, offline: 1 }))).to.equal('5 lights, 1 offline');
+    expect(healthText(h({ state: 'failed', error: new LightwireError('OPTIONS_INVALID', { option: 'x', reason: 'y' }) }))).to.equal('failed: OPTIONS_INVALID');
+  });
+});
+
+describe('nodes: picker selectors', () => {
+  const view = (serial: string, label: string, group: string | null): LightView =>
+    ({ serial, label, online: true, group: group === null ? null : { id: `g-${group}`, name: group }, location: { id: 'l1', name: 'Home' } }) as unknown as LightView;
+
+  it('names lights and groups by label, by id when the name holds a reserved character', () => {
+    const list = selectorList(
+      [view('d073d5000002', 'Desk, left', 'Office'), view('d073d5000001', 'Lamp', 'A|B'), view('d073d5000003', '', null)],
+      { state: 'ready', lights: 3, online: 3, offline: 0, error: null, httpUrl: null, httpError: null },
+    );
+    expect(list.lights.map((l) => l.selector)).to.deep.equal(['id:d073d5000003', 'id:d073d5000002', 'label:Lamp']);
+    expect(list.groups.map((g) => g.selector)).to.deep.equal(['group_id:g-A|B', 'group:Office']);
+    expect(list.locations).to.deep.equal([{ selector: 'location:Home', label: 'Home', lights: 3 }]);
+  });
+});
+
+describe('nodes: connection lifetime', () => {
+  let clock: sinon.SinonFakeTimers;
+  afterEach(() => clock?.restore());
+
+  it('is idle until a user comes, and a failed configuration is passed to every user', async () => {
+    const err = new LightwireError('OPTIONS_INVALID', { option: 'lanPort', reason: 'bad' });
+    const c = new Connection(err, { warn: () => {}, error: () => {} });
+    const seen: Health[] = [];
+    c.acquire({ id: 'a', health: (h) => seen.push(h) });
+    expect(seen.at(-1)?.state).to.equal('failed');
+    let rejected: unknown;
+    await c.service().catch((e: unknown) => (rejected = e));
+    expect(rejected).to.equal(err);
+    await c.close();
+  });
+
+  it('stops the service a grace period after its last user leaves, unless a user comes back', async () => {
+    clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const c = new Connection(configOptions({ broadcast: '127.255.255.255', lanPort: 9, refreshS: 0 }), { warn: () => {}, error: () => {} }, { releaseGraceMs: 1000 });
+    const a = { id: 'a', health: () => {} };
+    c.acquire(a);
+    await clock.tickAsync(0);
+    c.release(a);
+    await clock.tickAsync(900);
+    c.acquire(a); // a redeploy brought it back in time
+    await clock.tickAsync(2000);
+    expect(c.health().state).to.not.equal('idle');
+    c.release(a);
+    await clock.tickAsync(1000);
+    clock.restore();
+    for (let i = 0; i < 20 && c.health().state !== 'idle'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(c.health().state).to.equal('idle');
+    expect(c.peek()).to.equal(null);
+    await c.close();
+  });
+});
