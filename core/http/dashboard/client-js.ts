@@ -20,7 +20,7 @@ var frameQueued = false;
 var clockSkewMs = 0;         // server clock - page clock
 var scenes = [];
 var current = null;          // what the panel controls: {kind, selector, title, serials}
-var metrics = window.lightwireMetrics = { snapshots: 0, events: 0, firstRenderMs: null, lights: 0, lastEventAt: 0 };
+var metrics = window.lightwireMetrics = { snapshots: 0, events: 0, firstRenderMs: null, lights: 0, lastEventAt: 0, lastFlushMs: 0, maxFlushMs: 0 };
 
 function el(tag, cls, text) {
   var e = document.createElement(tag);
@@ -196,12 +196,15 @@ function queue(list) {
 }
 
 function flush() {
+  var started = performance.now();
   frameQueued = false;
   pending.forEach(function (l) { lights.set(l.serial, l); renderCard(l); });
   pending.clear();
   metrics.lights = lights.size;
   if (current) refreshPanel();
   summary();
+  metrics.lastFlushMs = performance.now() - started;
+  if (metrics.lastFlushMs > metrics.maxFlushMs) metrics.maxFlushMs = metrics.lastFlushMs;
 }
 
 function summary() {

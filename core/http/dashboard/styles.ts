@@ -3,7 +3,7 @@
 
 export const DASHBOARD_CSS = String.raw`
 :root { color-scheme: dark; --bg: #111418; --card: #1b2027; --line: #2b323c; --text: #e8ecf1; --dim: #98a2b3; --ok: #3fb950; --bad: #f85149; --accent: #4c8dff; }
-* { box-sizing: border-box; }
+* { box-sizing: border-box; -webkit-tap-highlight-color: transparent; }
 body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--text); }
 header { position: sticky; top: 0; z-index: 5; display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: center; padding: 10px 14px; background: #0c0f13ee; border-bottom: 1px solid var(--line); }
 header h1 { font-size: 17px; margin: 0; }
@@ -18,7 +18,8 @@ button:hover { border-color: var(--accent); }
 .scenes-title { color: var(--dim); margin-right: 4px; }
 main { padding: 6px 14px 80px; }
 .location > h2 { font-size: 15px; margin: 16px 0 4px; color: var(--dim); text-transform: uppercase; letter-spacing: .04em; }
-.group { content-visibility: auto; contain-intrinsic-size: auto 200px; margin-bottom: 10px; }
+.groups { display: flex; flex-wrap: wrap; gap: 4px 28px; }
+.group { flex: 1 1 440px; min-width: 0; content-visibility: auto; contain-intrinsic-size: auto 160px; margin-bottom: 10px; }
 .group-head { display: flex; align-items: center; gap: 8px; margin: 8px 0 6px; }
 .group-head h3 { font-size: 15px; margin: 0; }
 .count { color: var(--dim); font-size: 12px; margin-right: auto; }
@@ -44,9 +45,12 @@ main { padding: 6px 14px 80px; }
 .panel .close { position: absolute; right: 10px; top: 10px; }
 .row { display: flex; gap: 6px; flex-wrap: wrap; margin: 10px 0; align-items: center; }
 .row label { width: 100%; color: var(--dim); font-size: 12px; display: flex; justify-content: space-between; }
-.row input[type=range] { width: 100%; }
-#hue { background: linear-gradient(90deg, red, #ff0, lime, cyan, blue, #f0f, red); border-radius: 6px; }
-#kelvin { background: linear-gradient(90deg, #ff8a12, #fff4e6, #cfe0ff); border-radius: 6px; }
+.row input[type=range] { width: 100%; -webkit-appearance: none; appearance: none; height: 14px; border-radius: 7px; background: linear-gradient(90deg, #222, #fff); margin: 4px 0; }
+input[type=range]::-webkit-slider-thumb { -webkit-appearance: none; width: 22px; height: 22px; border-radius: 50%; background: #fff; border: 2px solid #0009; box-shadow: 0 1px 4px #000a; }
+input[type=range]::-moz-range-thumb { width: 22px; height: 22px; border-radius: 50%; background: #fff; border: 2px solid #0009; }
+#hue { background: linear-gradient(90deg, red, #ff0, lime, cyan, blue, #f0f, red); }
+#saturation { background: linear-gradient(90deg, #fff, #e33); }
+#kelvin { background: linear-gradient(90deg, #ff8a12, #fff4e6, #cfe0ff); }
 #panel-results { list-style: none; padding: 0; margin: 8px 0; font-size: 12px; }
 li.ok, p.ok { color: var(--ok); }
 li.bad, p.bad, tr.bad td:last-child { color: var(--bad); }

@@ -1,0 +1,252 @@
+// The dashboard in a real Chromium against `lightwire serve` and virtual lights on loopback: every light listed,
+// a click toggles a light (the virtual light's own state says so), a change made by the CLI shows within a
+// second, a light taken offline through the fleet's control endpoint shows offline, and a page of another origin
+// cannot drive anything. Screenshots go to docs/images/ with UPDATE_SCREENSHOTS=1 (else to a temporary folder).
+
+import { expect } from 'chai';
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { COMMANDS } from '../../core/cli/commands.js';
+import { defaultFleet, type DefaultFleet } from '../../core/simulator/index.js';
+import { captureIO } from '../helpers/cli-io.js';
+import { launchChromium, median, serveFleet, type Served } from './helpers.js';
+
+const LIGHTS = 12;
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '..', '..', 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
+
+function fleetInput(): DefaultFleet {
+  const fleet = defaultFleet(LIGHTS);
+  // Two locations, so the page groups by location and then by group.
+  for (const [i, light] of fleet.lights.entries()) if (i >= 9) (light as { location?: { label: string } }).location = { label: 'Cabin' };
+  return fleet;
+}
+
+async function patchLight(served: Served, serial: string, body: unknown): Promise<void> {
+  const res = await fetch(`${served.control.url}/lights/${serial}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`control endpoint: ${res.status} ${await res.text()}`);
+}
+
+async function until(check: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * What a page of another origin tries against the dashboard's server, as page source (a string: tsx would wrap
+ * named functions in a helper the page does not have). Resolves with what each attempt saw.
+ */
+function attackScript(target: string): string {
+  return `(async () => {
+    const target = ${JSON.stringify(target)};
+    const out = {};
+    const attempt = async (name, run) => {
+      try {
+        const res = await run();
+        out[name] = 'status ' + res.status + ' ' + res.type;
+      } catch (err) {
+        out[name] = 'threw ' + err.name;
+      }
+    };
+    await attempt('json action', () => fetch(target + 'api/action', { method: 'POST', credentials: 'include',
+      headers: { 'content-type': 'application/json', 'x-lightwire-csrf': 'guess' }, body: '{"op":"toggle","selector":"all"}' }));
+    await attempt('simple action', () => fetch(target + 'api/action', { method: 'POST', mode: 'no-cors', credentials: 'include',
+      headers: { 'content-type': 'text/plain' }, body: '{"op":"toggle","selector":"all"}' }));
+    await attempt('v1 toggle', () => fetch(target + 'v1/lights/all/toggle', { method: 'POST', mode: 'no-cors', credentials: 'include',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'duration=0' }));
+    await attempt('read page', () => fetch(target, { credentials: 'include' }));
+    await attempt('read doctor', () => fetch(target + 'api/doctor', { credentials: 'include' }));
+    out.stream = await new Promise((resolve) => {
+      const es = new EventSource(target + 'events', { withCredentials: true });
+      es.addEventListener('snapshot', () => { es.close(); resolve('got a snapshot'); });
+      es.onerror = () => { es.close(); resolve('error'); };
+      setTimeout(() => { es.close(); resolve('nothing'); }, 3000);
+    });
+    // A form posted into a hidden iframe: no preflight, and the browser attaches its cookies (same site).
+    const form = document.createElement('form');
+    form.method = 'POST';
+    form.action = target + 'v1/lights/all/toggle';
+    form.target = 'sink';
+    const frame = document.createElement('iframe');
+    frame.name = 'sink';
+    document.body.append(frame, form);
+    form.submit();
+    await new Promise((r) => setTimeout(r, 500));
+    return out;
+  })()`;
+}
+
+const cardClass = (page: Page, serial: string): Promise<string | null> => page.getAttribute(`.light[data-serial="${serial}"]`, 'class');
+
+describe('dashboard in Chromium against lightwire serve', function () {
+  this.timeout(90_000);
+  let browser: Browser;
+  let served: Served;
+  let context: BrowserContext;
+  let page: Page;
+
+  before(async () => {
+    browser = await launchChromium();
+    served = await serveFleet(fleetInput());
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    await page.goto(`${served.origin}/`);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await served?.close();
+  });
+
+  it('lists every light, grouped by location and group, with label, product, power and signal', async () => {
+    await page.waitForFunction((n) => document.querySelectorAll('.light').length === n, LIGHTS, { timeout: 10_000 });
+    const serials = await page.$$eval('.light', (els) => els.map((e) => (e as HTMLElement).dataset.serial));
+    expect(serials.sort()).to.deep.equal(served.fleet.lights.map((l) => l.serial).sort());
+    const locations = await page.$$eval('.location > h2', (els) => els.map((e) => e.textContent));
+    expect(locations).to.deep.equal(['Cabin', 'Home']);
+    const groups = await page.$$eval('.group-head h3', (els) => els.map((e) => e.textContent));
+    expect(groups).to.include.members(['Living Room', 'Kitchen', 'Bedroom', 'Office', 'Hallway']);
+    const first = served.fleet.lights[0]!;
+    const text = await page.textContent(`.light[data-serial="${first.serial}"]`);
+    expect(text).to.include(first.state.label).and.include('LIFX').and.include('signal');
+    expect(await page.textContent('#status')).to.equal('live');
+    // Off lights look off: the seventh light of the default fleet starts off.
+    expect(await cardClass(page, served.fleet.lights[6]!.serial)).to.include('off');
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-desktop.png') });
+  });
+
+  it('a click on a swatch toggles that light (as the virtual light itself reports), and the card follows', async () => {
+    const light = served.fleet.lights[0]!;
+    const before = light.state.power;
+    await page.click(`.light[data-serial="${light.serial}"] .swatch`);
+    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    expect(light.state.power).to.equal(before === 'on' ? 'off' : 'on');
+    await page.waitForFunction(
+      ([serial, want]) => document.querySelector(`.light[data-serial="${serial}"]`)?.classList.contains(want as string) === true,
+      [light.serial, light.state.power],
+      { timeout: 2000 },
+    );
+    expect(await page.textContent(`.light[data-serial="${light.serial}"] .result`)).to.equal('✓');
+  });
+
+  it('brightness and colour temperature from the panel reach the light; the kelvin slider follows the product range', async () => {
+    const warm = served.fleet.lights[1]!; // White to Warm: no colour, a narrower kelvin range
+    await page.click(`.light[data-serial="${warm.serial}"] .info`);
+    await page.waitForSelector('#panel:not([hidden])');
+    expect(await page.isHidden('#row-color')).to.equal(true);
+    const [min, max] = await page.$eval('#kelvin', (e) => [(e as HTMLInputElement).min, (e as HTMLInputElement).max]);
+    expect(Number(min)).to.be.at.least(1500);
+    expect(Number(max)).to.be.at.most(9000);
+    await page.$eval('#brightness', (e) => {
+      (e as HTMLInputElement).value = '35';
+      e.dispatchEvent(new Event('input'));
+    });
+    await until(() => Math.abs(warm.state.color.brightness - 0.35) < 0.01, 3000, 'brightness 35 %');
+    await page.$eval('#kelvin', (e, k) => {
+      (e as HTMLInputElement).value = String(k);
+      e.dispatchEvent(new Event('input'));
+    }, Number(max));
+    await until(() => warm.state.color.kelvin === Number(max), 3000, `kelvin ${max}`);
+    await page.waitForSelector('#panel-results li.ok');
+    await page.click('#panel-close');
+  });
+
+  it('a change made by the CLI (lightwire set) shows on the page within a second', async () => {
+    const light = served.fleet.lights[2]!;
+    const want = light.state.power === 'on' ? 'off' : 'on';
+    const set = COMMANDS.find((c) => c.name === 'set')!;
+    const io = captureIO();
+    const code = await set.run([`id:${light.serial}`, '--power', want, '--duration', '0', '--broadcast', '127.255.255.255', '--lan-port', String(served.fleet.port)], io);
+    expect(code, io.err()).to.equal(0);
+    const changedAt = Date.now();
+    expect(light.state.power).to.equal(want);
+    await page.waitForFunction(
+      ([serial, cls]) => document.querySelector(`.light[data-serial="${serial}"]`)?.classList.contains(cls as string) === true,
+      [light.serial, want],
+      { timeout: 1000 },
+    );
+    const latencyMs = Date.now() - changedAt;
+    console.log(`      CLI change -> page: ${latencyMs} ms`);
+    expect(latencyMs).to.be.below(1000);
+  });
+
+  it('changes made on the LAN (the fleet itself, like the vendor app) reach the page: median latency', async () => {
+    const light = served.fleet.lights[3]!;
+    const samples: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const want = light.state.power === 'on' ? 'off' : 'on';
+      // At a random moment, as changes made elsewhere come: not in step with the server's reads.
+      await new Promise((r) => setTimeout(r, Math.random() * 700));
+      const t0 = Date.now();
+      await patchLight(served, light.serial, { state: { power: want } });
+      await page.waitForFunction(
+        ([serial, cls]) => document.querySelector(`.light[data-serial="${serial}"]`)?.classList.contains(cls as string) === true,
+        [light.serial, want],
+        { timeout: 2000, polling: 'raf' },
+      );
+      samples.push(Date.now() - t0);
+    }
+    console.log(`      LAN change -> page: median ${median(samples)} ms, max ${Math.max(...samples)} ms (${samples.join(', ')})`);
+    expect(median(samples)).to.be.below(1000);
+  });
+
+  it('a light taken offline through the fleet control endpoint is shown offline, and back when it returns', async () => {
+    const light = served.fleet.lights[4]!;
+    await patchLight(served, light.serial, { faults: { offline: true } });
+    await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"]`)?.classList.contains('offline') === true, light.serial, { timeout: 15_000 });
+    expect(await page.textContent(`.light[data-serial="${light.serial}"] .badge`)).to.equal('offline');
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-offline.png') });
+    await patchLight(served, light.serial, { faults: { offline: false } });
+    await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"]`)?.classList.contains('offline') === false, light.serial, { timeout: 15_000 });
+  });
+
+  it('a page of another origin (another port) cannot drive the API or read the stream, even with the session cookie in the browser', async () => {
+    const attacker: Server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><title>other origin</title><p>other origin</p>');
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    const other = `http://127.0.0.1:${(attacker.address() as { port: number }).port}/`;
+    try {
+      const before = served.fleet.lights.map((l) => l.state.power);
+      const evil = await context.newPage();
+      await evil.goto(other);
+      const outcome = (await evil.evaluate(attackScript(`${served.origin}/`))) as Record<string, string>;
+      expect(outcome['json action']).to.equal('threw TypeError'); // the CORS preflight is never answered
+      expect(outcome['simple action']).to.equal('status 0 opaque');
+      expect(outcome['v1 toggle']).to.equal('status 0 opaque');
+      expect(outcome['read page']).to.equal('threw TypeError');
+      expect(outcome['read doctor']).to.equal('threw TypeError');
+      expect(outcome.stream).to.not.equal('got a snapshot');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(served.fleet.lights.map((l) => l.state.power)).to.deep.equal(before);
+      await evil.close();
+    } finally {
+      await new Promise<void>((resolve) => attacker.close(() => resolve()));
+    }
+  });
+
+  it('works at phone width: one column, the panel as a bottom sheet', async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const p = await phone.newPage();
+    await p.goto(`${served.origin}/`);
+    await p.waitForFunction((n) => document.querySelectorAll('.light').length === n, LIGHTS, { timeout: 10_000 });
+    const widths = await p.$$eval('.light', (els) => els.slice(0, 3).map((e) => e.getBoundingClientRect().width));
+    for (const w of widths) expect(w).to.be.above(300); // one card per row
+    const scrollWidth = await p.evaluate(() => document.documentElement.scrollWidth);
+    expect(scrollWidth).to.be.at.most(390); // nothing wider than the screen
+    await p.screenshot({ path: path.join(SHOTS, 'dashboard-phone.png') });
+    await p.tap(`.light[data-serial="${served.fleet.lights[0]!.serial}"] .info`);
+    const box = await p.$eval('#panel', (e) => e.getBoundingClientRect().toJSON() as DOMRect);
+    expect(box.width).to.equal(390);
+    expect(box.bottom).to.be.closeTo(844, 1);
+    await p.screenshot({ path: path.join(SHOTS, 'dashboard-phone-panel.png') });
+    await phone.close();
+    for (const name of ['dashboard-desktop.png', 'dashboard-phone.png']) expect(statSync(path.join(SHOTS, name)).size).to.be.above(10_000);
+  });
+});

@@ -1,0 +1,86 @@
+// Shared by the dashboard's browser tests: Debian's Chromium through playwright-core (never a downloaded browser),
+// and `lightwire serve` run in this process against a virtual fleet on loopback with its control endpoint.
+
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { COMMANDS } from '../../core/cli/commands.js';
+import { defaultFleet, Fleet, startControlServer, type ControlServer, type FleetInput } from '../../core/simulator/index.js';
+import { captureIO, type CapturedIO } from '../helpers/cli-io.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** ecosystem.md "A real browser": the flags that work here (Playwright gives each launch its own profile). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-extensions',
+];
+
+/** Launches Chromium, or fails with what to install: a missing browser is a failure, never a skip. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (.ci/run does this)`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+const NO_SCENES = path.join(__dirname, '..', 'http', 'fixtures', 'no-such-scenes.json');
+
+export interface Served {
+  readonly fleet: Fleet;
+  readonly control: ControlServer;
+  readonly io: CapturedIO;
+  /** The dashboard: http://127.0.0.1:PORT/ */
+  readonly origin: string;
+  readonly apiUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A fleet on loopback (its own discovery port) with its control endpoint, and `lightwire serve` finding it by the
+ * loopback broadcast, run in this process; resolves once serve printed its URL.
+ */
+export async function serveFleet(input: FleetInput = defaultFleet(12), extraArgs: readonly string[] = []): Promise<Served> {
+  const fleet = new Fleet(input, { port: 0 });
+  await fleet.start();
+  const control = await startControlServer(fleet);
+  const io = captureIO();
+  const serve = COMMANDS.find((c) => c.name === 'serve');
+  if (serve === undefined) throw new Error('lightwire serve is not a registered command');
+  const args = ['--port', '0', '--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--scenes', NO_SCENES, ...extraArgs];
+  const done = serve.run(args, io);
+  const until = Date.now() + 60_000;
+  let match: RegExpExecArray | null = null;
+  while ((match = /LIFX HTTP API v1 at (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(io.out())) === null) {
+    if (Date.now() > until) throw new Error(`serve did not start: ${io.err()}`);
+    const early = await Promise.race([done, new Promise<null>((r) => setTimeout(() => r(null), 20))]);
+    if (early !== null) throw new Error(`serve exited with ${early}: ${io.err()}`);
+  }
+  const origin = match[1]!;
+  return {
+    fleet,
+    control,
+    io,
+    origin,
+    apiUrl: `${origin}/v1`,
+    close: async () => {
+      io.abort();
+      await done;
+      await control.close();
+      await fleet.stop();
+    },
+  };
+}
+
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
