@@ -64,6 +64,41 @@ export interface RequesterStats {
   timeouts: number;
 }
 
+/** How many recent round-trip samples each light keeps. */
+export const RTT_SAMPLES_KEPT = 128;
+
+/**
+ * One light's exchanges (counted when they end; superseded and cancelled ones are not): the network doctor's
+ * raw figures. A transmission is lost when no reply to it came before the next one went out or the deadline
+ * passed, so a reply later than the retry gap counts as a loss too. Round trips are Karn's: only exchanges
+ * answered at the first transmission give a sample (a retransmitted one cannot say which copy was answered),
+ * and never requests whose replies are collected over a gap.
+ */
+export interface LightTransportStats {
+  /** Exchanges that ended: answered (or refused with StateUnhandled) or timed out. */
+  readonly requests: number;
+  readonly answered: number;
+  readonly timeouts: number;
+  /** Transmissions of those exchanges, and how many of them went unanswered. */
+  readonly attempts: number;
+  readonly lostAttempts: number;
+  readonly retransmits: number;
+  /** Round-trip samples taken so far, and the most recent (at most RTT_SAMPLES_KEPT), oldest first, in ms. */
+  readonly rttSamples: number;
+  readonly recentRttMs: readonly number[];
+}
+
+interface LightCounters {
+  requests: number;
+  answered: number;
+  timeouts: number;
+  attempts: number;
+  lostAttempts: number;
+  retransmits: number;
+  rttSamples: number;
+  readonly rttMs: number[];
+}
+
 interface QueuedFire {
   datagram: Buffer;
   readonly promise: Promise<void>;
@@ -187,6 +222,8 @@ class Exchange implements PacedJob {
   /** PacedJob: set when the exchange settles, so a queued transmission is skipped. */
   cancelled = false;
   attempts = 0;
+  /** When the latest transmission went out (requester clock). */
+  sentAtMs = 0;
   acked = false;
   settled = false;
   readonly replies: KnownPacket[] = [];
@@ -223,6 +260,7 @@ export class Requester {
   readonly source: number = randomInt(1, 0x1_0000_0000);
   readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, timeouts: 0 };
 
+  private readonly perLight = new Map<string, LightCounters>();
   private readonly pending = new Map<string, Exchange>();
   private readonly sequences = new Map<string, number>();
   /** Per light and coalesce key: the Set on the wire (sent, not yet acknowledged) and the newest one waiting. */
@@ -367,6 +405,17 @@ export class Requester {
     }
   }
 
+  /** One light's exchange figures so far (a copy), or undefined when nothing was asked of it yet. */
+  lightStats(serial: string): LightTransportStats | undefined {
+    const c = this.perLight.get(serial);
+    if (c === undefined) return undefined;
+    const n = c.rttMs.length;
+    const start = c.rttSamples % RTT_SAMPLES_KEPT;
+    const recentRttMs = n < RTT_SAMPLES_KEPT ? [...c.rttMs] : [...c.rttMs.slice(start), ...c.rttMs.slice(0, start)];
+    const { rttMs: _ring, ...counts } = c;
+    return { ...counts, recentRttMs };
+  }
+
   /** Cancels every request, clears every timer. The endpoint is closed by its owner. */
   close(): void {
     if (this.closed) return;
@@ -501,6 +550,7 @@ export class Requester {
   private attempt(ex: Exchange): void {
     if (ex.settled) return;
     ex.attempts++;
+    ex.sentAtMs = this.now();
     this.stats.sent++;
     if (ex.attempts > 1) this.stats.retransmits++;
     // A failed send is a lost packet: the retry schedule covers it.
@@ -520,8 +570,36 @@ export class Requester {
     if (ex.deadlineTimer !== undefined) clearTimeout(ex.deadlineTimer);
     if (this.pending.get(ex.pendingKey) === ex) this.pending.delete(ex.pendingKey);
     this.release(ex);
+    this.count(ex, outcome);
     if (outcome instanceof Error) ex.reject(outcome);
     else ex.resolve({ replies: ex.replies, attempts: ex.attempts, superseded: outcome === 'superseded' });
+  }
+
+  /** Adds an ended exchange to its light's figures (lightStats). */
+  private count(ex: Exchange, outcome: 'done' | 'superseded' | Error): void {
+    if (ex.device.serial === BROADCAST_TARGET || ex.attempts === 0 || outcome === 'superseded') return;
+    const answered = outcome === 'done' || (outcome instanceof LightwireError && outcome.code === 'UNHANDLED_BY_DEVICE');
+    const timedOut = outcome instanceof LightwireError && outcome.code === 'REQUEST_TIMED_OUT';
+    if (!answered && !timedOut) return;
+    let c = this.perLight.get(ex.device.serial);
+    if (c === undefined) {
+      c = { requests: 0, answered: 0, timeouts: 0, attempts: 0, lostAttempts: 0, retransmits: 0, rttSamples: 0, rttMs: [] };
+      this.perLight.set(ex.device.serial, c);
+    }
+    c.requests++;
+    c.attempts += ex.attempts;
+    c.retransmits += ex.attempts - 1;
+    if (timedOut) {
+      c.timeouts++;
+      c.lostAttempts += ex.attempts;
+      return;
+    }
+    c.answered++;
+    c.lostAttempts += ex.attempts - 1;
+    if (ex.attempts === 1 && !ex.rule.gap) {
+      c.rttMs[c.rttSamples % RTT_SAMPLES_KEPT] = this.now() - ex.sentAtMs;
+      c.rttSamples++;
+    }
   }
 
   /** A coalesced Set left the wire (acknowledged or settled): the newest waiting one goes out. */
