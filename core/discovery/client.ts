@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { LightwireError } from '../errors.js';
 import {
+  capabilitiesFromFeatures,
   ENUMS,
   hsbkFromWire,
   powerFromWire,
@@ -11,8 +12,10 @@ import {
   signalQuality,
   signalToRssi,
   nsToSeconds,
+  type FeatureSet,
   type FirmwareVersion,
   type KnownPacket,
+  type Payload,
   type Product,
 } from '../protocol/index.js';
 import { transportOptions, type TransportOptions } from '../transport/options.js';
@@ -72,6 +75,11 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private requesterInstance: Requester | undefined;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly infoInFlight = new Map<string, Promise<void>>();
+  /**
+   * Products the registry does not know, with what a device of each answered it can do (probe()), by vendor,
+   * product and firmware: lights of one model are asked once, as the registry would know them once.
+   */
+  private readonly probed = new Map<string, Promise<Product | undefined>>();
   /** Devices that answered GetColor with StateUnhandled: read as devices even while their product is unknown. */
   private readonly notLights = new Set<string>();
   private readonly stateInFlight = new Map<string, Promise<LightRecord | undefined>>();
@@ -324,6 +332,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (fw) facts.firmware = { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs };
     if (version?.name === 'StateVersion') {
       product = this.productOf(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
+      // A product the registry does not know (the vendor adds some every few months) is asked what it can do.
+      if (!product.known) product = await this.probe(serial, device, product, timeoutMs);
       facts.product = product;
     }
     if (group?.name === 'StateGroup') {
@@ -351,6 +361,69 @@ export class LightClient extends EventEmitter<ClientEvents> {
       const fx = await read('GetTileEffect');
       if (fx?.name === 'StateTileEffect') this.registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' });
     }
+  }
+
+  /**
+   * What a product the registry does not know can do, asked of a device (once per vendor, product and firmware,
+   * like the registry's own entries): GetColor tells a light (LightState) from a device that is none (StateUnhandled, the Switch); then
+   * lights are asked GetExtendedColorZones (extended multizone), GetColorZones (legacy zones), GetDeviceChain
+   * (matrix; a chain when it reports more than one tile), GetHevCycle and GetInfrared, and other devices GetRPower
+   * and GetButton. An answer means supported; StateUnhandled or silence within the read timeout means not (lights
+   * stay silent on what they do not support, lan-protocol.md §8). Colour and kelvin range cannot be asked: a
+   * light keeps the plain colour light's (1500-9000 K). No answer to GetColor at all: the registry's default,
+   * asked again at the next read of the light's facts.
+   */
+  private async probe(serial: string, device: DeviceAddress, product: Product, timeoutMs: number): Promise<Product> {
+    const fw = product.firmware;
+    const key = `${product.vendorId}:${product.productId}@${fw ? `${fw.major}.${fw.minor}` : '-'}`;
+    let asked = this.probed.get(key);
+    if (asked === undefined) {
+      asked = this.askCapabilities(device, product, timeoutMs);
+      if (this.probed.size < PRODUCT_CACHE_LIMIT) {
+        this.probed.set(key, asked);
+        // A device that did not answer at all tells nothing: the next read of facts asks again.
+        void asked.then((p) => p === undefined && this.probed.delete(key));
+      }
+    }
+    const probed = await asked;
+    if (probed === undefined) return product;
+    if (!probed.capabilities.isLight) this.notLights.add(serial);
+    return probed;
+  }
+
+  private async askCapabilities(device: DeviceAddress, product: Product, timeoutMs: number): Promise<Product | undefined> {
+    let silent = false;
+    const ask = <N extends Parameters<Requester['get']>[1]>(name: N, payload: Payload<N>): Promise<KnownPacket | undefined> =>
+      this.requester.get(device, name, payload, { timeoutMs }).catch((err: unknown) => {
+        if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT' && name === 'GetColor') silent = true;
+        else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+        return undefined;
+      });
+    const color = await ask('GetColor', {});
+    if (silent) return undefined;
+    let features: FeatureSet;
+    if (color?.name === 'LightState') {
+      const [extended, zones, chain, hev, infrared] = await Promise.all([
+        ask('GetExtendedColorZones', {}),
+        ask('GetColorZones', { startIndex: 0, endIndex: 0 }),
+        ask('GetDeviceChain', {}),
+        ask('GetHevCycle', {}),
+        ask('GetInfrared', {}),
+      ]);
+      const tiles = chain?.name === 'StateDeviceChain' ? chain.payload.tileDevicesCount : 0;
+      features = {
+        extended_multizone: extended?.name === 'StateExtendedColorZones',
+        multizone: extended?.name === 'StateExtendedColorZones' || zones?.name === 'StateZone' || zones?.name === 'StateMultiZone',
+        matrix: tiles > 0,
+        chain: tiles > 1,
+        hev: hev?.name === 'StateHevCycle',
+        infrared: infrared?.name === 'StateInfrared',
+      };
+    } else {
+      const [relay, buttons] = await Promise.all([ask('GetRPower', { relayIndex: 0 }), ask('GetButton', {})]);
+      features = { color: false, temperature_range: null, relays: relay?.name === 'StateRPower', buttons: buttons?.name === 'StateButton' };
+    }
+    return Object.freeze({ ...product, capabilities: capabilitiesFromFeatures(features) });
   }
 
   private productOf(vendor: number, productId: number, firmware: FirmwareVersion | null): Product {

@@ -116,6 +116,14 @@ function toCapabilities(f: FeatureSet): Capabilities {
   });
 }
 
+/**
+ * Capabilities from products.json-style features laid over a plain colour light's (UNKNOWN_PRODUCT_FEATURES): for
+ * products the registry does not know, whose features were found out otherwise (probed, or a simulator's file).
+ */
+export function capabilitiesFromFeatures(features: FeatureSet): Capabilities {
+  return toCapabilities({ ...UNKNOWN_PRODUCT_FEATURES, ...features });
+}
+
 /** Resolves features for a product at a firmware version (no firmware: base features, no upgrades). */
 export function resolveFeatures(
   defaults: FeatureSet,

@@ -8,6 +8,10 @@
 //       "serial": "d073d5000001",            // required: 12 hex digits, unique in the fleet
 //       "product": 91,                        // required: product id in the registry (core/protocol/products)
 //       "vendor": 1,                          // default 1 (LIFX)
+//       "features": { "multizone": true },    // only for a product the registry does not know (then required):
+//                                             // what it can do, products.json keys (color, infrared, hev,
+//                                             // multizone, extended_multizone, matrix, chain, relays, buttons,
+//                                             // temperature_range [min, max] or null) over a plain colour light
 //       "label": "Kitchen",                   // <= 32 UTF-8 bytes; default "<product name> <last 6 serial digits>"
 //       "firmware": { "major": 3, "minor": 70 },   // default 3.70; capabilities are resolved for it
 //       "group":    { "id": "<32 hex>", "label": "Kitchen" },   // id defaults to a hash of the label, so equal
@@ -42,7 +46,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { LightwireError } from '../errors.js';
-import { PRODUCTS, type FirmwareVersion, type Product } from '../protocol/products.js';
+import { PRODUCTS, capabilitiesFromFeatures, type FeatureSet, type FirmwareVersion, type Product } from '../protocol/products.js';
 import type { Hsbk, PowerState } from '../protocol/units.js';
 import { KELVIN_MAX, KELVIN_MIN } from '../protocol/limits.js';
 import { NO_FAULTS, type Faults, type MalformedMode } from './faults.js';
@@ -82,6 +86,8 @@ export interface LightInput {
   readonly serial: string;
   readonly product: number;
   readonly vendor?: number;
+  /** What a product the registry does not know can do (products.json feature keys); required for one. */
+  readonly features?: FeatureSet;
   readonly label?: string;
   readonly firmware?: { readonly major: number; readonly minor: number };
   readonly group?: GroupInput;
@@ -292,7 +298,7 @@ export function parseFaults(raw: unknown, path: string): Partial<Faults> {
 }
 
 const LIGHT_KEYS = [
-  'serial', 'product', 'vendor', 'label', 'firmware', 'group', 'location', 'power', 'color', 'infrared',
+  'serial', 'product', 'vendor', 'features', 'label', 'firmware', 'group', 'location', 'power', 'color', 'infrared',
   'zoneCount', 'tileCount', 'wifiSignal', 'faults',
 ] as const;
 
@@ -312,8 +318,17 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
       minor: number(f.minor, join(path, 'firmware.minor'), 0, 0xffff, true),
     };
   }
-  const product = PRODUCTS.get(vendorId, productId, firmware);
-  if (!product.known) invalid(join(path, 'product'), `${vendorId}:${productId} is not in the product registry`);
+  const registered = PRODUCTS.get(vendorId, productId, firmware);
+  if (registered.known && o.features !== undefined) {
+    invalid(join(path, 'features'), `is only for products the registry does not know; ${registered.name} is in it`);
+  }
+  if (!registered.known && o.features === undefined) {
+    invalid(join(path, 'product'), `${vendorId}:${productId} is not in the product registry (give "features" to simulate an unknown product)`);
+  }
+  // An unknown product: the registry's name for it, with the capabilities the file gives.
+  const product: Product = registered.known
+    ? registered
+    : Object.freeze({ ...registered, capabilities: capabilitiesFromFeatures(parseFeatures(o.features, join(path, 'features'))) });
   const caps = product.capabilities;
   const onlyFor = (key: string, what: string): never => invalid(join(path, key), `is only for ${what} products; ${product.name} is not one`);
 
@@ -351,6 +366,24 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
     wifiSignal,
     faults,
   };
+}
+
+const FEATURE_FLAGS = ['hev', 'color', 'chain', 'matrix', 'relays', 'buttons', 'infrared', 'multizone', 'extended_multizone'] as const;
+
+/** products.json-style features of an unknown product, each key checked. */
+function parseFeatures(raw: unknown, path: string): FeatureSet {
+  const o = object(raw, path, [...FEATURE_FLAGS, 'temperature_range']);
+  const out: { -readonly [K in keyof FeatureSet]?: FeatureSet[K] } = {};
+  for (const key of FEATURE_FLAGS) if (o[key] !== undefined) out[key] = boolean(o[key], join(path, key));
+  const range = o.temperature_range;
+  if (range === null) out.temperature_range = null;
+  else if (range !== undefined) {
+    if (!Array.isArray(range) || range.length !== 2) invalid(join(path, 'temperature_range'), `must be [min, max] kelvin or null, got ${describe(range)}`);
+    const min = number(range[0], join(path, 'temperature_range[0]'), KELVIN_MIN, KELVIN_MAX, true);
+    const max = number(range[1], join(path, 'temperature_range[1]'), min, KELVIN_MAX, true);
+    out.temperature_range = [min, max];
+  }
+  return out;
 }
 
 function defaultLabel(productName: string, serial: string): string {

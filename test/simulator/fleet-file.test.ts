@@ -47,6 +47,20 @@ describe('simulator fleet files', () => {
     expect(light!.group.updatedAtNs).to.equal(5n);
   });
 
+  it('makes a product the registry does not know, with the features the file gives over a plain colour light', () => {
+    const [strip, other] = parseFleet({
+      lights: [
+        { serial: 'd073d5000001', vendor: 1, product: 9999, features: { multizone: true, extended_multizone: true }, zoneCount: 30 },
+        { serial: 'd073d5000002', vendor: 77, product: 1, features: { color: false, temperature_range: null, relays: true } },
+      ],
+    }).lights;
+    expect(strip!.product).to.include({ vendorId: 1, productId: 9999, known: false, name: 'Unknown product 1:9999' });
+    expect(strip!.product.capabilities).to.include({ color: true, multizone: true, extendedMultizone: true, matrix: false, isLight: true });
+    expect(strip!.product.capabilities.kelvinRange).to.deep.equal({ minK: 1500, maxK: 9000 });
+    expect(strip!.zoneCount).to.equal(30);
+    expect(other!.product.capabilities).to.include({ isLight: false, relays: true, unhandled: true });
+  });
+
   it('gives lights with the same group label the same group id', () => {
     const spec = parseFleet({ lights: [{ ...ok, group: { label: 'Den' } }, { serial: 'd073d5000002', product: 91, group: { label: 'Den' } }] });
     expect(spec.lights[0]!.group.id).to.equal(spec.lights[1]!.group.id);
@@ -64,7 +78,11 @@ describe('simulator fleet files', () => {
     ['a missing serial', { lights: [{ product: 91 }] }, 'lights[0].serial', /required/],
     ['a serial that is not 12 hex digits', { lights: [{ ...ok, serial: 'd073d5' }] }, 'lights[0].serial', /12 hex digits/],
     ['a duplicate serial', { lights: [ok, { ...ok, serial: 'D073D5000001' }] }, 'lights[1].serial', /already used by lights\[0\]/],
-    ['a product not in the registry', { lights: [{ ...ok, product: 9999 }] }, 'lights[0].product', /not in the product registry/],
+    ['a product not in the registry', { lights: [{ ...ok, product: 9999 }] }, 'lights[0].product', /not in the product registry .*features/],
+    ['features of a product in the registry', { lights: [{ ...ok, features: { multizone: true } }] }, 'lights[0].features', /only for products the registry does not know/],
+    ['an unknown feature', { lights: [{ ...ok, product: 9999, features: { zones: true } }] }, 'lights[0].features.zones', /unknown key/],
+    ['a feature that is not a boolean', { lights: [{ ...ok, product: 9999, features: { hev: 1 } }] }, 'lights[0].features.hev', /true or false/],
+    ['a kelvin range upside down', { lights: [{ ...ok, product: 9999, features: { temperature_range: [6500, 2700] } }] }, 'lights[0].features.temperature_range[1]', /2700/],
     ['a saturation above 1', { lights: [{ ...ok, color: { saturation: 1.5 } }] }, 'lights[0].color.saturation', /0 to 1/],
     ['a kelvin below 1500', { lights: [{ ...ok, color: { kelvin: 1000 } }] }, 'lights[0].color.kelvin', /1500 to 9000/],
     ['a power that is not on or off', { lights: [{ ...ok, power: true }] }, 'lights[0].power', /"on" or "off"/],
