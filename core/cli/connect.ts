@@ -157,7 +157,7 @@ export interface LookOptions {
   readonly interruptedCode?: number;
 }
 
-/** Resolves once `check()` is true after an event on `emitter`, or when `stop` aborts. */
+/** Resolves once `check()` holds (tested now and after each light the service adds), or when `stop` aborts. */
 function until(service: LightService, stop: AbortSignal, check: () => boolean): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
