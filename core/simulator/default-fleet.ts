@@ -1,4 +1,4 @@
-// A ready-made fleet of N controllable lights with some variety, for `lightwire simulate --lights N`,
+// A ready-made fleet of N controllable lights with some variety, for `lightwire simulate --virtual N`,
 // demos and benchmarks. Deterministic: the same N always gives the same serials, products, labels and colours.
 
 import type { FleetInput, LightInput } from './fleet-file.js';
