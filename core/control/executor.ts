@@ -161,6 +161,12 @@ export function factsAfter(plan: Plan, before: Hsbk | null, zonesBefore: readonl
   return predict(plan, { color: before, zones: zonesBefore }).facts;
 }
 
+/** How a zone message applies (NO_APPLY, APPLY, APPLY_ONLY); undefined for every other message. */
+function zoneApply(m: PlannedMessage): string | undefined {
+  if (m.name !== 'SetColorZones' && m.name !== 'SetExtendedColorZones') return undefined;
+  return ENUMS.MultiZoneApplicationRequest[m.payload.apply as 0] ?? 'APPLY';
+}
+
 /** The coalesce key of a fast message: its name, plus the zones or tile it paints when it paints only some. */
 export function partKey(m: PlannedMessage): string {
   switch (m.name) {
@@ -203,8 +209,18 @@ export class Executor {
       }
       const current = options.read === 'none' ? light : await this.read(device, light, options.read === 'state+zones', remaining, names);
       const plan = planFor(current, target.zones);
+      // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
+      // ok for a state the light never got, e.g. the middle ones of several zone messages in one step, or the older of
+      // two writes to one light.
+      const send = (m: PlannedMessage): Promise<unknown> =>
+        requester.set(device, m.name, m.payload as never, { timeoutMs: remaining(), coalesceKey: false });
       for (const step of plan.steps) {
-        await Promise.all(step.map((m) => requester.set(device, m.name, m.payload as never, { timeoutMs: remaining() })));
+        // Zones sent with NO_APPLY show on the step's APPLY (lan-protocol.md §2.7): it goes out once they are all
+        // acknowledged, so a NO_APPLY retransmitted after a loss never lands after it, unshown.
+        const buffered = step.some((m) => zoneApply(m) === 'NO_APPLY');
+        const shows = buffered ? step.filter((m) => zoneApply(m) !== undefined && zoneApply(m) !== 'NO_APPLY') : [];
+        await Promise.all(step.filter((m) => !shows.includes(m)).map(send));
+        if (shows.length > 0) await Promise.all(shows.map(send));
       }
       this.wrote(current, plan);
       this.client.registry.answered(light.serial);
@@ -254,7 +270,8 @@ export class Executor {
     try {
       if (options.fast) await this.client.requester.fire(device, 'SetRPower', payload, { coalesceKey: `SetRPower:${relayIndex}` });
       else {
-        await this.client.requester.set(device, 'SetRPower', payload, { timeoutMs: options.deadlineMs });
+        // Not coalesced: relays share the message name, and a replaced SetRPower would answer ok for a relay never switched.
+        await this.client.requester.set(device, 'SetRPower', payload, { timeoutMs: options.deadlineMs, coalesceKey: false });
         this.client.registry.answered(light.serial);
       }
       return result(light, 'ok');
