@@ -234,7 +234,8 @@ export class Connection {
     let service: LightService | null = null;
     try {
       if (options.virtualLights > 0) {
-        fleet = new Fleet(defaultFleet(options.virtualLights), { port: 0 });
+        // The shared discovery listener binds the loopback broadcast address, not 0.0.0.0: only this machine reaches it.
+        fleet = new Fleet(defaultFleet(options.virtualLights), { port: 0, listenAddress: VIRTUAL_BROADCAST });
         await fleet.start();
       }
       service = new LightService(serviceOptions(options, fleet?.port ?? null));

@@ -16,10 +16,11 @@ type LightEvent = (typeof LIGHT_EVENTS)[number];
 interface DiscoverDef extends NodeDef {
   config?: unknown;
   selector?: unknown;
-  added?: unknown;
-  changed?: unknown;
-  offline?: unknown;
-  online?: unknown;
+  // Not `changed`: the editor keeps that name for its own use (a node's unsaved edits).
+  reportAdded?: unknown;
+  reportChanged?: unknown;
+  reportOffline?: unknown;
+  reportOnline?: unknown;
   initial?: unknown;
 }
 
@@ -33,7 +34,8 @@ interface DiscoverProps {
 
 function discoverProps(def: DiscoverDef): DiscoverProps {
   const events = new Set<LightEvent>();
-  for (const event of LIGHT_EVENTS) if (flagProp(event, def[event], true)) events.add(event);
+  const props = { added: 'reportAdded', changed: 'reportChanged', offline: 'reportOffline', online: 'reportOnline' } as const;
+  for (const event of LIGHT_EVENTS) if (flagProp(props[event], def[props[event]], true)) events.add(event);
   return { selector: selectorProp(def.selector), events, initial: flagProp('initial', def.initial, true) };
 }
 

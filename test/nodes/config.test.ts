@@ -3,6 +3,7 @@
 // lights, the embedded HTTP endpoint, and the editor's selector picker.
 
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import type { LightService } from '../../core/index.js';
 import type { Fleet } from '../../core/simulator/index.js';
 import { isConfigNode } from '../../nodes/config-node.js';
@@ -54,7 +55,7 @@ describe('lightwire-config', function () {
       configFor(fleet, config),
       { id: 'set', type: 'lightwire-set-state', config: 'cfg', selector: 'all', wires: [['out'], []] },
       { id: 'info', type: 'lightwire-get-info', config: 'cfg', selector: 'all', wires: [['out']] },
-      { id: 'disc', type: 'lightwire-discover', config: 'cfg', selector: '', added: false, wires: [['events']] },
+      { id: 'disc', type: 'lightwire-discover', config: 'cfg', selector: '', reportAdded: false, wires: [['events']] },
       { id: 'out', type: 'helper' },
       { id: 'events', type: 'helper' },
       ...extra,
@@ -128,6 +129,8 @@ describe('lightwire-config', function () {
     let out = nextMessage('out');
     inject('set', { payload: { power: 'on', color: 'green' } });
     const results = (await out).payload as Array<{ status: string }>;
+    // The virtual lights' discovery listener is bound to the loopback broadcast address, not to 0.0.0.0.
+    expect(readFileSync('/proc/net/udp', 'utf8'), 'a UDP socket bound to 127.255.255.255').to.match(/^\s*\d+: FFFFFF7F:/m);
     expect(results.map((r) => r.status)).to.deep.equal(['ok', 'ok', 'ok']);
     out = nextMessage('out');
     inject('info', { fresh: true });

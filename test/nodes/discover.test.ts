@@ -84,7 +84,7 @@ describe('lightwire-discover', function () {
   });
 
   it('reports only the lights its selector names, and only the events it is asked for', async () => {
-    await helper.load(NODES, flow({ selector: 'group:Kitchen', changed: false }));
+    await helper.load(NODES, flow({ selector: 'group:Kitchen', reportChanged: false }));
     const got = collect<Msg>('events');
     await eventually(() => got.length >= 2, 5000, 'two added events');
     await new Promise((r) => setTimeout(r, 300));
@@ -95,7 +95,7 @@ describe('lightwire-discover', function () {
   });
 
   it('lists the lights on input', async () => {
-    await helper.load(NODES, flow({ added: false }));
+    await helper.load(NODES, flow({ reportAdded: false }));
     await new Promise((r) => setTimeout(r, 50));
     const out = nextMessage('events');
     inject('disc', { payload: 'list' });
@@ -105,11 +105,11 @@ describe('lightwire-discover', function () {
   });
 
   it('announces lights the config node already knew when it starts in a partial deploy', async () => {
-    const first = flow({ added: false });
+    const first = flow({ reportAdded: false });
     await helper.load(NODES, first);
     inject('disc', {});
     await nextMessage('events'); // the service has read every light
-    const changed = first.map((n) => (n.id === 'disc' ? { ...n, added: true, name: 'again' } : n));
+    const changed = first.map((n) => (n.id === 'disc' ? { ...n, reportAdded: true, name: 'again' } : n));
     await helper.setFlows(changed, 'nodes');
     const got = collect<Msg>('events');
     await eventually(() => got.length >= 4, 3000, 'four added events');
@@ -117,7 +117,7 @@ describe('lightwire-discover', function () {
   });
 
   it('refuses an event switch that is not a boolean (hand-edited flow)', async () => {
-    await helper.load(NODES, [...flow({ offline: 'sometimes' }), { id: 'catcher', type: 'catch', z: 'f1', x: 1, y: 1, scope: null, wires: [['caught']] }, { id: 'caught', type: 'helper', z: 'f1', x: 1, y: 1 }]);
+    await helper.load(NODES, [...flow({ reportOffline: 'sometimes' }), { id: 'catcher', type: 'catch', z: 'f1', x: 1, y: 1, scope: null, wires: [['caught']] }, { id: 'caught', type: 'helper', z: 'f1', x: 1, y: 1 }]);
     const caught = nextMessage('caught');
     inject('disc', {});
     expect(((await caught).error as { code: string }).code).to.equal('OPTIONS_INVALID');

@@ -134,7 +134,7 @@ export async function startNodeRed(options: NodeRedOptions): Promise<NodeRed> {
     credentialSecret: false,
     telemetry: { enabled: false, updateNotification: false },
     diagnostics: { enabled: false },
-    editorTheme: { palette: { editable: false }, projects: { enabled: false }, tours: false },
+    editorTheme: { projects: { enabled: false }, tours: false },
     externalModules: { palette: { allowInstall: false } },
     debugMaxLength: 10_000_000,
     logging: { console: { level: 'info', metrics: false, audit: false } },
@@ -171,7 +171,8 @@ export async function startNodeRed(options: NodeRedOptions): Promise<NodeRed> {
     await until(
       async () => {
         if (child.exitCode !== null) throw new Error(`Node-RED exited with ${child.exitCode}:\n${log}`);
-        return (await fetch(`${url}/settings`).catch(() => null))?.ok === true;
+        // Any answer will do: with adminAuth on, /settings answers 401.
+        return (await fetch(`${url}/settings`).catch(() => null)) !== null;
       },
       20_000,
       'Node-RED admin API up',
