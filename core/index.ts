@@ -65,3 +65,21 @@ export {
   type SignalQuality,
 } from './protocol/index.js';
 export { packageInfo } from './package-info.js';
+export {
+  runDoctor,
+  ServiceDoctor,
+  parseExpectedLight,
+  formatReport,
+  LOSS_UNHEALTHY,
+  DEFAULT_PROBE_COUNT,
+  DEFAULT_DOCTOR_WAIT_MS,
+  MAX_PROBE_COUNT,
+  type DoctorOptions,
+  type DoctorReport,
+  type LightHealth,
+  type StaticHostHealth,
+  type Problem,
+  type ProblemKind,
+  type InterfaceInfo,
+  type PortCheck,
+} from './doctor/index.js';

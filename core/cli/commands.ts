@@ -3,9 +3,10 @@
 import type { Command } from './command.js';
 import { decodeCommand } from './decode.js';
 import { discoverCommand } from './discover.js';
+import { doctorCommand } from './doctor.js';
 import { listCommand, setCommand } from './lights.js';
 import { sceneCommand } from './scene.js';
 import { serveCommand } from './serve.js';
 import { simulateCommand } from './simulate.js';
 
-export const COMMANDS: readonly Command[] = [serveCommand, simulateCommand, discoverCommand, listCommand, setCommand, sceneCommand, decodeCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, simulateCommand, discoverCommand, listCommand, setCommand, sceneCommand, doctorCommand, decodeCommand];

@@ -20,7 +20,7 @@
 
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LightwireError } from '../index.js';
+import { LightwireError, ServiceDoctor } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
 import { parseAction, runAction } from './dashboard/actions.js';
 import { DASHBOARD_JS } from './dashboard/client-js.js';
@@ -37,7 +37,7 @@ export interface DashboardOptions {
   readonly tokens?: readonly (string | TokenSpec)[];
   /** Read every light about once a second while a page is open, so changes made elsewhere show (default true). */
   readonly liveRefresh?: boolean;
-  /** The report behind /api/doctor; without it the route answers 404. */
+  /** The report behind /api/doctor; default: a ServiceDoctor over the service's client (none without one). */
   readonly doctor?: (request: { readonly probeCount: number }) => Promise<unknown>;
   readonly now?: () => number;
 }
@@ -53,7 +53,7 @@ export interface DashboardHandle {
 }
 
 /** Most probes per light /api/doctor will send for one report. */
-export const MAX_PROBE_COUNT = 50;
+export const MAX_ENDPOINT_PROBE_COUNT = 50;
 const FORM_LIMIT_BYTES = 4096;
 const ACTION_LIMIT_BYTES = 16 * 1024;
 
@@ -123,7 +123,13 @@ export function mountDashboard(app: FastifyInstance, options: DashboardOptions):
     link: (origin) => (open ? `${origin}/` : `${origin}/session?key=${sessions.mintKey()}`),
   };
   handles.set(app, handle);
-  void app.register(async (scope) => routes(scope, { service, tokens, open, sessions, hub, doctor: options.doctor }));
+  let doctor = options.doctor;
+  if (doctor === undefined && service.client !== undefined) {
+    const serviceDoctor = new ServiceDoctor({ client: service.client });
+    doctor = (request) => serviceDoctor.report(request);
+    app.addHook('onClose', async () => serviceDoctor.stop());
+  }
+  void app.register(async (scope) => routes(scope, { service, tokens, open, sessions, hub, doctor }));
   return handle;
 }
 
@@ -292,8 +298,8 @@ async function routes(app: FastifyInstance, c: Context): Promise<void> {
     if (c.doctor === undefined) return fail(reply, new LightwireError('ROUTE_NOT_FOUND', { method: 'GET', path: '/api/doctor', hint: 'this server has no doctor' }));
     const text = request.query.probeCount ?? '0';
     const probeCount = Number(text);
-    if (!/^\d+$/.test(text) || probeCount > MAX_PROBE_COUNT) {
-      return fail(reply, new LightwireError('PARAMETER_INVALID', { field: 'probeCount', reason: `must be an integer from 0 to ${MAX_PROBE_COUNT}` }));
+    if (!/^\d+$/.test(text) || probeCount > MAX_ENDPOINT_PROBE_COUNT) {
+      return fail(reply, new LightwireError('PARAMETER_INVALID', { field: 'probeCount', reason: `must be an integer from 0 to ${MAX_ENDPOINT_PROBE_COUNT}` }));
     }
     const report = await c.doctor({ probeCount });
     return reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'no-store' }).send(report);

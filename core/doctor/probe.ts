@@ -1,0 +1,83 @@
+// The doctor's own GetService probes, on a socket of their own so that it knows which answers came to a
+// broadcast and which to a unicast probe (the client's discovery mixes both). Each probe is sent a few times
+// (PROBE_COPIES, PROBE_GAP_MS apart) so a lossy light is not taken for a silent one.
+
+import { createSocket, type Socket } from 'node:dgram';
+import { randomInt } from 'node:crypto';
+import { decode, encode } from '../protocol/index.js';
+import type { Endpoint } from './report.js';
+
+export const PROBE_COPIES = 3;
+export const PROBE_GAP_MS = 150;
+/** How long after the last copy answers are still taken. */
+export const PROBE_WAIT_MS = 400;
+
+export interface ProbeAnswer {
+  readonly serial: string;
+  /** Where it answered from, with the port it advertises in StateService. */
+  readonly at: Endpoint;
+}
+
+export class Prober {
+  private readonly source = randomInt(1, 0x1_0000_0000);
+  private sequence = 0;
+  private readonly waiting = new Map<number, (answer: ProbeAnswer) => void>();
+
+  private constructor(private readonly socket: Socket) {
+    socket.on('message', (msg, rinfo) => {
+      const result = decode(msg);
+      if (!result.ok) return;
+      const p = result.packet;
+      if (p.name !== 'StateService' || p.header.source !== this.source) return;
+      if (p.payload.service !== 1 || p.payload.port === 0) return;
+      this.waiting.get(p.header.sequence)?.({ serial: p.header.target, at: { address: rinfo.address, port: p.payload.port } });
+    });
+  }
+
+  static async open(): Promise<Prober> {
+    const socket = createSocket({ type: 'udp4' });
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind({ address: '0.0.0.0', port: 0 }, () => {
+        socket.off('error', reject);
+        resolve();
+      });
+    });
+    socket.setBroadcast(true);
+    return new Prober(socket);
+  }
+
+  /** GetService to every address (broadcast or unicast) at `port`; every distinct answer. */
+  async ask(addresses: readonly string[], port: number): Promise<ProbeAnswer[]> {
+    if (addresses.length === 0) return [];
+    const sequence = (this.sequence = (this.sequence + 1) & 0xff);
+    const answers = new Map<string, ProbeAnswer>();
+    this.waiting.set(sequence, (a) => answers.set(`${a.serial}@${a.at.address}:${a.at.port}`, a));
+    const datagram = encode({ name: 'GetService', header: { source: this.source, sequence, resRequired: true }, payload: {} });
+    try {
+      for (let copy = 0; copy < PROBE_COPIES; copy++) {
+        if (copy > 0) await sleep(PROBE_GAP_MS);
+        for (const address of addresses) this.socket.send(datagram, port, address, () => undefined);
+      }
+      await sleep(PROBE_WAIT_MS);
+    } finally {
+      this.waiting.delete(sequence);
+    }
+    return [...answers.values()];
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      try {
+        this.socket.close(() => resolve());
+      } catch {
+        resolve();
+      }
+    });
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
