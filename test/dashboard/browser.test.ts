@@ -15,12 +15,15 @@ import { captureIO } from '../helpers/cli-io.js';
 import { launchChromium, median, serveFleet, type Served } from './helpers.js';
 
 const LIGHTS = 12;
+const LOSSY = 11;
 const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '..', '..', 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
 
 function fleetInput(): DefaultFleet {
   const fleet = defaultFleet(LIGHTS);
   // Two locations, so the page groups by location and then by group.
   for (const [i, light] of fleet.lights.entries()) if (i >= 9) (light as { location?: { label: string } }).location = { label: 'Cabin' };
+  // One light on a bad link, for the health panel.
+  (fleet.lights[LOSSY]! as { faults?: object }).faults = { lossProbability: 0.5 };
   return fleet;
 }
 
@@ -229,6 +232,25 @@ describe('dashboard in Chromium against lightwire serve', function () {
     } finally {
       await new Promise<void>((resolve) => attacker.close(() => resolve()));
     }
+  });
+
+  it('the health panel shows the doctor: every light with its figures, the lossy one named', async () => {
+    await page.click('#health-open');
+    await page.waitForSelector('#health:not([hidden]) .health-table');
+    await page.click('#health-probe');
+    await page.waitForFunction((n) => document.querySelectorAll('#health-body .health-table tr').length === n + 1 && !document.getElementById('health-body')!.textContent!.includes('Measuring'), LIGHTS, { timeout: 20_000 });
+    const lossy = served.fleet.lights[LOSSY]!;
+    const rows = await page.$$eval('#health-body .health-table tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td,th')].map((c) => c.textContent ?? '')));
+    expect(rows[0]).to.deep.equal(['Light', 'Address', 'RTT median', 'RTT p99', 'Loss', 'Retransmits', 'Signal', 'Firmware', 'Uptime', 'Last seen', 'Moves', 'Status']);
+    const row = rows.find((r) => r[0] === lossy.state.label)!;
+    expect(row[11]).to.equal('lossy');
+    expect(Number.parseFloat(row[4]!)).to.be.above(20);
+    const healthyRow = rows.find((r) => r[0] === served.fleet.lights[5]!.state.label)!;
+    expect(healthyRow[11]).to.equal('ok');
+    expect(healthyRow[2]).to.match(/ms$/);
+    expect(await page.textContent('#health-body .problems')).to.include('loses');
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-health.png') });
+    await page.click('#health-close');
   });
 
   it('works at phone width: one column, the panel as a bottom sheet', async () => {

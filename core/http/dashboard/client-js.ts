@@ -480,9 +480,10 @@ function renderHealth(box, r) {
     [l.label || l.serial, l.address, fmt(l.rttMedianMs, ' ms'), fmt(l.rttP99Ms, ' ms'),
      l.lossRate === null ? '\u2013' : Math.round(l.lossRate * 1000) / 10 + ' %', fmt(l.retransmits),
      l.signal ? l.signal + (l.rssi !== null ? ' (' + l.rssi + ')' : '') : '\u2013', fmt(l.firmware),
-     l.uptimeS === null ? '\u2013' : Math.round(l.uptimeS / 3600) + ' h', l.lastSeenAt ? ago(l.lastSeenAt) : '\u2013',
-     fmt(l.addressChanges), l.healthy ? 'ok' : (l.cause || 'unhealthy')]
+     l.uptimeS === null ? '\u2013' : l.uptimeS < 3600 ? Math.round(l.uptimeS / 60) + ' min' : Math.round(l.uptimeS / 3600) + ' h', l.lastSeenAt ? ago(l.lastSeenAt) : '\u2013',
+     fmt(l.addressChanges), l.healthy ? (l.kind ? 'ok \u00b7 ' + l.kind.replace('_', ' ') : 'ok') : (l.kind || 'unhealthy')]
       .forEach(function (v) { tr.appendChild(el('td', null, String(v))); });
+    if (l.cause) tr.title = l.cause;
     table.appendChild(tr);
   });
   var wrap = el('div', 'table-wrap');

@@ -1,0 +1,80 @@
+// /api/doctor: the doctor's report over a running service, for the page's health panel and for scripts (a read
+// token, or on an open server a request that is not from a browser). Virtual lights on loopback.
+
+import { expect } from 'chai';
+import type { DoctorReport } from '../../core/index.js';
+import { apiRig, contractFleet, DESK, type ApiRig } from '../http/helpers.js';
+
+describe('dashboard: /api/doctor', function () {
+  this.timeout(30_000);
+
+  describe('with tokens', () => {
+    let rig: ApiRig;
+    before(async () => {
+      rig = await apiRig(contractFleet(), { tokens: ['CTRL', 'READER:read'], dashboard: { liveRefresh: false } });
+    });
+    after(async () => rig.close());
+
+    it('answers a read token with the report: interfaces, port, every light with its figures', async () => {
+      const res = await rig.call({ method: 'GET', url: '/api/doctor', headers: { authorization: 'Bearer READER' } });
+      expect(res.statusCode, res.body).to.equal(200);
+      const report = res.json() as DoctorReport;
+      expect(report.lights.map((l) => l.serial).sort()).to.deep.equal(contractFleet().lights.map((l) => l.serial).sort());
+      expect(report.interfaces.some((i) => i.address === '127.0.0.1')).to.equal(true);
+      expect(report.port?.port).to.equal(56700);
+      const desk = report.lights.find((l) => l.serial === DESK)!;
+      expect(desk).to.include({ healthy: true, online: true, label: 'Desk', product: 'LIFX Color' });
+      // Figures since the service started: the rig's first reads.
+      expect(desk.requests).to.be.above(0);
+      expect(desk.lossRate).to.equal(0);
+      expect(report.probeCount).to.equal(0);
+      expect(report.healthy).to.equal(true);
+    });
+
+    it('measures afresh with probeCount, bounded', async () => {
+      const res = await rig.call({ method: 'GET', url: '/api/doctor?probeCount=5', headers: { authorization: 'Bearer READER' } });
+      expect(res.statusCode).to.equal(200);
+      const report = res.json() as DoctorReport;
+      expect(report.probeCount).to.equal(5);
+      for (const l of report.lights) {
+        expect(l.requests, l.serial).to.be.at.least(5);
+        expect(l.rttMedianMs, l.serial).to.be.a('number');
+      }
+      const tooMany = await rig.call({ method: 'GET', url: '/api/doctor?probeCount=51', headers: { authorization: 'Bearer READER' } });
+      expect(tooMany.statusCode).to.equal(422);
+      expect(tooMany.json().code).to.equal('PARAMETER_INVALID');
+    });
+
+    it('refuses no token, a wrong one, and a browser request from another origin', async () => {
+      expect((await rig.call({ method: 'GET', url: '/api/doctor' })).statusCode).to.equal(401);
+      expect((await rig.call({ method: 'GET', url: '/api/doctor', headers: { authorization: 'Bearer WRONG' } })).statusCode).to.equal(401);
+      expect((await rig.call({ method: 'GET', url: '/api/doctor', headers: { origin: 'http://127.0.0.1:1', 'sec-fetch-site': 'same-site' } })).statusCode).to.equal(401);
+    });
+  });
+
+  describe('open server', () => {
+    let rig: ApiRig;
+    before(async () => {
+      rig = await apiRig(contractFleet(), { dashboard: { liveRefresh: false } });
+    });
+    after(async () => rig.close());
+
+    it('answers a script (no Origin, no Sec-Fetch-Site), as /v1 does', async () => {
+      const res = await rig.call({ method: 'GET', url: '/api/doctor' });
+      expect(res.statusCode).to.equal(200);
+      expect((res.json() as DoctorReport).lights.length).to.equal(contractFleet().lights.length);
+    });
+
+    it('answers the page with its session and CSRF token, and nothing from a browser without them', async () => {
+      const page = await rig.call({ method: 'GET', url: '/', headers: { 'sec-fetch-site': 'none' } });
+      const cookie = String(page.headers['set-cookie']).split(';')[0]!;
+      const csrf = /name="lightwire-csrf" content="([^"]+)"/.exec(page.body)![1]!;
+      const ok = await rig.call({ method: 'GET', url: '/api/doctor', headers: { cookie, 'x-lightwire-csrf': csrf, 'sec-fetch-site': 'same-origin' } });
+      expect(ok.statusCode).to.equal(200);
+      const noToken = await rig.call({ method: 'GET', url: '/api/doctor', headers: { cookie, 'sec-fetch-site': 'same-origin' } });
+      expect(noToken.statusCode).to.equal(403);
+      const browser = await rig.call({ method: 'GET', url: '/api/doctor', headers: { 'sec-fetch-site': 'cross-site' } });
+      expect(browser.statusCode).to.equal(401);
+    });
+  });
+});
