@@ -65,16 +65,16 @@ export = function register(RED: NodeAPI): void {
     // An idle config node is started for the picker; it stops again after the grace period if nothing uses it.
     const visitor: ConnectionUser = { id: `${id}:picker:${Date.now()}:${Math.random()}`, health: () => {} };
     connection.acquire(visitor);
-    waitAtMost(connection.service(), PICKER_WAIT_MS)
-      .then(
-        (service) => {
-          const views = (service ?? connection.peek())?.views() ?? [];
-          res.json(selectorList(views, connection.health()));
-        },
-        (err: unknown) => {
-          res.status(503).json({ code: errorCode(err), message: err instanceof Error ? err.message : String(err) });
-        },
-      )
-      .finally(() => connection.release(visitor));
+    void (async () => {
+      try {
+        const service = await waitAtMost(connection.service(), PICKER_WAIT_MS);
+        const views = (service ?? connection.peek())?.views() ?? [];
+        res.json(selectorList(views, connection.health()));
+      } catch (err) {
+        if (!res.headersSent) res.status(503).json({ code: errorCode(err), message: err instanceof Error ? err.message : String(err) });
+      } finally {
+        connection.release(visitor);
+      }
+    })();
   });
 };
