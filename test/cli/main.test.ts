@@ -5,10 +5,10 @@ import { packageInfo } from '../../core/index.js';
 import { captureIO } from '../helpers/cli-io.js';
 
 const VERSION = `${packageInfo().version}\n`;
-const NAMES = ['serve', 'simulate', 'discover', 'list', 'set', 'scene', 'decode'];
+const NAMES = ['serve', 'simulate', 'discover', 'list', 'set', 'scene', 'doctor', 'decode'];
 
 describe('lightwire (top level)', () => {
-  it('has the seven commands', () => {
+  it('has the eight commands', () => {
     expect(COMMANDS.map((c) => c.name)).to.deep.equal(NAMES);
   });
 
