@@ -89,7 +89,8 @@ export function dashboardAssetBytes(): { js: number; css: number; jsGzip: number
 
 const SECURITY_HEADERS = {
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: with it Chromium sends `Origin: null` on the sign-in form's POST, which must show our origin.
+  'referrer-policy': 'same-origin',
   'x-frame-options': 'DENY',
 } as const;
 

@@ -272,3 +272,38 @@ describe('dashboard in Chromium against lightwire serve', function () {
     for (const name of ['dashboard-desktop.png', 'dashboard-phone.png']) expect(statSync(path.join(SHOTS, name)).size).to.be.above(10_000);
   });
 });
+
+describe('dashboard in Chromium against lightwire serve --token', function () {
+  this.timeout(60_000);
+  let browser: Browser;
+  let served: Served;
+
+  before(async () => {
+    browser = await launchChromium();
+    served = await serveFleet(defaultFleet(4), ['--token', 'sesame']);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await served?.close();
+  });
+
+  it('asks for the token, refuses a wrong one, and signs in with the right one; the page then drives the lights', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${served.origin}/`);
+    expect(await page.isVisible('input[name="token"]')).to.equal(true);
+    await page.fill('input[name="token"]', 'wrong');
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('.error');
+    expect(await page.textContent('.error')).to.include('not one this server knows');
+    await page.fill('input[name="token"]', 'sesame');
+    await page.click('button[type="submit"]');
+    await page.waitForFunction(() => document.querySelectorAll('.light').length === 4, undefined, { timeout: 10_000 });
+    const light = served.fleet.lights[0]!;
+    const before = light.state.power;
+    await page.click(`.light[data-serial="${light.serial}"] .swatch`);
+    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    // The v1 API still wants the token from anything that is not the page.
+    expect((await fetch(`${served.apiUrl}/lights/all`)).status).to.equal(401);
+  });
+});

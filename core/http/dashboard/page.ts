@@ -24,7 +24,7 @@ function head(title: string, extra = ''): string {
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width,initial-scale=1">' +
-    `<meta name="referrer" content="no-referrer">${extra}<title>${escapeHtml(title)}</title>` +
+    `<meta name="referrer" content="same-origin">${extra}<title>${escapeHtml(title)}</title>` +
     `<link rel="stylesheet" href="${CSS_PATH}?v=${CSS_VERSION}">`
   );
 }
