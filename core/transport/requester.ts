@@ -66,6 +66,10 @@ export interface RequesterStats {
 
 /** How many recent round-trip samples each light keeps. */
 export const RTT_SAMPLES_KEPT = 128;
+/** How long a GetService (broadcast or probe) accepts StateService answers; lights answer within milliseconds. */
+export const DISCOVERY_REPLY_WINDOW_MS = 5000;
+/** Probe destinations remembered before lapsed ones are dropped (a /22 sweep probes 1022). */
+const DISCOVERY_DESTINATIONS_KEPT = 2048;
 
 /**
  * One light's exchanges (counted when they end; superseded and cancelled ones are not): the network doctor's
@@ -263,6 +267,8 @@ export class Requester {
   private readonly perLight = new Map<string, LightCounters>();
   private readonly pending = new Map<string, Exchange>();
   private readonly sequences = new Map<string, number>();
+  /** Open GetService requests: destination ('*' for broadcasts) -> sequence -> until when answers count (ms). */
+  private readonly discoveryOpen = new Map<string, Map<number, number>>();
   /** Per light and coalesce key: the Set on the wire (sent, not yet acknowledged) and the newest one waiting. */
   private readonly coalescing = new Map<string, { inFlight: Exchange | undefined; held: Exchange | undefined }>();
   private readonly unackedSets = new Map<string, Set<Promise<unknown>>>();
@@ -380,6 +386,7 @@ export class Requester {
     if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
     const sequence = this.nextSequence(BROADCAST_TARGET);
     const datagram = encode({ name, header: { source: this.source, sequence, resRequired: true }, payload });
+    if (name === 'GetService') this.noteDiscovery('*', sequence);
     return new Promise((resolve, reject) => {
       this.pacer.scheduleBroadcast(address, {
         cancelled: false,
@@ -428,9 +435,37 @@ export class Requester {
     this.unsentFires.clear();
     this.queuedFires.clear();
     this.listeners.clear();
+    this.discoveryOpen.clear();
+  }
+
+  /**
+   * Whether a StateService answers a GetService of ours: its sequence is that of a broadcast, or of a probe sent to
+   * the address it comes from, within DISCOVERY_REPLY_WINDOW_MS. Anything else is unsolicited (a spoofer's, or a
+   * reply to another client with our source by chance) and must not add or move lights.
+   */
+  isDiscoveryReply(sequence: number, from: { readonly address: string; readonly port: number }, nowMs = Date.now()): boolean {
+    for (const key of ['*', `${from.address}:${from.port}`]) {
+      const until = this.discoveryOpen.get(key)?.get(sequence);
+      if (until !== undefined && until >= nowMs) return true;
+    }
+    return false;
   }
 
   // ---- internals ----
+
+  private noteDiscovery(key: string, sequence: number): void {
+    const now = Date.now();
+    let open = this.discoveryOpen.get(key);
+    if (open === undefined) {
+      // Destinations whose every request has lapsed are dropped, so a sweep of a /22 leaves nothing behind.
+      if (this.discoveryOpen.size >= DISCOVERY_DESTINATIONS_KEPT) {
+        for (const [k, m] of this.discoveryOpen) if (![...m.values()].some((until) => until >= now)) this.discoveryOpen.delete(k);
+      }
+      open = new Map();
+      this.discoveryOpen.set(key, open);
+    }
+    open.set(sequence, now + DISCOVERY_REPLY_WINDOW_MS);
+  }
 
   private nextSequence(key: string): number {
     const next = ((this.sequences.get(key) ?? -1) + 1) & 0xff;
@@ -473,6 +508,7 @@ export class Requester {
     const timeoutMs = opts.timeoutMs ?? this.options.requestTimeoutMs;
     const tagged = device.serial === BROADCAST_TARGET;
     const sequence = this.nextSequence(tagged ? `${device.address}:${device.port}` : device.serial);
+    if (tagged && name === 'GetService') this.noteDiscovery(`${device.address}:${device.port}`, sequence);
     // Encoding validates the payload; a bad value rejects here, before anything is sent.
     let datagram: Buffer;
     try {
