@@ -4,7 +4,6 @@
 
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
-import { zonesFromReplies } from '../discovery/zones.js';
 import { LightwireError } from '../errors.js';
 import { ENUMS, hsbkFromWire, powerFromWire, powerToWire, type Hsbk } from '../protocol/index.js';
 import type { DeviceAddress } from '../transport/requester.js';
@@ -207,7 +206,7 @@ export class Executor {
         this.wrote(light, plan);
         return result(light, 'ok');
       }
-      const current = options.read === 'none' ? light : await this.read(device, light, options.read === 'state+zones', remaining, names);
+      const current = options.read === 'none' ? light : await this.read(light, options.read === 'state+zones', remaining, names);
       const plan = planFor(current, target.zones);
       // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
       // ok for a state the light never got, e.g. the middle ones of several zone messages in one step, or the older of
@@ -297,27 +296,11 @@ export class Executor {
   }
 
   /** Reads power, colour and label (and zones) and returns the light's refreshed view. */
-  private async read(device: DeviceAddress, light: LightView, zones: boolean, remaining: () => number, names: GroupNames): Promise<LightView> {
-    const requester = this.client.requester;
+  private async read(light: LightView, zones: boolean, remaining: () => number, names: GroupNames): Promise<LightView> {
     const registry = this.client.registry;
-    // A reply to a read sent before one of our writes, or taken while its transition runs, does not replace
-    // what the write set: a relative change starts from the target, not a mid-fade sample.
-    const mark = registry.mark();
-    const state = await requester.get(device, 'GetColor', {}, { timeoutMs: remaining() });
-    if (state.name === 'LightState') {
-      registry.update(
-        light.serial,
-        { color: hsbkFromWire(state.payload.color), power: powerFromWire(state.payload.power), label: state.payload.label },
-        mark,
-      );
-    }
-    if (zones && light.capabilities.multizone) {
-      const replies = light.capabilities.extendedMultizone
-        ? await requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs: remaining() })
-        : await requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs: remaining() });
-      const z = zonesFromReplies(replies);
-      if (z) registry.update(light.serial, { zones: z }, mark);
-    }
+    // The client's one state read: a reply to a read sent before one of our writes, or taken while its transition
+    // runs, does not replace what the write set, so a relative change starts from the target, not a mid-fade sample.
+    await this.client.readLightState(light.serial, { zones, remainingMs: remaining });
     registry.answered(light.serial);
     const record = registry.get(light.serial);
     return record ? lightView(record, names) : light;

@@ -17,6 +17,10 @@ import {
   type KnownPacket,
   type Payload,
   type Product,
+  type Hsbk,
+  type KelvinRange,
+  KELVIN_MIN,
+  KELVIN_MAX,
 } from '../protocol/index.js';
 import { transportOptions, type TransportOptions } from '../transport/options.js';
 import { Requester, type DeviceAddress } from '../transport/requester.js';
@@ -38,6 +42,15 @@ export interface ClientEvents extends RegistryEvents {
    * answered all of it: what the service reports of it from now on is what was read.
    */
   described: [LightRecord];
+}
+
+/** What a light of an unknown product can show: the widest range any product has. */
+const DEFAULT_KELVIN_RANGE: KelvinRange = Object.freeze({ minK: KELVIN_MIN, maxK: KELVIN_MAX });
+
+/** A colour a light reported, with its kelvin inside what the product can show (a reply once said 58188). */
+function withinKelvin(color: Hsbk, range: KelvinRange): Hsbk {
+  if (color.kelvin >= range.minK && color.kelvin <= range.maxK) return color;
+  return { ...color, kelvin: Math.min(range.maxK, Math.max(range.minK, color.kelvin)) };
 }
 
 /** How many sweep probes are in flight at once, so a /22 sweep does not burst 1022 packets. */
@@ -246,13 +259,34 @@ export class LightClient extends EventEmitter<ClientEvents> {
   }
 
   private async readState(serial: string, timeoutMs: number): Promise<LightRecord | undefined> {
+    if (!this.addressOf(serial) || !this.running) return undefined;
+    try {
+      await this.readLightState(serial, { zones: true, remainingMs: () => timeoutMs });
+      this.registry.answered(serial);
+    } catch (err) {
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.registry.missed(serial);
+      else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+    }
+    return this.registry.get(serial);
+  }
+
+  /**
+   * The one state read (background refresh, first read, and the executor's read before it plans): colour, power
+   * and label of a light (power and label of a device that is no light), and with `zones` the zones of a
+   * multizone light, into the registry. Values are checked where replies become facts: a kelvin outside what
+   * the product can show is clamped into its range. Rejects as the requester does (REQUEST_TIMED_OUT, ...);
+   * `remainingMs` is asked before each request, so a caller's deadline covers them all.
+   */
+  async readLightState(serial: string, options: { readonly zones: boolean; readonly remainingMs: () => number }): Promise<void> {
     const device = this.addressOf(serial);
-    if (!device || !this.running) return undefined;
+    if (!device) throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${serial}` });
     const product = this.registry.peek(serial)?.facts.product?.value;
+    const range = product?.capabilities.kelvinRange ?? DEFAULT_KELVIN_RANGE;
     // What our own writes set is not replaced by a reply to a read sent before them (registry.mark()).
     const mark = this.registry.mark();
     const readDevice = async (): Promise<void> => {
       // Not a light (the LIFX Switch): power and label with the device messages (lan-protocol.md §8).
+      const timeoutMs = options.remainingMs();
       const [power, label] = await Promise.all([
         this.requester.get(device, 'GetPower', {}, { timeoutMs }),
         this.requester.get(device, 'GetLabel', {}, { timeoutMs }),
@@ -266,38 +300,32 @@ export class LightClient extends EventEmitter<ClientEvents> {
         mark,
       );
     };
-    try {
-      if (product ? !product.capabilities.isLight : this.notLights.has(serial)) {
-        await readDevice();
-      } else {
-        const reply = await this.requester.get(device, 'GetColor', {}, { timeoutMs }).catch((err: unknown) => {
-          // The first read runs before the product is known: a device that is no light says so (StateUnhandled).
-          if (!(err instanceof LightwireError && err.code === 'UNHANDLED_BY_DEVICE')) throw err;
-          this.notLights.add(serial);
-          return undefined;
-        });
-        if (reply === undefined) await readDevice();
-        else if (reply.name === 'LightState') {
-          this.registry.update(
-            serial,
-            { color: hsbkFromWire(reply.payload.color), power: powerFromWire(reply.payload.power), label: reply.payload.label },
-            mark,
-          );
-        }
-        if (reply !== undefined && product?.capabilities.multizone) {
-          const replies = product.capabilities.extendedMultizone
-            ? await this.requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs })
-            : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
-          const zones = zonesFromReplies(replies);
-          if (zones) this.registry.update(serial, { zones }, mark);
-        }
+    if (product ? !product.capabilities.isLight : this.notLights.has(serial)) {
+      await readDevice();
+    } else {
+      const reply = await this.requester.get(device, 'GetColor', {}, { timeoutMs: options.remainingMs() }).catch((err: unknown) => {
+        // The first read runs before the product is known: a device that is no light says so (StateUnhandled).
+        if (!(err instanceof LightwireError && err.code === 'UNHANDLED_BY_DEVICE')) throw err;
+        this.notLights.add(serial);
+        return undefined;
+      });
+      if (reply === undefined) await readDevice();
+      else if (reply.name === 'LightState') {
+        this.registry.update(
+          serial,
+          { color: withinKelvin(hsbkFromWire(reply.payload.color), range), power: powerFromWire(reply.payload.power), label: reply.payload.label },
+          mark,
+        );
       }
-      this.registry.answered(serial);
-    } catch (err) {
-      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.registry.missed(serial);
-      else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+      if (options.zones && reply !== undefined && product?.capabilities.multizone) {
+        const timeoutMs = options.remainingMs();
+        const replies = product.capabilities.extendedMultizone
+          ? await this.requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs })
+          : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
+        const zones = zonesFromReplies(replies);
+        if (zones) this.registry.update(serial, { zones: zones.map((z) => withinKelvin(z, range)) }, mark);
+      }
     }
-    return this.registry.get(serial);
   }
 
   /** Reads product, firmware, label, group, location, wifi and uptime. Concurrent calls share one read. */
@@ -349,17 +377,19 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (info?.name === 'StateInfo') facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
     this.registry.update(serial, facts);
     const caps = product?.capabilities;
+    // Infrared and the effect are what our writes set too: a reply to a read sent before a write does not undo it.
+    const mark = this.registry.mark();
     if (caps?.infrared) {
       const ir = await read('GetInfrared');
-      if (ir?.name === 'StateInfrared') this.registry.update(serial, { infrared: ir.payload.brightness / 0xffff });
+      if (ir?.name === 'StateInfrared') this.registry.update(serial, { infrared: ir.payload.brightness / 0xffff }, mark);
     }
     // The firmware effect running, for List Lights' `effect` (http-api-v1.md §7.1).
     if (caps?.multizone) {
       const fx = await read('GetMultiZoneEffect');
-      if (fx?.name === 'StateMultiZoneEffect') this.registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' });
+      if (fx?.name === 'StateMultiZoneEffect') this.registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
     } else if (caps?.matrix) {
       const fx = await read('GetTileEffect');
-      if (fx?.name === 'StateTileEffect') this.registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' });
+      if (fx?.name === 'StateTileEffect') this.registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
     }
   }
 
