@@ -93,6 +93,15 @@ describe('Node-RED end to end: the packed package, the example flows, a separate
     ]);
   });
 
+  it('offers examples/flows.json under Import > Examples', async () => {
+    const modules = await red.api('GET', '/library/examples/flows/');
+    expect(modules.status).to.equal(200);
+    expect(JSON.stringify(modules.body)).to.contain('homebridge-lightwire');
+    const flow = await red.api('GET', '/library/examples/flows/homebridge-lightwire/flows');
+    expect(flow.status).to.equal(200);
+    expect(flow.body).to.deep.equal(example);
+  });
+
   it('sets a colour on all 100 lights from one inject, every result ok, as the lights themselves report', async () => {
     const { value, ms } = await fire(INJECT.warmWhite, 'results');
     const results = value as Result[];
