@@ -68,6 +68,10 @@ export const ERRORS = {
     (p) => `${p.message} to light ${p.serial} was cancelled because the client stopped`,
   ),
   CLIENT_STOPPED: spec<Record<string, never>>(503, () => 'the client is stopped'),
+  REGISTRY_FULL: spec<{ maxLights: number }>(
+    503,
+    (p) => `discovery ignores new lights beyond ${p.maxLights} (option maxLights); a flood of invented serials on the LAN would look like this`,
+  ),
   UNHANDLED_BY_DEVICE: spec<{ serial: string; message: string }>(
     422,
     (p) => `light ${p.serial} does not support ${p.message} (it answered StateUnhandled)`,

@@ -44,6 +44,9 @@ export interface ClientEvents extends RegistryEvents {
   described: [LightRecord];
 }
 
+/** The all-zero target: every device (lan-protocol.md §1.2), never one light's serial. */
+const NO_SERIAL = '000000000000';
+
 /** What a light of an unknown product can show: the widest range any product has. */
 const DEFAULT_KELVIN_RANGE: KelvinRange = Object.freeze({ minK: KELVIN_MIN, maxK: KELVIN_MAX });
 
@@ -100,6 +103,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private firstReads: string[] = [];
   private firstReadsActive = 0;
   private describingCount = 0;
+  /** Address moves waiting for their confirming probe, as `serial@address:port`. */
+  private readonly moving = new Set<string>();
+  /** REGISTRY_FULL is said once per client. */
+  private fullSaid = false;
   /** Resolved products are immutable: lights of the same model and firmware share one. */
   private readonly products = new Map<string, Product>();
   /** Registry events re-emitted by the client. */
@@ -264,8 +271,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
       await this.readLightState(serial, { zones: true, remainingMs: () => timeoutMs });
       this.registry.answered(serial);
     } catch (err) {
-      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.registry.missed(serial);
-      else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
+        this.registry.missed(serial);
+        this.forgetIfNeverRead(serial);
+      } else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
     }
     return this.registry.get(serial);
   }
@@ -469,16 +478,63 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private onPacket(packet: KnownPacket, from: RemoteAddress): void {
     if (packet.name !== 'StateService') {
       // Seen, but not an answer: a read or write counts that itself, when its reply is the one it asked for.
-      if (packet.header.target !== '000000000000') this.registry.heard(packet.header.target);
+      if (packet.header.target !== NO_SERIAL) this.registry.heard(packet.header.target);
       return;
     }
     // Only service 1 (UDP) counts; port 0 means "unavailable" (lan-protocol.md §1.6).
     if (packet.payload.service !== 1 || packet.payload.port === 0) return;
     const serial = packet.header.target;
+    // The all-zero target addresses every device; no light has it as its serial.
+    if (serial === NO_SERIAL) return;
+    // Only answers to our own GetService (broadcast, or a probe of that address) find or move lights.
+    if (!this.requester.isDiscoveryReply(packet.header.sequence, from)) return;
+    const known = this.registry.peek(serial);
+    if (known !== undefined && (known.address !== from.address || known.port !== packet.payload.port)) {
+      this.confirmMove(serial, from.address, packet.payload.port);
+      return;
+    }
+    if (known === undefined && this.registry.size >= this.discoveryOptions.maxLights) {
+      if (!this.fullSaid) this.backgroundError(new LightwireError('REGISTRY_FULL', { maxLights: this.discoveryOptions.maxLights }));
+      this.fullSaid = true;
+      return;
+    }
     this.registry.seen(serial, from.address, packet.payload.port);
     // An offline light answering discovery may be back: a read says whether it is (it stays offline otherwise).
     const record = this.registry.peek(serial);
     if (record !== undefined && !record.online && this.running) void this.refreshState(serial);
+  }
+
+  /**
+   * A known light answered from another address: it moves there only once a unicast probe of that address is
+   * answered with its serial (a DHCP renewal passes; one spoofed StateService does not re-point it). The move is a
+   * `changed` event naming `address`.
+   */
+  private confirmMove(serial: string, address: string, port: number): void {
+    const key = `${serial}@${address}:${port}`;
+    if (this.moving.has(key) || !this.running) return;
+    this.moving.add(key);
+    this.requester
+      .probe(address, port, { timeoutMs: this.discoveryOptions.readTimeoutMs })
+      .then((replies) => {
+        if (this.running && replies.some((r) => r.header.target === serial)) this.registry.seen(serial, address, port);
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+      })
+      .finally(() => this.moving.delete(key));
+  }
+
+  /**
+   * A light that answered discovery but none of offlineAfterMisses reads is forgotten: it was never listed, a
+   * flood of invented serials does not stay, and a real light is found again by the next discovery round.
+   */
+  private forgetIfNeverRead(serial: string): void {
+    const record = this.registry.peek(serial);
+    if (record === undefined || record.facts.power !== undefined || record.facts.color !== undefined) return;
+    if (record.misses < this.discoveryOptions.offlineAfterMisses) return;
+    this.registry.remove(serial);
+    this.refreshDue.delete(serial);
+    this.notLights.delete(serial);
   }
 
   private onAdded(light: LightRecord): void {
@@ -528,6 +584,13 @@ export class LightClient extends EventEmitter<ClientEvents> {
     this.describingCount++;
     try {
       await Promise.all([info, state]);
+      // A light that answered for its facts but whose state read went unanswered (a loss, a busy light) is asked
+      // again, up to offlineAfterMisses reads in all, before its first read is over: it is listed only once read.
+      for (let reads = 1; reads < this.discoveryOptions.offlineAfterMisses; reads++) {
+        const r = this.registry.peek(serial);
+        if (!this.running || r === undefined || r.facts.power !== undefined || Object.keys(r.facts).length === 0) break;
+        await this.refreshState(serial);
+      }
       const record = this.registry.peek(serial);
       if (this.running && record && record.facts.product?.value.capabilities.multizone && record.facts.zones === undefined) {
         await this.refreshState(serial);

@@ -36,7 +36,14 @@ export interface DiscoveryOptions {
   readonly offlineAfterMisses: number;
   /** Deadline of one background read. */
   readonly readTimeoutMs: number;
+  /**
+   * The most lights the registry holds: replies beyond it are ignored (and said once), so a flood of invented
+   * serials cannot grow it without end. A real LAN has at most a few hundred.
+   */
+  readonly maxLights: number;
 }
+
+export const DEFAULT_MAX_LIGHTS = 2048;
 
 export const DEFAULT_BURST_SCHEDULE_MS = Object.freeze([0, 600, 1800, 3600, 5600, 7600]);
 
@@ -119,6 +126,7 @@ export function discoveryOptions(input: DiscoveryOptionsInput = {}): DiscoveryOp
     infoRefreshIntervalMs: intAtLeast('infoRefreshIntervalMs', input.infoRefreshIntervalMs ?? 300_000, 1000),
     offlineAfterMisses: intAtLeast('offlineAfterMisses', input.offlineAfterMisses ?? 3, 1),
     readTimeoutMs: intAtLeast('readTimeoutMs', input.readTimeoutMs ?? 3000, 1),
+    maxLights: intAtLeast('maxLights', input.maxLights ?? DEFAULT_MAX_LIGHTS, 1),
   };
   if (o.port > 65535) invalid('port', 'must be at most 65535');
   return Object.freeze(o);
