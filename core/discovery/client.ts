@@ -487,9 +487,11 @@ export class LightClient extends EventEmitter<ClientEvents> {
     // The all-zero target addresses every device; no light has it as its serial.
     if (serial === NO_SERIAL) return;
     // Only answers to our own GetService (broadcast, or a probe of that address) find or move lights.
-    if (!this.requester.isDiscoveryReply(packet.header.sequence, from)) return;
+    const answers = this.requester.discoveryReplyTo(packet.header.sequence, from);
+    if (answers === undefined) return;
     const known = this.registry.peek(serial);
-    if (known !== undefined && (known.address !== from.address || known.port !== packet.payload.port)) {
+    // A known light moves only on an answer to a unicast probe of its new address (see confirmMove).
+    if (known !== undefined && (known.address !== from.address || known.port !== packet.payload.port) && answers !== 'probe') {
       this.confirmMove(serial, from.address, packet.payload.port);
       return;
     }
@@ -513,11 +515,9 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const key = `${serial}@${address}:${port}`;
     if (this.moving.has(key) || !this.running) return;
     this.moving.add(key);
+    // Its answer comes back through onPacket as a reply to this probe, and moves the light there.
     this.requester
       .probe(address, port, { timeoutMs: this.discoveryOptions.readTimeoutMs })
-      .then((replies) => {
-        if (this.running && replies.some((r) => r.header.target === serial)) this.registry.seen(serial, address, port);
-      })
       .catch((err: unknown) => {
         if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
       })

@@ -62,6 +62,8 @@ export interface RequesterStats {
   duplicates: number;
   unmatched: number;
   timeouts: number;
+  /** Fast messages dropped because their payload did not encode (never with planned payloads). */
+  invalid: number;
 }
 
 /** How many recent round-trip samples each light keeps. */
@@ -103,10 +105,34 @@ interface LightCounters {
   readonly rttMs: number[];
 }
 
-interface QueuedFire {
-  datagram: Buffer;
-  readonly promise: Promise<void>;
-  readonly settle: { readonly resolve: () => void; readonly reject: (err: Error) => void };
+/** What a fast message needs from its requester when its turn comes. */
+interface FastHost {
+  sendFast(job: FastJob): void;
+}
+
+/**
+ * A fast message waiting for its light's turn (pacer job). Its payload is replaced while it waits (latest wins per
+ * light and part), so it is encoded, with its sequence number, only when it goes out: a flood of fast requests costs
+ * one object per light and part, not one datagram per request.
+ */
+class FastJob implements PacedJob {
+  cancelled = false;
+  /** Handed to the socket (or dropped as invalid): a later message for its part is a new job. */
+  sent = false;
+  part: string | undefined = undefined;
+  /** fire() callers waiting for this message to be handed to the socket; created on first use. */
+  waiters: { resolve: () => void; reject: (err: Error) => void }[] | undefined = undefined;
+
+  constructor(
+    private readonly host: FastHost,
+    readonly device: DeviceAddress,
+    public name: MessageName,
+    public payload: unknown,
+  ) {}
+
+  run(): void {
+    this.host.sendFast(this);
+  }
 }
 
 export type PacketListener = (packet: Packet, from: RemoteAddress) => void;
@@ -262,7 +288,7 @@ class Exchange implements PacedJob {
 export class Requester {
   /** Random, non-zero, once per client (lan-protocol.md §1.4). */
   readonly source: number = randomInt(1, 0x1_0000_0000);
-  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, timeouts: 0 };
+  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, timeouts: 0, invalid: 0 };
 
   private readonly perLight = new Map<string, LightCounters>();
   private readonly pending = new Map<string, Exchange>();
@@ -274,9 +300,9 @@ export class Requester {
   private readonly unackedSets = new Map<string, Set<Promise<unknown>>>();
   private readonly listeners = new Set<PacketListener>();
   private readonly pacer: Pacer;
-  /** Fast messages waiting for their turn, by light and coalesce key (latest wins). */
-  private readonly queuedFires = new Map<string, QueuedFire>();
-  private readonly unsentFires = new Set<QueuedFire>();
+  /** fire() callers still waiting for their message to go out (rejected on close). */
+  private readonly unsentFires = new Set<FastJob>();
+  private readonly fastHost: FastHost = { sendFast: (job) => this.sendFast(job) };
   private closed = false;
   private readonly host: ExchangeHost = {
     attempt: (ex) => this.attempt(ex),
@@ -296,8 +322,8 @@ export class Requester {
     private readonly now: () => number = () => performance.now(),
   ) {
     this.pacer = new Pacer(
-      options.maxMessagesPerSecond - options.broadcastReservePerSecond,
-      options.broadcastReservePerSecond,
+      { perWindow: options.maxMessagesPerSecond - options.broadcastReservePerSecond, burst: options.pacingBurst },
+      { perWindow: options.broadcastReservePerSecond, burst: options.broadcastReservePerSecond },
       now,
     );
     endpoint.onDatagram((datagram, from) => this.receive(datagram, from));
@@ -344,41 +370,76 @@ export class Requester {
     return promise;
   }
 
-  /** Fast mode: no ack, no reply; resolves when the datagram is handed to the socket (still paced). */
+  /**
+   * Fast mode: no ack, no reply, nothing to wait for. The message is queued for the light's pacing and goes out at
+   * once when the light is quiet; while it waits, a newer message to the same light with the same coalesce key
+   * (default: the message name; `false`: never) replaces its payload, keeping its place (latest wins). Returns false
+   * when the requester is closed (nothing queued).
+   */
+  post<N extends MessageName>(
+    device: DeviceAddress,
+    name: N,
+    payload: Payload<N>,
+    options: { readonly coalesceKey?: string | false } = {},
+  ): boolean {
+    return this.queueFast(device, name, payload, options.coalesceKey) !== undefined;
+  }
+
+  /** post(), resolving when the datagram is handed to the socket (a message replaced by a newer one: when that goes out). */
   fire<N extends MessageName>(
     device: DeviceAddress,
     name: N,
     payload: Payload<N>,
     options: { readonly coalesceKey?: string | false } = {},
   ): Promise<void> {
-    if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
-    const sequence = this.nextSequence(device.serial);
-    const datagram = encode({ name, header: { source: this.source, sequence, target: device.serial }, payload });
-    const key = options.coalesceKey === false ? undefined : `${device.serial}/${options.coalesceKey ?? name}`;
-    // Latest wins: a fast message still waiting for its turn takes the newer payload instead of queueing another,
-    // so a flood of fast requests never builds a backlog of stale states (every caller resolves when it goes out).
-    const queued = key === undefined ? undefined : this.queuedFires.get(key);
-    if (queued) {
-      queued.datagram = datagram;
-      return queued.promise;
+    const job = this.queueFast(device, name, payload, options.coalesceKey);
+    if (job === undefined) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
+    if (job.sent) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      (job.waiters ??= []).push({ resolve, reject });
+      this.unsentFires.add(job);
+    });
+  }
+
+  private queueFast(device: DeviceAddress, name: MessageName, payload: unknown, coalesceKey: string | false | undefined): FastJob | undefined {
+    if (this.closed) return undefined;
+    const part = coalesceKey === false ? undefined : (coalesceKey ?? name);
+    if (part !== undefined) {
+      const waiting = this.pacer.waitingFor(device.serial, part);
+      if (waiting instanceof FastJob) {
+        waiting.name = name;
+        waiting.payload = payload;
+        return waiting;
+      }
     }
-    let settle!: { resolve: () => void; reject: (err: Error) => void };
-    const promise = new Promise<void>((resolve, reject) => {
-      settle = { resolve, reject };
-    });
-    const entry: QueuedFire = { datagram, promise, settle };
-    if (key !== undefined) this.queuedFires.set(key, entry);
-    this.unsentFires.add(entry);
-    this.pacer.schedule(device.serial, {
-      cancelled: false,
-      run: () => {
-        if (key !== undefined && this.queuedFires.get(key) === entry) this.queuedFires.delete(key);
-        this.unsentFires.delete(entry);
-        this.stats.sent++;
-        this.endpoint.send(entry.datagram, device.port, device.address).then(entry.settle.resolve, entry.settle.reject);
-      },
-    });
-    return promise;
+    const job = new FastJob(this.fastHost, device, name, payload);
+    this.pacer.schedule(device.serial, job, part);
+    return job;
+  }
+
+  /** A fast message's turn: encoded now (its newest payload, the light's next sequence) and handed to the socket. */
+  private sendFast(job: FastJob): void {
+    job.sent = true;
+    const waiters = job.waiters;
+    job.waiters = undefined;
+    if (waiters !== undefined) this.unsentFires.delete(job);
+    let datagram: Buffer;
+    try {
+      datagram = encode({
+        name: job.name,
+        header: { source: this.source, sequence: this.nextSequence(job.device.serial), target: job.device.serial },
+        payload: job.payload as never,
+      });
+    } catch (err) {
+      // Planned payloads always fit; one that does not is dropped here rather than thrown into a timer.
+      this.stats.invalid++;
+      if (waiters !== undefined) for (const w of waiters) w.reject(err as Error);
+      return;
+    }
+    this.stats.sent++;
+    if (this.endpoint.post) this.endpoint.post(datagram, job.device.port, job.device.address);
+    else this.endpoint.send(datagram, job.device.port, job.device.address).catch(ignore);
+    if (waiters !== undefined) for (const w of waiters) w.resolve();
   }
 
   /** A tagged message to a broadcast address (discovery); replies reach onPacket listeners. */
@@ -431,24 +492,27 @@ export class Requester {
       this.finish(ex, new LightwireError('REQUEST_CANCELLED', { serial: ex.device.serial, message: ex.name }));
     }
     this.pacer.stop();
-    for (const entry of this.unsentFires) entry.settle.reject(new LightwireError('CLIENT_STOPPED', {}));
+    for (const job of this.unsentFires) {
+      job.cancelled = true;
+      for (const w of job.waiters ?? []) w.reject(new LightwireError('CLIENT_STOPPED', {}));
+      job.waiters = undefined;
+    }
     this.unsentFires.clear();
-    this.queuedFires.clear();
     this.listeners.clear();
     this.discoveryOpen.clear();
   }
 
   /**
-   * Whether a StateService answers a GetService of ours: its sequence is that of a broadcast, or of a probe sent to
-   * the address it comes from, within DISCOVERY_REPLY_WINDOW_MS. Anything else is unsolicited (a spoofer's, or a
+   * Which GetService of ours a StateService answers: a probe sent to the address it comes from, or a broadcast (by
+   * sequence, within DISCOVERY_REPLY_WINDOW_MS); undefined when none. Anything else is unsolicited (a spoofer's, or a
    * reply to another client with our source by chance) and must not add or move lights.
    */
-  isDiscoveryReply(sequence: number, from: { readonly address: string; readonly port: number }, nowMs = Date.now()): boolean {
-    for (const key of ['*', `${from.address}:${from.port}`]) {
-      const until = this.discoveryOpen.get(key)?.get(sequence);
-      if (until !== undefined && until >= nowMs) return true;
-    }
-    return false;
+  discoveryReplyTo(sequence: number, from: { readonly address: string; readonly port: number }, nowMs = Date.now()): 'probe' | 'broadcast' | undefined {
+    const probe = this.discoveryOpen.get(`${from.address}:${from.port}`)?.get(sequence);
+    if (probe !== undefined && probe >= nowMs) return 'probe';
+    const broadcast = this.discoveryOpen.get('*')?.get(sequence);
+    if (broadcast !== undefined && broadcast >= nowMs) return 'broadcast';
+    return undefined;
   }
 
   // ---- internals ----
