@@ -68,6 +68,16 @@ export class AddressHistory {
     return this.previous.get(serial) ?? [];
   }
 
+  /**
+   * Every light heard while watched, with its latest address: the registry forgets a light that answered
+   * discovery but never a read, and the doctor still has to say what is wrong with it.
+   */
+  heard(): Map<string, Endpoint> {
+    const out = new Map<string, Endpoint>();
+    for (const [serial, text] of this.current) out.set(serial, parseEndpoint(text));
+    return out;
+  }
+
   /** Lights that used to be at `address` (any port) and are elsewhere now. */
   movedFrom(address: string): { serial: string; now: Endpoint }[] {
     const out: { serial: string; now: Endpoint }[] = [];
@@ -83,6 +93,11 @@ export class AddressHistory {
     this.client.off('changed', this.onChanged);
     this.client.off('added', this.onAdded);
   }
+}
+
+function parseEndpoint(text: string): Endpoint {
+  const colon = text.lastIndexOf(':');
+  return { address: text.slice(0, colon), port: Number(text.slice(colon + 1)) };
 }
 
 // ---- measuring ----
@@ -120,9 +135,9 @@ function totals(stats: LightTransportStats | undefined): Window {
 }
 
 /** `count` EchoRequests to one light, PROBES_IN_FLIGHT at a time, and its transport figures over them. */
-async function measure(client: LightClient, serial: string, count: number): Promise<Window> {
-  const device = client.addressOf(serial);
-  if (device === undefined || count === 0) return NO_FIGURES;
+async function measure(client: LightClient, serial: string, at: Endpoint, count: number): Promise<Window> {
+  if (count === 0 || !client.started) return NO_FIGURES;
+  const device = { serial, ...at };
   const requester = client.requester;
   const before = requester.lightStats(serial);
   const echoing = new Uint8Array(64);
@@ -144,7 +159,13 @@ async function measure(client: LightClient, serial: string, count: number): Prom
 
 // ---- observations ----
 
-function observe(client: LightClient, serial: string, figures: Window, extra: Partial<LightObservation> & Pick<LightObservation, 'broadcastAt' | 'unicastAnswered' | 'expectedAt' | 'previousAddresses'>): LightObservation {
+function observe(
+  client: LightClient,
+  serial: string,
+  heardAt: Endpoint | null,
+  figures: Window,
+  extra: Partial<LightObservation> & Pick<LightObservation, 'broadcastAt' | 'unicastAnswered' | 'expectedAt' | 'previousAddresses'>,
+): LightObservation {
   const r = client.registry.peek(serial);
   const f = r?.facts;
   const wifi = f?.wifi?.value;
@@ -152,7 +173,7 @@ function observe(client: LightClient, serial: string, figures: Window, extra: Pa
   return {
     serial,
     label: f?.label?.value ?? null,
-    known: r ? { address: r.address, port: r.port } : null,
+    known: r ? { address: r.address, port: r.port } : heardAt,
     online: r?.online ?? false,
     ...figures,
     signal: wifi ? wifi.quality : null,
@@ -281,33 +302,37 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     // Lights found late get their first read (facts for the report), bounded by one read deadline.
     await sleepUnless(d.readTimeoutMs + 500, options.signal, () => client.describing === 0);
 
-    const records = client.registry.peekAll();
-    const [broadcast, figures, hosts, expectedProbes, portCheck] = await Promise.all([
-      prober.ask(d.broadcastAddresses, port).then(byBroadcast),
-      Promise.all(records.map(async (r) => [r.serial, await measure(client, r.serial, probeCount)] as const)).then((e) => new Map(e)),
+    // Every light heard: the registry's, those it forgot (answered discovery, never a read), and the broadcast's.
+    const broadcast = byBroadcast(await prober.ask(d.broadcastAddresses, port));
+    const heard = history.heard();
+    for (const r of client.registry.peekAll()) heard.set(r.serial, { address: r.address, port: r.port });
+    for (const [serial, at] of broadcast) if (!heard.has(serial) && at[0] !== undefined) heard.set(serial, at[0]);
+    const lights = [...heard].sort(([a], [b]) => (a < b ? -1 : 1));
+    const figures = new Map<string, Window>();
+    const unicast = new Map<string, boolean>();
+    const [hosts, expectedProbes, portCheck] = await Promise.all([
       observeHosts(prober, client, d.staticHosts, history),
       Promise.all(expected.map(async (e) => [e.serial, e.at === null ? null : (await prober.ask([e.at.address], e.at.port)).some((a) => a.serial === e.serial)] as const)).then((e) => new Map(e)),
       options.checkPort === false ? Promise.resolve(null) : checkPort(LIFX_PORT),
+      Promise.all(lights.map(async ([serial, at]) => figures.set(serial, await measure(client, serial, at, probeCount)))),
+      // A light found only through a static host did not answer the broadcast: check it by unicast too.
+      eachLimited(lights, PROBES_AT_ONCE, async ([serial, at]) => {
+        unicast.set(serial, (await prober.ask([at.address], at.port)).some((a) => a.serial === serial));
+      }),
     ]);
-    // A light found only through a static host did not answer the broadcast: check it by unicast too.
-    const unicast = new Map<string, boolean>();
-    await eachLimited(records, PROBES_AT_ONCE, async (r) => {
-      const answers = await prober.ask([r.address], r.port);
-      unicast.set(r.serial, answers.some((a) => a.serial === r.serial));
-    });
-    const observations: LightObservation[] = records.map((r) => {
-      const e = expected.find((x) => x.serial === r.serial);
-      return observe(client, r.serial, figures.get(r.serial)!, {
-        broadcastAt: broadcast.get(r.serial) ?? [],
-        unicastAnswered: unicast.get(r.serial) ?? null,
+    const observations: LightObservation[] = lights.map(([serial, at]) => {
+      const e = expected.find((x) => x.serial === serial);
+      return observe(client, serial, at, figures.get(serial) ?? NO_FIGURES, {
+        broadcastAt: broadcast.get(serial) ?? [],
+        unicastAnswered: unicast.get(serial) ?? null,
         expectedAt: e?.at ?? null,
-        previousAddresses: history.previousAddresses(r.serial),
+        previousAddresses: history.previousAddresses(serial),
       });
     });
     for (const e of expected) {
-      if (client.registry.has(e.serial)) continue;
+      if (heard.has(e.serial)) continue;
       observations.push(
-        observe(client, e.serial, NO_FIGURES, {
+        observe(client, e.serial, null, NO_FIGURES, {
           broadcastAt: broadcast.get(e.serial) ?? [],
           unicastAnswered: expectedProbes.get(e.serial) ?? null,
           expectedAt: e.at,
@@ -358,36 +383,40 @@ export class ServiceDoctor {
     const client = this.service.client;
     const d = client.discoveryOptions;
     const records = client.registry.peekAll();
+    // The registry's lights, and those it forgot since this doctor started watching (never read).
+    const heard = this.history.heard();
+    for (const r of records) heard.set(r.serial, { address: r.address, port: r.port });
+    const lights = [...heard].sort(([a], [b]) => (a < b ? -1 : 1));
     const prober = await Prober.open();
     try {
-      const silent = records.filter((r) => !r.online);
-      const [broadcast, figures, hosts, unicast, portCheck] = await Promise.all([
+      const silent = lights.filter(([serial]) => !(client.registry.peek(serial)?.online ?? false));
+      const figures = new Map<string, Window>();
+      const unicast = new Map<string, boolean>();
+      const [broadcast, hosts, portCheck] = await Promise.all([
         probeCount > 0 ? prober.ask(d.broadcastAddresses, d.port).then(byBroadcast) : Promise.resolve(null),
-        Promise.all(
-          records.map(async (r) => [r.serial, probeCount > 0 && client.started ? await measure(client, r.serial, probeCount) : totals(client.started ? client.requester.lightStats(r.serial) : undefined)] as const),
-        ).then((e) => new Map(e)),
         observeHosts(prober, client, d.staticHosts.filter((h) => !records.some((r) => r.address === h.address && r.port === h.port)), this.history),
-        (async () => {
-          const answered = new Map<string, boolean>();
-          await eachLimited(silent, PROBES_AT_ONCE, async (r) => {
-            answered.set(r.serial, (await prober.ask([r.address], r.port)).some((a) => a.serial === r.serial));
-          });
-          return answered;
-        })(),
         checkPort(LIFX_PORT),
+        Promise.all(
+          lights.map(async ([serial, at]) =>
+            figures.set(serial, probeCount > 0 ? await measure(client, serial, at, probeCount) : totals(client.started ? client.requester.lightStats(serial) : undefined)),
+          ),
+        ),
+        eachLimited(silent, PROBES_AT_ONCE, async ([serial, at]) => {
+          unicast.set(serial, (await prober.ask([at.address], at.port)).some((a) => a.serial === serial));
+        }),
       ]);
       const answeredHosts = d.staticHosts
         .filter((h) => records.some((r) => r.address === h.address && r.port === h.port))
         .map((host) => ({ host, serials: records.filter((r) => r.address === host.address && r.port === host.port).map((r) => r.serial), otherPorts: [], movedAway: [] }));
-      const observations = records.map((r) => {
-        const previous = this.history.previousAddresses(r.serial);
+      const observations = lights.map(([serial, at]) => {
+        const previous = this.history.previousAddresses(serial);
         const last = previous.at(-1);
-        const lastAt = last === undefined ? null : { address: last.slice(0, last.lastIndexOf(':')), port: Number(last.slice(last.lastIndexOf(':') + 1)) };
-        return observe(client, r.serial, figures.get(r.serial)!, {
-          broadcastAt: broadcast === null ? null : (broadcast.get(r.serial) ?? []),
-          unicastAnswered: unicast.get(r.serial) ?? null,
+        const online = client.registry.peek(serial)?.online ?? false;
+        return observe(client, serial, at, figures.get(serial) ?? NO_FIGURES, {
+          broadcastAt: broadcast === null ? null : (broadcast.get(serial) ?? []),
+          unicastAnswered: unicast.get(serial) ?? null,
           // A light that moved is not expected back at its old address: it is judged where it is now.
-          expectedAt: r.online ? null : lastAt,
+          expectedAt: online || last === undefined ? null : parseEndpoint(last),
           previousAddresses: previous,
         });
       });
