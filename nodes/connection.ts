@@ -6,11 +6,10 @@
 
 import { LightService, LightwireError, type LightServiceOptions } from '../core/index.js';
 import { startServer, type RunningServer } from '../core/http/index.js';
-import { Fleet, defaultFleet } from '../core/simulator/index.js';
+import { Fleet, defaultFleet, LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../core/simulator/index.js';
 import type { ConfigOptions } from './config-options.js';
 
 /** Where virtual lights are looked for: the loopback broadcast, never a real network (ecosystem.md). */
-export const VIRTUAL_BROADCAST = '127.255.255.255';
 /** How long the service outlives its last user, waiting for the nodes of the next deploy. */
 export const RELEASE_GRACE_MS = 5000;
 /** Health reaches users at most this often (a discovery of 100 lights is 100 'added' events). */
@@ -69,7 +68,7 @@ export function serviceOptions(options: ConfigOptions, fleetPort: number | null)
   const common = { refreshIntervalMs: options.refreshIntervalMs, ...(timeout !== null ? { readTimeoutMs: timeout } : {}) };
   const discovery =
     fleetPort !== null
-      ? { broadcastAddresses: [VIRTUAL_BROADCAST], port: fleetPort, ...common }
+      ? { broadcastAddresses: [LOOPBACK_BROADCAST], port: fleetPort, ...common }
       : {
           ...(options.broadcastAddresses !== null ? { broadcastAddresses: [...options.broadcastAddresses] } : {}),
           port: options.lanPort,
@@ -82,7 +81,7 @@ export function serviceOptions(options: ConfigOptions, fleetPort: number | null)
     ...(timeout !== null ? { deadlineMs: timeout } : {}),
     defaultDurationS: options.defaultDurationS,
     ...(options.scenesFile !== null ? { scenes: options.scenesFile } : {}),
-    ...(fleetPort !== null ? { expectLights: options.virtualLights } : {}),
+    ...(fleetPort !== null ? { expectLights: options.virtualLights, transport: { bindAddress: LOOPBACK_ADDRESS } } : {}),
   };
 }
 
@@ -235,7 +234,7 @@ export class Connection {
     try {
       if (options.virtualLights > 0) {
         // The shared discovery listener binds the loopback broadcast address, not 0.0.0.0: only this machine reaches it.
-        fleet = new Fleet(defaultFleet(options.virtualLights), { port: 0, listenAddress: VIRTUAL_BROADCAST });
+        fleet = new Fleet(defaultFleet(options.virtualLights), { port: 0, listenAddress: LOOPBACK_BROADCAST });
         await fleet.start();
       }
       service = new LightService(serviceOptions(options, fleet?.port ?? null));

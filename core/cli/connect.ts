@@ -149,6 +149,8 @@ export interface LookOptions {
   readonly requireLights?: boolean;
   readonly scenes?: string;
   readonly discovery?: Partial<DiscoveryOptionsInput>;
+  /** Where the LAN socket binds (virtual lights: loopback only); default every interface. */
+  readonly bindAddress?: string;
   /** Keep reading the lights in the background (serve); one-shot commands read each light once. */
   readonly keepRefreshing?: boolean;
   /** Runs on the service before it starts (checks that need its rules: a bad request fails before any lookup). */
@@ -192,6 +194,7 @@ export async function withLights(
       ...(options.keepRefreshing ? {} : { refreshIntervalMs: 0 }),
       ...options.discovery,
     },
+    ...(options.bindAddress !== undefined ? { transport: { bindAddress: options.bindAddress } } : {}),
     readyTimeoutMs: Math.max(1, finding.waitMs),
     ...(finding.expect !== undefined && !options.whole ? { expectLights: finding.expect } : {}),
     ...(options.scenes !== undefined ? { scenes: options.scenes } : {}),

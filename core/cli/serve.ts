@@ -12,7 +12,7 @@ import {
   type LogLevel,
   type RunningServer,
 } from '../http/index.js';
-import { defaultFleet, Fleet, loadFleetFile } from '../simulator/index.js';
+import { defaultFleet, Fleet, loadFleetFile, LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../simulator/index.js';
 import { choiceValue, intValue, parseFlags, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, plural, SCENES_FLAG, withLights, type Finding } from './connect.js';
@@ -20,7 +20,6 @@ import { untilAborted } from './format.js';
 import { MAX_SIMULATED_LIGHTS } from './simulate.js';
 
 /** Where an embedded fleet's discovery broadcast goes: loopback only (ecosystem.md, the network rule). */
-export const VIRTUAL_BROADCAST = '127.255.255.255';
 /** How long to wait at most for an embedded fleet to be found and read. */
 const VIRTUAL_READY_MS = 10_000;
 
@@ -213,18 +212,21 @@ Logs one line per request on stderr. Stop with Ctrl-C.`,
         ? { cert: await readFlagFile(flag('tls-cert'), options.tlsCertFile), key: await readFlagFile(flag('tls-key'), options.tlsKeyFile) }
         : undefined;
     let fleet: Fleet | null = null;
-    if (options.fleetFile !== undefined) fleet = new Fleet(await loadFleetFile(options.fleetFile), { port: 0 });
-    else if (options.virtual !== undefined) fleet = new Fleet(defaultFleet(options.virtual), { port: 0 });
+    // Virtual lights and the client that talks to them stay on loopback: the fleet hears discovery on the
+    // loopback broadcast address alone, and the client binds 127.0.0.1.
+    const onLoopback = { port: 0, listenAddress: LOOPBACK_BROADCAST };
+    if (options.fleetFile !== undefined) fleet = new Fleet(await loadFleetFile(options.fleetFile), onLoopback);
+    else if (options.virtual !== undefined) fleet = new Fleet(defaultFleet(options.virtual), onLoopback);
     try {
       if (fleet !== null) await fleet.start();
       const finding: Finding =
         fleet === null
           ? options.finding
-          : { ...options.finding, broadcasts: [VIRTUAL_BROADCAST], lights: [], lanPort: fleet.port, expect: options.finding.expect ?? fleet.lights.length };
+          : { ...options.finding, broadcasts: [LOOPBACK_BROADCAST], lights: [], lanPort: fleet.port, expect: options.finding.expect ?? fleet.lights.length };
       return await withLights(
         finding,
         io,
-        { requireLights: false, keepRefreshing: true, interruptedCode: EXIT.OK, scenes: options.scenesFile },
+        { requireLights: false, keepRefreshing: true, interruptedCode: EXIT.OK, scenes: options.scenesFile, ...(fleet !== null ? { bindAddress: LOOPBACK_ADDRESS } : {}) },
         async ({ service, read }) => serveUntilStopped(io, options, service, tls, fleet !== null ? `${plural(read.length, 'virtual light')} on loopback` : `${plural(read.length, 'light')} found so far`),
       );
     } finally {

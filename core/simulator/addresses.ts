@@ -1,6 +1,11 @@
 // IPv4 arithmetic for the virtual lights' addresses, and the loopback checks that keep the simulator and its
 // control endpoint on this machine (ecosystem.md "The network rule for tests").
 
+/** Where virtual lights hear discovery: the loopback broadcast address (a socket bound to it gets exactly those). */
+export const LOOPBACK_BROADCAST = '127.255.255.255';
+/** Where a client talking only to virtual lights binds. */
+export const LOOPBACK_ADDRESS = '127.0.0.1';
+
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 
 /** Parses a dotted quad to a u32, or null when it is not one. */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { COMMANDS } from '../../core/cli/commands.js';
@@ -25,6 +26,29 @@ async function serve(args: string[]): Promise<{ io: CapturedIO; done: Promise<nu
   const url = /LIFX HTTP API v1 at (\S+)/.exec(io.out())![1]!;
   const curl = /^try: (.*)$/m.exec(io.out())![1]!;
   return { io, done, url, curl };
+}
+
+/** This process's UDP sockets (Linux): inode -> local IPv4 address, from /proc/self/fd and /proc/net/udp. */
+function udpSockets(): Map<string, string> {
+  const mine = new Set<string>();
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
+      if (m) mine.add(m[1]!);
+    } catch {
+      // closed while listing
+    }
+  }
+  const out = new Map<string, string>();
+  for (const line of readFileSync('/proc/net/udp', 'utf8').trim().split('\n').slice(1)) {
+    const cols = line.trim().split(/\s+/);
+    const inode = cols[9]!;
+    if (!mine.has(inode)) continue;
+    const hex = cols[1]!.split(':')[0]!;
+    const bytes = [6, 4, 2, 0].map((i) => parseInt(hex.slice(i, i + 2), 16));
+    out.set(inode, bytes.join('.'));
+  }
+  return out;
 }
 
 async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
@@ -60,6 +84,21 @@ describe('lightwire serve', function () {
     expect(await s.done).to.equal(0);
     const after = await fetch(`${s.url}/lights/all`).then(() => 'answered', () => 'closed');
     expect(after).to.equal('closed');
+  });
+
+  it('keeps virtual lights and the client that talks to them on loopback: no UDP socket of its own on 0.0.0.0', async () => {
+    const before = udpSockets();
+    const s = await serve(['--virtual', '3', '--port', '0']);
+    try {
+      const opened = [...udpSockets()].filter(([inode]) => !before.has(inode)).map(([, local]) => local);
+      // Three lights, the shared discovery listener and the client: five sockets, every one on 127.0.0.0/8.
+      expect(opened.length).to.be.at.least(5);
+      for (const local of opened) expect(local, opened.join(', ')).to.match(/^127\./);
+      expect(opened).to.include(`127.255.255.255`);
+    } finally {
+      s.io.abort();
+      await s.done;
+    }
   });
 
   it('puts the token in the curl line when one is set, and refuses requests without it', async () => {
