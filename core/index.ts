@@ -36,6 +36,7 @@ export type {
   GroupRef,
   ResolvedLight,
   ZoneRange,
+  RelayState,
 } from './control/types.js';
 export { v1Light, uuidFromSerial, type V1Light, type V1Capabilities } from './control/views.js';
 export { NAMED_COLORS, COLOR_RANGES, type ValidatedColor } from './control/colors.js';
@@ -53,6 +54,7 @@ export {
   KELVIN_MAX,
   DURATION_MAX_S,
   DEFAULT_DURATION_S,
+  RELAYS_MAX,
   kelvinToMireds,
   miredsToKelvin,
   signalQuality,

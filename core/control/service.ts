@@ -8,7 +8,7 @@ import { LightClient } from '../discovery/client.js';
 import type { DiscoveryOptionsInput } from '../discovery/options.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { TransportOptions } from '../transport/options.js';
-import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type Capabilities } from '../protocol/index.js';
+import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
 import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
@@ -25,7 +25,7 @@ import {
   planSunset,
   type MoveDirection,
 } from './effects.js';
-import { Executor, RELAYS_MAX, type ExecuteOptions, type PlanFor } from './executor.js';
+import { Executor, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState } from './planner.js';
 import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
@@ -515,10 +515,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** List Lights (http-api-v1.md §7.1). */
   list(selector = 'all'): V1Light[] {
     const now = Date.now();
-    return this.resolve(selector).map((r) => {
-      const effect = this.client.registry.peek(r.light.serial)?.facts.effect?.value ?? 'OFF';
-      return v1Light(r.light, now, effect);
-    });
+    return this.resolve(selector).map((r) => v1Light(r.light, now));
   }
 
   /** Validate Color (http-api-v1.md §6.4). */

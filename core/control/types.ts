@@ -1,7 +1,8 @@
 // Shared shapes of the light service (core/control): what selectors, colour strings, the planner, the
 // executor and the faces agree on. All in user units: degrees, 0-1 fractions, seconds, kelvin.
 
-import type { Capabilities, Hsbk, MessageName, Payload, PowerState, Product } from '../protocol/index.js';
+import type { RelayFact } from '../discovery/registry.js';
+import type { Capabilities, FirmwareVersion, Hsbk, MessageName, Payload, PowerState, Product, SignalQuality } from '../protocol/index.js';
 
 /** Some of hue (degrees), saturation, brightness (0-1) and kelvin: what a colour string sets. */
 export interface PartialHsbk {
@@ -44,6 +45,15 @@ export interface LightView {
   readonly zones: readonly Hsbk[] | null;
   /** Epoch ms of the last packet from the light. */
   readonly lastSeenAt: number;
+  /** Where the light answers (IPv4). */
+  readonly address: string;
+  /** The firmware effect running: OFF, MOVE, MORPH, FLAME or SKY (clouds, sunrise and sunset are all SKY). */
+  readonly effect: string;
+  /** Relays of a LIFX Switch as last read or written, by index; null for lights. */
+  readonly relays: readonly RelayState[] | null;
+  readonly firmware: FirmwareVersion | null;
+  /** Wi-Fi signal as last read: RSSI in dBm and its band. */
+  readonly wifi: { readonly rssi: number; readonly quality: SignalQuality } | null;
 }
 
 // ---- selectors (http-api-v1.md §5) ----
@@ -107,7 +117,4 @@ export interface LightResult {
 }
 
 /** One relay of a LIFX Switch (lan-protocol.md §3 "Relay"): 0-based index, and whether it is on. */
-export interface RelayState {
-  readonly index: number;
-  readonly on: boolean;
-}
+export type RelayState = RelayFact;

@@ -38,6 +38,11 @@ export function lightView(record: LightRecord, names: GroupNames): LightView {
     infrared: f.infrared?.value ?? null,
     zones: f.zones?.value ?? null,
     lastSeenAt: record.lastSeenAt,
+    address: record.address,
+    effect: f.effect?.value ?? 'OFF',
+    relays: f.relays?.value ?? null,
+    firmware: f.firmware ? { major: f.firmware.value.major, minor: f.firmware.value.minor } : null,
+    wifi: f.wifi && f.wifi.value.signal > 0 ? { rssi: f.wifi.value.rssi, quality: f.wifi.value.quality } : null,
   });
 }
 
@@ -161,7 +166,7 @@ function lastSeen(epochMs: number): string {
   return text;
 }
 
-export function v1Light(view: LightView, nowMs: number, effect = 'OFF'): V1Light {
+export function v1Light(view: LightView, nowMs: number, effect = view.effect): V1Light {
   const caps = view.capabilities;
   const color = view.color ?? DEFAULT_COLOR;
   // Key order follows the docs' examples: infrared before brightness, zones after it.

@@ -21,12 +21,13 @@ import {
   type KelvinRange,
   KELVIN_MIN,
   KELVIN_MAX,
+  RELAYS_MAX,
 } from '../protocol/index.js';
 import { transportOptions, type TransportOptions } from '../transport/options.js';
 import { Requester, type DeviceAddress } from '../transport/requester.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
 import { discoveryOptions, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
-import { LightRegistry, type FactValues, type LightRecord, type RegistryEvents } from './registry.js';
+import { LightRegistry, type RelayFact, type FactValues, type LightRecord, type RegistryEvents } from './registry.js';
 import { zonesFromReplies } from './zones.js';
 
 export interface LightClientOptions {
@@ -308,6 +309,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
         },
         mark,
       );
+      if (product?.capabilities.relays) await this.readRelays(serial, options.remainingMs());
     };
     if (product ? !product.capabilities.isLight : this.notLights.has(serial)) {
       await readDevice();
@@ -335,6 +337,29 @@ export class LightClient extends EventEmitter<ClientEvents> {
         if (zones) this.registry.update(serial, { zones: zones.map((z) => withinKelvin(z, range)) }, mark);
       }
     }
+  }
+
+  /**
+   * Reads the relays of a LIFX Switch (GetRPower for relays 0 to RELAYS_MAX - 1 at once) into the registry: the
+   * relays that answered, by index. Rejects (REQUEST_TIMED_OUT) when none did.
+   */
+  async readRelays(serial: string, timeoutMs: number): Promise<readonly RelayFact[]> {
+    const device = this.addressOf(serial);
+    if (device === undefined) throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${serial}` });
+    const replies = await Promise.allSettled(
+      Array.from({ length: RELAYS_MAX }, (_, relayIndex) => this.requester.get(device, 'GetRPower', { relayIndex }, { timeoutMs })),
+    );
+    const relays: RelayFact[] = [];
+    for (const r of replies) {
+      if (r.status === 'fulfilled' && r.value.name === 'StateRPower') relays.push({ index: r.value.payload.relayIndex, on: r.value.payload.level !== 0 });
+    }
+    if (relays.length === 0) {
+      const failure = replies.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as unknown;
+      throw failure instanceof Error ? failure : new LightwireError('REQUEST_TIMED_OUT', { serial, message: 'GetRPower', timeoutMs });
+    }
+    relays.sort((a, b) => a.index - b.index);
+    this.registry.update(serial, { relays });
+    return relays;
   }
 
   /** Reads product, firmware, label, group, location, wifi and uptime. Concurrent calls share one read. */
@@ -592,7 +617,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
         await this.refreshState(serial);
       }
       const record = this.registry.peek(serial);
-      if (this.running && record && record.facts.product?.value.capabilities.multizone && record.facts.zones === undefined) {
+      // Zones of a multizone light and relays of a Switch are read by the state read once the product is known.
+      const caps = record?.facts.product?.value.capabilities;
+      const partsMissing = (caps?.multizone === true && record?.facts.zones === undefined) || (caps?.relays === true && record?.facts.relays === undefined);
+      if (this.running && record && partsMissing) {
         await this.refreshState(serial);
       }
     } finally {

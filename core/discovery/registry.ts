@@ -28,6 +28,12 @@ export interface FirmwareInfo extends FirmwareVersion {
   readonly buildNs: bigint;
 }
 
+/** One relay of a LIFX Switch: 0-based index, and whether it is on. */
+export interface RelayFact {
+  readonly index: number;
+  readonly on: boolean;
+}
+
 export interface LightFacts {
   readonly label?: Fact<string>;
   readonly power?: Fact<PowerState>;
@@ -43,6 +49,8 @@ export interface LightFacts {
   readonly zones?: Fact<readonly Hsbk[]>;
   /** The firmware effect running (MOVE, MORPH, FLAME, SKY) or OFF. */
   readonly effect?: Fact<string>;
+  /** Relays of a LIFX Switch, by index. */
+  readonly relays?: Fact<readonly RelayFact[]>;
 }
 
 export interface LightRecord {

@@ -4,6 +4,9 @@
 /** The UDP port LIFX devices listen on (https://lan.developer.lifx.com/docs/communicating-with-device). */
 export const LIFX_PORT = 56700;
 
+/** A LIFX Switch has at most four relays, relay_index 0-3 (https://lan.developer.lifx.com/docs/the-lifx-switch). */
+export const RELAYS_MAX = 4;
+
 /** The widest colour temperature any product supports, and the range a colour string may ask for. */
 export const KELVIN_MIN = 1500;
 export const KELVIN_MAX = 9000;

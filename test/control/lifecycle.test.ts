@@ -126,6 +126,21 @@ describe('LightService lifecycle', () => {
     expect(after.power).to.equal('off');
   });
 
+  it('shows where each light answers, its firmware, Wi-Fi signal and running effect in its view', async () => {
+    service = await LightService.start(options(fleet));
+    await service.ready;
+    const bulb = service.light('d073d5000001')!;
+    expect(bulb.address).to.equal('127.0.0.2');
+    expect(bulb.firmware).to.deep.equal({ major: 3, minor: 70 });
+    expect(bulb.wifi?.quality).to.be.a('string');
+    expect(bulb.wifi?.rssi).to.be.below(0);
+    expect(bulb.effect).to.equal('OFF');
+    const strip = 'd073d5000003';
+    await service.move(`id:${strip}`, { periodS: 1 });
+    expect(service.light(strip)!.effect).to.equal('MOVE');
+    expect(service.list(`id:${strip}`)[0]!.effect).to.equal('MOVE');
+  });
+
   it('takes a colour as numbers, and the light shows it', async () => {
     service = await LightService.start(options(fleet));
     await service.ready;

@@ -33,6 +33,11 @@ function light(serial: string, over: Partial<LightView> = {}): LightView {
     infrared: null,
     zones: null,
     lastSeenAt: 0,
+    address: '127.0.0.2',
+    effect: 'OFF',
+    relays: null,
+    firmware: null,
+    wifi: null,
     ...over,
   });
 }

@@ -61,6 +61,11 @@ function light(
     infrared: null,
     zones: null,
     lastSeenAt: 0,
+    address: '127.0.0.2',
+    effect: 'OFF',
+    relays: null,
+    firmware: null,
+    wifi: null,
   });
 }
 

@@ -66,6 +66,16 @@ describe('LightService and the LIFX Switch', function () {
     expect(fleet.light(SWITCH).state.relays).to.deep.equal(['off', 'off', 'off', 'off']);
   });
 
+  it('reports its relays in its view from the first read on, and a relay switched at once, with a changed event', async () => {
+    expect(service.light(SWITCH)!.relays).to.deep.equal([0, 1, 2, 3].map((index) => ({ index, on: false })));
+    expect(service.light(BULB)!.relays).to.equal(null);
+    const changes: string[][] = [];
+    service.on('changed', (v, fields) => v.serial === SWITCH && changes.push([...fields]));
+    await service.setRelayPower(SWITCH, 1, true);
+    expect(service.light(SWITCH)!.relays!.map((r) => r.on)).to.deep.equal([false, true, false, false]);
+    expect(changes.flat()).to.include('relays');
+  });
+
   it('refuses relay operations on a light, an unknown serial or a bad relay index, with coded errors', async () => {
     const codeOf = (p: Promise<unknown>): Promise<string | undefined> =>
       p.then(() => undefined, (e: unknown) => (e instanceof LightwireError ? e.code : 'uncoded'));

@@ -19,6 +19,11 @@ export function lightOf(pid: number, state: LightState = {}, serial = 'd073d5000
     infrared: null,
     zones: null,
     lastSeenAt: 0,
+    address: '127.0.0.2',
+    effect: 'OFF',
+    relays: null,
+    firmware: null,
+    wifi: null,
     ...state,
   };
 }
