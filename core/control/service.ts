@@ -72,8 +72,8 @@ export type SetStatesResult =
 
 export interface WaveformRequest {
   /** Required colour string. */
-  readonly color: string;
-  readonly fromColor?: string;
+  readonly color: string | ColorInput;
+  readonly fromColor?: string | ColorInput;
   readonly periodS?: number;
   readonly cycles?: number;
   readonly persist?: boolean;
@@ -97,7 +97,7 @@ export interface MorphRequest {
   /** Omitted = until stopped; 0 switches the effect off. */
   readonly durationS?: number;
   /** Colour strings, at most 16. */
-  readonly palette?: readonly string[];
+  readonly palette?: readonly (string | ColorInput)[];
   readonly powerOn?: boolean;
 }
 
@@ -632,9 +632,24 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.scenes.capture(name, fresh);
   }
 
-  /** Activate Scene: each stored state becomes a Set State on its selector; `duration`, `ignore`, `overrides`. */
+  /** A scene by its uuid, or by its name (names are unique: capturing a name again replaces that scene). */
+  findScene(uuidOrName: string): Scene {
+    const store = this.sceneStore(uuidOrName);
+    try {
+      return store.get(uuidOrName);
+    } catch (err) {
+      const named = store.list().find((s) => s.name === uuidOrName);
+      if (named === undefined) throw err;
+      return named;
+    }
+  }
+
+  /**
+   * Activate Scene (by uuid or by name): each stored state becomes a Set State on its selector; `duration`,
+   * `ignore`, `overrides`.
+   */
   async activateScene(sceneId: string, activation: SceneActivation = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    const scene = this.sceneStore(sceneId).get(sceneId);
+    const scene = this.findScene(sceneId);
     // Validate every state before anything is sent.
     const jobs = scene.states.map((state, i) => {
       const change = sceneStateToChange(state, activation);
@@ -690,9 +705,11 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.executor.run(targets, planFor, { fast, deadlineMs: this.deadlineMs, read });
   }
 
-  private color(field: string, text: unknown): PartialHsbk {
-    if (typeof text !== 'string') throw new LightwireError('PARAMETER_MISSING', { field });
-    return parseColor(text, { random: this.random });
+  /** An effect's colour: a colour string or numbers (ColorInput). */
+  private color(field: string, value: unknown): PartialHsbk {
+    if (value === undefined || value === null) throw new LightwireError('PARAMETER_MISSING', { field });
+    if (typeof value === 'string') return parseColor(value, { random: this.random });
+    return colorFromNumbers(value as ColorInput, field);
   }
 
   /** State Delta (§7.4): power and duration absolute, the rest relative to each light's current state. */

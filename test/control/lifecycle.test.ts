@@ -3,6 +3,9 @@
 
 import { expect } from 'chai';
 import { createHook } from 'node:async_hooks';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { LightService, LightwireError, type LightView, type LightServiceOptions } from '../../core/index.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 
@@ -172,6 +175,37 @@ describe('LightService lifecycle', () => {
       expect(fleet.light('d073d5000001').receivedTotal).to.equal(0);
     });
   }
+
+  it('activates a scene by its name as well as by its uuid', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-scenes-'));
+    try {
+      service = await LightService.start(options(fleet, { scenes: path.join(dir, 'scenes.json') }));
+      await service.ready;
+      await service.setState('id:d073d5000001', { power: 'on', color: { hue: 30, saturation: 1, brightness: 1 }, durationS: 0 });
+      const scene = await service.captureScene('Evening', 'id:d073d5000001');
+      await service.setState('id:d073d5000001', { color: { hue: 200 }, durationS: 0 });
+      const results = await service.activateScene('Evening', { durationS: 0 });
+      expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+      expect(fleet.light('d073d5000001').state.color.hue).to.be.closeTo(30, 0.1);
+      expect(service.findScene(scene.uuid)).to.deep.equal(scene);
+      const err = await service.activateScene('Morning').then(() => null, (e: unknown) => e);
+      expect((err as LightwireError).code).to.equal('SCENE_NOT_FOUND');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes effect colours as numbers too', async () => {
+    service = await LightService.start(options(fleet));
+    await service.ready;
+    fleet.clearRecords();
+    const results = await service.pulse('id:d073d5000001', { color: { hue: 240, saturation: 1 }, cycles: 1, periodS: 0.1 });
+    expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+    const sent = fleet.light('d073d5000001').received('SetWaveformOptional');
+    expect(sent).to.have.length(1);
+    const err = await service.pulse('all', { color: { hue: 999 } }).then(() => null, (e: unknown) => e);
+    expect((err as LightwireError).code).to.equal('PARAMETER_INVALID');
+  });
 
   it('uses its default transition when a request names none', async () => {
     service = await LightService.start(options(fleet, { defaultDurationS: 2.5 }));
