@@ -1,11 +1,12 @@
 // A real browser on the real editor: Debian's Chromium driven by playwright-core opens Node-RED (the packed package
 // installed, the example flows against a separate fleet), finds the Lightwire nodes in the palette, opens each edit
 // dialog and sees the selector list filled from the config node, drops a new set-state node, picks a light for it
-// and deploys. Screenshots go to docs/images/ (nodes/README.md shows them). Without Chromium this suite fails: CI
+// and deploys. Screenshots go to docs/images/ with UPDATE_SCREENSHOTS=1 (nodes/README.md shows them), else to a temporary folder. Without Chromium this suite fails: CI
 // installs it (apt-get install chromium), and a browser test that silently skips proves nothing.
 
 import { expect } from 'chai';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from '../../helpers/packed.js';
@@ -25,7 +26,8 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
   '--disable-extensions',
 ];
-const IMAGES = path.join(REPO_ROOT, 'docs', 'images');
+// The README's screenshots are rewritten with UPDATE_SCREENSHOTS=1; a plain run leaves the work tree as it was.
+const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
 const LIGHTS = 5;
 /** The edit tray slides in; screenshots wait for it (ecosystem.md). */
 const TRAY_MS = 700;
