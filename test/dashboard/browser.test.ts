@@ -22,8 +22,6 @@ function fleetInput(): DefaultFleet {
   const fleet = defaultFleet(LIGHTS);
   // Two locations, so the page groups by location and then by group.
   for (const [i, light] of fleet.lights.entries()) if (i >= 9) (light as { location?: { label: string } }).location = { label: 'Cabin' };
-  // One light on a bad link, for the health panel.
-  (fleet.lights[LOSSY]! as { faults?: object }).faults = { lossProbability: 0.5 };
   return fleet;
 }
 
@@ -235,6 +233,8 @@ describe('dashboard in Chromium against lightwire serve', function () {
   });
 
   it('the health panel shows the doctor: every light with its figures, the lossy one named', async () => {
+    // One light on a bad link from now on.
+    await patchLight(served, served.fleet.lights[LOSSY]!.serial, { faults: { lossProbability: 0.5 } });
     await page.click('#health-open');
     await page.waitForSelector('#health:not([hidden]) .health-table');
     await page.click('#health-probe');
@@ -251,6 +251,7 @@ describe('dashboard in Chromium against lightwire serve', function () {
     expect(await page.textContent('#health-body .problems')).to.include('loses');
     await page.screenshot({ path: path.join(SHOTS, 'dashboard-health.png') });
     await page.click('#health-close');
+    await patchLight(served, lossy.serial, { faults: { lossProbability: 0 } });
   });
 
   it('works at phone width: one column, the panel as a bottom sheet', async () => {

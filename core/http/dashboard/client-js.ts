@@ -439,7 +439,7 @@ function wire() {
   });
   $('health-open').addEventListener('click', function () { $('health').hidden = false; loadHealth(0); });
   $('health-close').addEventListener('click', function () { $('health').hidden = true; });
-  $('health-probe').addEventListener('click', function () { loadHealth(10); });
+  $('health-probe').addEventListener('click', function () { loadHealth(20); });
   setInterval(refreshSeen, 5000);
 }
 
