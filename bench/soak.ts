@@ -7,8 +7,10 @@
 //
 // Memory investigation: --expose-gc also reports the heap right after a full GC (the live set) in each sample;
 // --snapshot-at-s 30,300 writes server heap snapshots (under node_modules/.cache/lightwire-soak/snapshots);
+// --alloc-profile-s 30 samples the server's allocations (freed ones included) for 30 s and prints the top sites;
+// --server-node-option=--max-semi-space-size=16 (repeatable) passes node/V8 options to the server child;
 // --in-process-fleet runs the lights inside the server process, as `lightwire serve --virtual N` does
-// (--record-limit N sets its per-light packet records; the Fleet default is 10 000).
+// (--record-limit N sets its per-light packet records; by default the fleet shares FLEET_RECORD_BUDGET).
 //
 // Network rule (ecosystem.md): loopback only; the npm script runs it inside `unshare --net`, this file refuses to run
 // where another interface exists, and every process checks every datagram's destination (bench/lib/net-guard.ts).
@@ -39,6 +41,9 @@ interface Options {
   readonly inProcessFleet: boolean;
   readonly recordLimit: number | null;
   readonly requestTimeoutMs: number;
+  readonly allocProfileS: number;
+  /** Extra node options for the server child, e.g. --max-semi-space-size=16. */
+  readonly serverNodeOptions: readonly string[];
 }
 
 function options(): Options {
@@ -54,6 +59,8 @@ function options(): Options {
       'snapshot-at-s': { type: 'string' },
       'in-process-fleet': { type: 'boolean' },
       'record-limit': { type: 'string' },
+      'alloc-profile-s': { type: 'string' },
+      'server-node-option': { type: 'string', multiple: true },
     },
   });
   const num = (name: string, text: string | undefined, fallback: number, min: number, max: number, integer = true): number => {
@@ -76,6 +83,8 @@ function options(): Options {
     inProcessFleet: values['in-process-fleet'] === true,
     recordLimit: values['record-limit'] === undefined ? null : num('record-limit', values['record-limit'], 0, 1, 1_000_000),
     requestTimeoutMs: 15_000,
+    allocProfileS: num('alloc-profile-s', values['alloc-profile-s'], 0, 0, 3600),
+    serverNodeOptions: values['server-node-option'] ?? [],
   };
 }
 
@@ -125,15 +134,17 @@ async function main(o: Options): Promise<void> {
     lossIn: o.loss,
     lossOut: o.loss,
     recordLimit: o.recordLimit,
+    allocProfileS: o.allocProfileS,
   };
   const startedReadyMs = performance.now();
-  const server = await child('soak-server.js', [JSON.stringify(config)], o.exposeGc ? ['--expose-gc'] : []);
+  const server = await child('soak-server.js', [JSON.stringify(config)], [...(o.exposeGc ? ['--expose-gc'] : []), ...o.serverNodeOptions]);
   const { url, sceneId, serials, groups } = server.ready;
   console.log(
     `${serials!.length} of ${o.lights} virtual lights read in ${((performance.now() - startedReadyMs) / 1000).toFixed(1)} s; ${(o.loss * 100).toFixed(0)} % loss each way; ` +
-      `fleet ${o.inProcessFleet ? `in the server process (records ${o.recordLimit ?? 'default 10000'} per light)` : 'in its own process'}; ` +
+      `fleet ${o.inProcessFleet ? `in the server process (records ${o.recordLimit ?? 'the default budget'} per light)` : 'in its own process'}; ` +
       `${o.rps} requests/s, at most ${o.connections} in flight, for ${o.durationS} s; node ${process.version}, ${os.cpus().length} cores` +
-      (o.exposeGc ? '; server with --expose-gc (live heap after a full GC each sample)' : ''),
+      (o.exposeGc ? '; server with --expose-gc (live heap after a full GC each sample)' : '') +
+      (o.serverNodeOptions.length > 0 ? `; server node options ${o.serverNodeOptions.join(' ')}` : ''),
   );
 
   const samples: MemorySample[] = [];
@@ -147,6 +158,11 @@ async function main(o: Options): Promise<void> {
   const lastFleet: { sample: MemorySample | null } = { sample: null };
   const onSample = (m: SoakChildReply): void => {
     if (m.type === 'snapshot') console.log(`  heap snapshot: ${m.file}`);
+    if (m.type === 'allocations') {
+      const perS = m.totalBytes / m.seconds;
+      console.log(`  server allocations over the first ${m.seconds} s (sampled, freed objects included): ${mb(perS)} MB/s; top sites:`);
+      for (const a of m.top) console.log(`    ${mb(a.bytes / m.seconds).padStart(6)} MB/s  ${((100 * a.bytes) / m.totalBytes).toFixed(1).padStart(5)} %  ${a.site}`);
+    }
     if (m.type !== 'sample') return;
     const s = { ...m.sample, atS: Math.round((performance.now() - t0) / 1000) };
     samples.push(s);

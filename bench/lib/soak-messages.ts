@@ -30,14 +30,17 @@ export interface SoakServerConfig {
   readonly inProcessFleet: boolean;
   readonly lossIn: number;
   readonly lossOut: number;
-  /** recordLimit of an in-process fleet (Fleet's default is 10 000 packets per light). */
+  /** recordLimit of an in-process fleet (default: the fleet's budget shared by its lights). */
   readonly recordLimit: number | null;
+  /** Sample allocations (collected ones included) for this many seconds from `go`, then report the top sites; 0 = off. */
+  readonly allocProfileS: number;
 }
 
 export type SoakChildReply =
   | { readonly type: 'ready'; readonly url?: string; readonly port?: number; readonly sceneId?: string; readonly serials?: readonly string[]; readonly groups?: readonly string[] }
   | { readonly type: 'sample'; readonly sample: MemorySample }
   | { readonly type: 'snapshot'; readonly file: string }
+  | { readonly type: 'allocations'; readonly seconds: number; readonly totalBytes: number; readonly top: readonly { readonly site: string; readonly bytes: number }[] }
   | { readonly type: 'failed'; readonly reason: string };
 
 export type SoakChildRequest =

@@ -10,6 +10,7 @@ import { LightService } from '../../core/index.js';
 import { startServer } from '../../core/http/index.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 import { guardLoopbackSends } from './net-guard.js';
+import { profileAllocations } from './soak-alloc.js';
 import type { SoakChildReply, SoakChildRequest, SoakServerConfig } from './soak-messages.js';
 import { startSampling } from './soak-sampler.js';
 
@@ -65,6 +66,12 @@ async function main(): Promise<void> {
           ...(fleet === null ? {} : { fleetRecords: fleet.lights.reduce((n, l) => n + l.received().length, 0) }),
         };
       });
+      if (config.allocProfileS > 0) {
+        void profileAllocations(config.allocProfileS).then(
+          (r) => reply({ type: 'allocations', seconds: config.allocProfileS, ...r }),
+          (err: unknown) => reply({ type: 'failed', reason: `allocation profile: ${String(err)}` }),
+        );
+      }
       for (const atS of config.snapshotAtS) {
         snapshots.push(
           setTimeout(() => {

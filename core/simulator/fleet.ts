@@ -23,7 +23,7 @@ import { decode, type Packet } from '../protocol/codec.js';
 import { BROADCAST_TARGET } from '../protocol/header.js';
 import { allocateAddresses, isLoopbackIpv4, parseIpv4 } from './addresses.js';
 import { parseFleet, type FleetInput, type FleetSpec } from './fleet-file.js';
-import { DEFAULT_RECORD_LIMIT } from './records.js';
+import { defaultRecordLimit } from './records.js';
 import { VirtualLight, type LightEnvironment } from './virtual-light.js';
 
 export type AddressMode = 'ip' | 'port';
@@ -42,7 +42,10 @@ export interface FleetOptions {
   readonly now?: () => number;
   /** Randomness for the probabilistic faults (loss each way, reordering), in [0, 1). Default Math.random. */
   readonly random?: () => number;
-  /** Packets kept per light (counts and rates cover all). Default 10 000. */
+  /**
+   * Packets kept per light (counts and rates cover all). Default: FLEET_RECORD_BUDGET (20 000) shared by the lights,
+   * from 100 to 10 000 each (10 000 for fleets of up to 2 lights, 100 for 200 lights and more).
+   */
   readonly recordLimit?: number;
   /** Errors caught in socket handlers (they never escape). Default: ignored, counted in `fleet.errors`. */
   readonly onError?: (err: unknown) => void;
@@ -67,6 +70,8 @@ function bindError(err: unknown, address: string, port: number): LightwireError 
 export class Fleet {
   readonly mode: AddressMode;
   readonly lights: readonly VirtualLight[];
+  /** Packets each light keeps (FleetOptions.recordLimit). */
+  readonly recordLimit: number;
   private readonly bySerial = new Map<string, VirtualLight>();
   private readonly requestedPort: number;
   private readonly listenAddress: string;
@@ -119,6 +124,7 @@ export class Fleet {
         reason: `${spec.lights.length} addresses from ${base} do not fit in ${base.split('.')[0]}.0.0.0/8`,
       });
     }
+    this.recordLimit = options.recordLimit ?? defaultRecordLimit(spec.lights.length);
     this.onError = (err) => {
       if (this.errors.length < MAX_KEPT_ERRORS) this.errors.push(err);
       try {
@@ -130,7 +136,7 @@ export class Fleet {
     const env: LightEnvironment = {
       now,
       random: options.random ?? Math.random,
-      recordLimit: options.recordLimit ?? DEFAULT_RECORD_LIMIT,
+      recordLimit: this.recordLimit,
       setTimer: (fn, ms) => this.setTimer(fn, ms),
       onError: this.onError,
     };

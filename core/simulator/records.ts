@@ -17,8 +17,20 @@ export interface ReceivedPacket {
 }
 
 const WINDOW_MS = 1000;
-/** Default number of packets kept per light; counts and rates cover everything. */
+/** Most packets kept per light by default; counts and rates cover everything. */
 export const DEFAULT_RECORD_LIMIT = 10_000;
+/**
+ * Packets a fleet keeps by default, all lights together (each light at least MIN_DEFAULT_RECORD_LIMIT): about 0.6 KB
+ * each, so a long-running fleet (`serve --virtual`, `simulate`) holds a bounded ~13 MB of records instead of up to
+ * 10 000 per light (a 200-light fleet kept growing towards 1.2 GB; the soak benchmark found it).
+ */
+export const FLEET_RECORD_BUDGET = 20_000;
+export const MIN_DEFAULT_RECORD_LIMIT = 100;
+
+/** Packets kept per light by default in a fleet of `lights`: the budget shared, from 100 to 10 000 each. */
+export function defaultRecordLimit(lights: number): number {
+  return Math.min(DEFAULT_RECORD_LIMIT, Math.max(MIN_DEFAULT_RECORD_LIMIT, Math.floor(FLEET_RECORD_BUDGET / Math.max(1, lights))));
+}
 
 /** The key a message is counted under: its name, or `#<type>` for unknown types. */
 export function recordKey(name: MessageName | null, type: number): string {

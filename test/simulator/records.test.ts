@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { ReceivedRecords } from '../../core/simulator/records.js';
+import { defaultRecordLimit, FLEET_RECORD_BUDGET, ReceivedRecords } from '../../core/simulator/records.js';
+import { defaultFleet } from '../../core/simulator/default-fleet.js';
+import { Fleet } from '../../core/simulator/fleet.js';
 import { hsbkToWire } from '../../core/protocol/units.js';
 import { BULB, bulb, manualClock, rig } from './helpers.js';
 import { sleep } from './client.js';
@@ -71,5 +73,24 @@ describe('simulator received-message records', () => {
     expect(records.packets().length).to.be.at.most(100);
     expect(records.packets().at(-1)!.atMs).to.equal(999 * 50);
     expect(records.maxMessagesPerSecond()).to.equal(20);
+  });
+  it('shares a bounded budget of kept packets between the lights of a fleet by default', async () => {
+    expect([1, 2, 8, 50, 200, 500].map(defaultRecordLimit)).to.deep.equal([10_000, 10_000, 2500, 400, 100, 100]);
+    expect(new Fleet(defaultFleet(200)).recordLimit * 200).to.equal(FLEET_RECORD_BUDGET);
+    expect(new Fleet(defaultFleet(200), { recordLimit: 7 }).recordLimit).to.equal(7);
+    // A 200-light fleet keeps 100 packets per light, and still counts all of them.
+    const r = await rig(defaultFleet(200));
+    try {
+      const light = r.fleet.lights[0]!;
+      for (let burst = 0; burst < 3; burst++) {
+        for (let i = 0; i < 50; i++) r.client.send('GetPower', {}, r.at(light.serial));
+        await r.client.waitUntil(() => light.receivedTotal === (burst + 1) * 50, 1000);
+      }
+      expect(light.receivedTotal).to.equal(150);
+      expect(light.received().length).to.be.at.most(100);
+      expect(light.receivedCount('GetPower')).to.equal(150);
+    } finally {
+      await r.close();
+    }
   });
 });
