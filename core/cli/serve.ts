@@ -268,6 +268,8 @@ async function serveUntilStopped(
     const token = options.tokens[0] === undefined ? undefined : parseTokenSpec(options.tokens[0]).token;
     io.stdout(`try: ${curlLine(server.url, token, tls !== undefined)}\n`);
     io.stdout(`endpoints: ${server.url}/openapi.json\n`);
+    // On a server with tokens this is a one-time sign-in link, like a notebook server's: it works once.
+    if (server.dashboardUrl) io.stdout(`dashboard: ${server.dashboardUrl}\n`);
     io.stderr('Press Ctrl-C to stop.\n');
     await untilAborted(io.signal);
     return EXIT.OK;

@@ -101,6 +101,29 @@ describe('lightwire serve', function () {
     }
   });
 
+  it('prints the dashboard: the page on an open server, a one-time sign-in link with a token', async () => {
+    const open = await serve(['--virtual', '1', '--port', '0']);
+    try {
+      const page = /^dashboard: (\S+)$/m.exec(open.io.out())?.[1];
+      expect(page).to.equal(open.url.replace(/\/v1$/, '/'));
+      const html = await fetch(page!).then((r) => r.text());
+      expect(html).to.match(/<html/i);
+    } finally {
+      open.io.abort();
+      await open.done;
+    }
+    const guarded = await serve(['--virtual', '1', '--port', '0', '--token', 'sekrit']);
+    try {
+      const link = /^dashboard: (\S+)$/m.exec(guarded.io.out())?.[1];
+      expect(link).to.be.a('string');
+      expect(link).to.not.equal(guarded.url.replace(/\/v1$/, '/'));
+      expect(link).to.not.include('sekrit');
+    } finally {
+      guarded.io.abort();
+      await guarded.done;
+    }
+  });
+
   it('puts the token in the curl line when one is set, and refuses requests without it', async () => {
     const s = await serve(['--virtual', '2', '--port', '0', '--token', 'tok3n:control', '--rate-limit', '100']);
     try {

@@ -80,6 +80,8 @@ describe('nodes: config properties', () => {
       discovery: { broadcastAddresses: ['127.255.255.255'], port: 41000, refreshIntervalMs: 0 },
       defaultDurationS: 1,
       expectLights: 3,
+      // The client talks only to the virtual lights: it binds loopback, never every interface.
+      transport: { bindAddress: '127.0.0.1' },
     });
   });
 
