@@ -180,16 +180,57 @@ export function partKey(m: PlannedMessage): string {
   }
 }
 
-/** Relays of a LIFX Switch: relay_index 0-3 (lan-protocol.md §3 "Relay / Switch": up to 4 relays). */
-export const RELAYS_MAX = 4;
 
 export class Executor {
   constructor(private readonly client: LightClient) {}
 
   run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
+    if (options.fast) {
+      try {
+        const requester = this.client.requester;
+        return Promise.resolve(requester.batch(() => this.runFast(targets, planFor)));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    }
     // One run reads light states, not group or location names: they are resolved once for the whole run.
     const names = groupNames(this.client.registry);
     return Promise.all(targets.map((t) => this.runOne(t, planFor, options, names)));
+  }
+
+  /**
+   * Fast mode, synchronously: every light's end-state messages are planned and queued on its pacing lane (latest
+   * wins per light and part), and the run is answered then, not once they are sent. A quiet light's messages go out
+   * within this call; a busy light's follow at its pace, the newest values first in line. `ok` means accepted.
+   */
+  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor): LightResult[] {
+    const requester = this.client.requester;
+    const registry = this.client.registry;
+    const results = new Array<LightResult>(targets.length);
+    for (let i = 0; i < targets.length; i++) {
+      const { light, zones } = targets[i]!;
+      // The live record is the device address (serial, address, port): the queued messages follow an address change.
+      const device = registry.peek(light.serial);
+      if (!light.online || device === undefined) {
+        results[i] = result(light, 'offline');
+        continue;
+      }
+      const plan = planFor(light, zones);
+      let queued = true;
+      for (const step of plan.steps) {
+        for (const m of step) {
+          // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
+          if (!requester.post(device, m.name, m.payload as never, { coalesceKey: partKey(m) })) queued = false;
+        }
+      }
+      if (!queued) {
+        results[i] = result(light, 'offline');
+        continue;
+      }
+      this.wrote(light, plan);
+      results[i] = result(light, 'ok');
+    }
+    return results;
   }
 
   private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions, names: GroupNames): Promise<LightResult> {
@@ -200,12 +241,6 @@ export class Executor {
     const remaining = (): number => Math.max(1, Math.round(deadline - performance.now()));
     const requester = this.client.requester;
     try {
-      if (options.fast) {
-        const plan = planFor(light, target.zones);
-        for (const step of plan.steps) for (const m of step) await this.fire(device, m);
-        this.wrote(light, plan);
-        return result(light, 'ok');
-      }
       const current = options.read === 'none' ? light : await this.read(light, options.read === 'state+zones', remaining, names);
       const plan = planFor(current, target.zones);
       // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
@@ -242,23 +277,14 @@ export class Executor {
    * by index. REQUEST_TIMED_OUT (and a miss) when none did; an offline device is asked too (an answer brings it back).
    */
   async readRelays(light: LightView, deadlineMs: number): Promise<RelayState[]> {
-    const device = this.client.addressOf(light.serial);
-    if (device === undefined) throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${light.serial}` });
-    const requester = this.client.requester;
-    const replies = await Promise.allSettled(
-      Array.from({ length: RELAYS_MAX }, (_, relayIndex) => requester.get(device, 'GetRPower', { relayIndex }, { timeoutMs: deadlineMs })),
-    );
-    const relays: RelayState[] = [];
-    for (const r of replies) {
-      if (r.status === 'fulfilled' && r.value.name === 'StateRPower') relays.push({ index: r.value.payload.relayIndex, on: r.value.payload.level !== 0 });
+    try {
+      const relays = await this.client.readRelays(light.serial, deadlineMs);
+      this.client.registry.answered(light.serial);
+      return [...relays];
+    } catch (err) {
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.client.registry.missed(light.serial);
+      throw err;
     }
-    if (relays.length === 0) {
-      const failure = replies.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as unknown;
-      if (failure instanceof LightwireError && failure.code === 'REQUEST_TIMED_OUT') this.client.registry.missed(light.serial);
-      throw failure instanceof Error ? failure : new LightwireError('REQUEST_TIMED_OUT', { serial: light.serial, message: 'GetRPower', timeoutMs: deadlineMs });
-    }
-    this.client.registry.answered(light.serial);
-    return relays.sort((a, b) => a.index - b.index);
   }
 
   /** Switches one relay of a LIFX Switch (SetRPower); `offline` at once for an offline device, like every write. */
@@ -267,12 +293,17 @@ export class Executor {
     if (!light.online || device === undefined) return result(light, 'offline');
     const payload = { relayIndex, level: powerToWire(on ? 'on' : 'off') };
     try {
-      if (options.fast) await this.client.requester.fire(device, 'SetRPower', payload, { coalesceKey: `SetRPower:${relayIndex}` });
-      else {
+      if (options.fast) {
+        if (!this.client.requester.post(device, 'SetRPower', payload, { coalesceKey: `SetRPower:${relayIndex}` })) return result(light, 'offline');
+      } else {
         // Not coalesced: relays share the message name, and a replaced SetRPower would answer ok for a relay never switched.
         await this.client.requester.set(device, 'SetRPower', payload, { timeoutMs: options.deadlineMs, coalesceKey: false });
         this.client.registry.answered(light.serial);
       }
+      // What the service reports follows the write at once (and a background read confirms it).
+      const before = this.client.registry.peek(light.serial)?.facts.relays?.value ?? [];
+      const relays = [...before.filter((r) => r.index !== relayIndex), { index: relayIndex, on }].sort((a, b) => a.index - b.index);
+      this.client.registry.update(light.serial, { relays });
       return result(light, 'ok');
     } catch (err) {
       if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
@@ -288,11 +319,6 @@ export class Executor {
   private wrote(light: LightView, plan: Plan): void {
     const { facts, settleMs } = predict(plan, light);
     this.client.registry.wrote(light.serial, facts, settleMs);
-  }
-
-  private fire(device: DeviceAddress, m: PlannedMessage): Promise<void> {
-    // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
-    return this.client.requester.fire(device, m.name, m.payload as never, { coalesceKey: partKey(m) });
   }
 
   /** Reads power, colour and label (and zones) and returns the light's refreshed view. */

@@ -25,6 +25,7 @@ import {
 } from '../protocol/index.js';
 import { transportOptions, type TransportOptions } from '../transport/options.js';
 import { Requester, type DeviceAddress } from '../transport/requester.js';
+import { AdaptiveWindow } from '../transport/window.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
 import { discoveryOptions, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
 import { LightRegistry, type RelayFact, type FactValues, type LightRecord, type RegistryEvents } from './registry.js';
@@ -61,13 +62,15 @@ function withinKelvin(color: Hsbk, range: KelvinRange): Hsbk {
 const SWEEP_CONCURRENCY = 32;
 const SWEEP_PROBE_TIMEOUT_MS = 600;
 /**
- * How many newly found lights have their first read (facts and state, 7-8 requests each) in flight at once. One
- * broadcast finds a whole fleet within milliseconds; reading every light at once would ask ~3500 requests of 500
- * lights in a few hundred ms, whose replies pile up in the receive buffer next to the StateService replies of the
- * same broadcast and keep thousands of exchanges (and their timers) alive together. A queue keeps the burst small
- * and costs little: one round trip per FIRST_READ_CONCURRENCY lights.
+ * How many newly found lights have their first read in flight at once, at first and at least. One broadcast finds a
+ * whole fleet within milliseconds; reading every light at once would ask ~3500 requests of 500 lights together. The
+ * number follows the network instead (AdaptiveWindow, as TCP's congestion window): it starts here, doubles every
+ * round trip while no read loses a packet, and halves on loss, up to FIRST_READ_MAX; each light's own requests are
+ * paced besides (pacer.ts).
  */
 export const FIRST_READ_CONCURRENCY = 8;
+/** The most lights whose first read is in flight at once. */
+export const FIRST_READ_MAX = 256;
 /** Distinct (vendor, product, firmware) resolutions kept; a fleet has a handful, a bad device cannot grow it forever. */
 const PRODUCT_CACHE_LIMIT = 256;
 /** The background refresh timer never fires more often than this; lights due within it are read together. */
@@ -581,17 +584,26 @@ export class LightClient extends EventEmitter<ClientEvents> {
     }
   }
 
+  /** How many first reads may be in flight: follows round trips and loss (created with the first light). */
+  private firstReadWindow: AdaptiveWindow | undefined;
+
   private pumpFirstReads(): void {
-    while (this.running && this.firstReadsActive < FIRST_READ_CONCURRENCY && this.firstReads.length > 0) {
+    const window = (this.firstReadWindow ??= new AdaptiveWindow({ initial: FIRST_READ_CONCURRENCY, min: FIRST_READ_CONCURRENCY, max: FIRST_READ_MAX }));
+    while (this.running && this.firstReadsActive < window.size && this.firstReads.length > 0) {
       const serial = this.firstReads.shift()!;
       this.firstReadsActive++;
+      const started = performance.now();
+      const lostBefore = this.requester.lostAttempts(serial);
       // The slot is free once the state is read: facts that a light is slow to give (or never answers) do not hold
-      // up the lights behind it.
-      const info = this.refreshInfo(serial);
+      // up the lights behind it. The state read is asked first, so its request leads the light's pacing lane and
+      // the slot frees after one round trip: the window's measure of the network.
       const state = this.refreshState(serial).finally(() => {
         this.firstReadsActive--;
+        const lost = this.requesterInstance !== undefined && this.requesterInstance.lostAttempts(serial) > lostBefore;
+        window.completed(performance.now() - started, lost);
         this.pumpFirstReads();
       });
+      const info = this.refreshInfo(serial);
       void this.describe(serial, info, state);
     }
   }

@@ -21,6 +21,12 @@ export interface TransportOptions {
   readonly maxMessagesPerSecond: number;
   /** Part of each light's per-second budget kept for discovery broadcasts, which every light receives. */
   readonly broadcastReservePerSecond: number;
+  /**
+   * Messages a quiet light is sent back to back (a state read and a write, a colour and a power); once a light is
+   * busy its messages are evenly spaced (pacer.ts: one every 1050 / (maxMessagesPerSecond - broadcastReserve -
+   * burst + 1) ms, 66 ms by default), so a dragged slider moves the light smoothly, never in bursts and stalls.
+   */
+  readonly pacingBurst: number;
   /** For replies of unknown count: finish this long after the last one (photons' gap_between_results). */
   readonly multiReplyGapMs: number;
 }
@@ -33,6 +39,7 @@ export const DEFAULT_TRANSPORT_OPTIONS: TransportOptions = Object.freeze({
   retryScheduleMs: Object.freeze([200, 300, 400, 600, 800, 1000]),
   maxMessagesPerSecond: 20,
   broadcastReservePerSecond: 2,
+  pacingBurst: 3,
   multiReplyGapMs: 400,
 });
 
@@ -63,6 +70,10 @@ export function transportOptions(input: Partial<TransportOptions> = {}): Transpo
   positiveInt('broadcastReservePerSecond', o.broadcastReservePerSecond, 0);
   if (o.broadcastReservePerSecond >= o.maxMessagesPerSecond) {
     invalid('broadcastReservePerSecond', 'must be below maxMessagesPerSecond');
+  }
+  positiveInt('pacingBurst', o.pacingBurst);
+  if (o.pacingBurst > o.maxMessagesPerSecond - o.broadcastReservePerSecond) {
+    invalid('pacingBurst', 'must be at most maxMessagesPerSecond - broadcastReservePerSecond');
   }
   positiveInt('multiReplyGapMs', o.multiReplyGapMs);
   return Object.freeze({ ...o, retryScheduleMs: Object.freeze([...o.retryScheduleMs]) });

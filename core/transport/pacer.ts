@@ -1,84 +1,242 @@
-// Per-light pacing: at most N transmissions to one light in any sliding window, FIFO per light.
-// Discovery broadcasts reach every light, so each light's unicast budget leaves room for them and
-// broadcasts have their own (small) budget (lan-protocol.md §5.3: <= 20 messages per second per device).
+// Per-light pacing (lan-protocol.md §5.3: at most 20 messages per second to one device), FIFO per light.
+//
+// Each light (and each broadcast address) is paced by the generic cell rate algorithm ("virtual scheduling", GCRA):
+// a light that has been quiet takes a short burst at once (a state read and a write; a light's colour and power),
+// and once it is busy its messages go out evenly spaced, one every emission interval T, never in bursts followed by
+// a stall. With W the window (one second plus a margin), L the messages a light may get in it and B the burst,
+//   T = W / (L - B + 1)
+// is what makes the cap hold in every window: a conforming sequence needs at least (n - B) * T ms for n messages, so
+// L + 1 of them need W, one more than any window holds. Nothing else is counted or logged per light.
+//
+// Discovery broadcasts reach every light, so each light's unicast budget leaves room for them and broadcasts to one
+// address have their own small budget: together at most 20 per window at any light.
+//
+// Latest wins: a job may carry a `part` (the requester's coalesce key for fast messages); while a job for the same
+// light and part waits for its turn, waitingFor() returns it so the caller can give it the newer payload instead of
+// queueing another. The newest value is always the one that goes out next, and a flood never builds a backlog.
 
-/** Added to the one-second window so jitter on the receiving side cannot squeeze N+1 into a second. */
+/** Added to the one-second window so jitter on the receiving side cannot squeeze one more into a second. */
 export const PACING_MARGIN_MS = 50;
-const WINDOW_MS = 1000 + PACING_MARGIN_MS;
+export const PACING_WINDOW_MS = 1000 + PACING_MARGIN_MS;
 
 export interface PacedJob {
   /** Called when the job's turn comes; it transmits synchronously. */
-  readonly run: () => void;
+  run(): void;
+  /** A cancelled job is skipped (and costs no turn). */
   cancelled: boolean;
+  /** Set by the pacer while the job waits under a part key (see waitingFor). */
+  part?: string | undefined;
 }
 
-interface Lane {
-  readonly queue: PacedJob[];
-  readonly log: number[];
-  timer: ReturnType<typeof setTimeout> | undefined;
+export interface PaceLimit {
+  /** At most this many messages in any window of PACING_WINDOW_MS. */
+  readonly perWindow: number;
+  /** How many go out back to back when the lane has been quiet (1 <= burst <= perWindow). */
+  readonly burst: number;
+}
+
+/** The even spacing of a busy lane, ms: T = W / (L - B + 1). */
+export function emissionIntervalMs(limit: PaceLimit): number {
+  return PACING_WINDOW_MS / (limit.perWindow - limit.burst + 1);
+}
+
+type Timer = ReturnType<typeof setTimeout>;
+
+class Lane {
+  /** FIFO; jobs before `head` have gone. */
+  queue: PacedJob[] = [];
+  head = 0;
+  /** GCRA's theoretical arrival time (pacer clock): the lane may send when now >= tat - tolerance. */
+  tat = -Infinity;
+  timer: Timer | undefined = undefined;
+  pumping = false;
+  /** Waiting jobs by part, for latest-wins replacement; created on first use. */
+  parts: Map<string, PacedJob> | undefined = undefined;
+
+  constructor(
+    readonly key: string,
+    /** T, ms. */
+    readonly spacing: number,
+    /** (B - 1) * T, ms. */
+    readonly tolerance: number,
+  ) {}
+
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+}
+
+function pumpLater(pacer: Pacer, lane: Lane): void {
+  pacer.pumpLane(lane);
 }
 
 export class Pacer {
   private readonly lanes = new Map<string, Lane>();
   private stopped = false;
+  private readonly unicast: { readonly spacing: number; readonly tolerance: number };
+  private readonly broadcast: { readonly spacing: number; readonly tolerance: number };
+  /** Lanes are swept for idle ones when there are this many (amortised: doubles with the live ones). */
+  private sweepAt = 64;
+  /** While corked: jobs whose turn came, run in order by uncork(). */
+  private corked: PacedJob[] | undefined = undefined;
 
   constructor(
-    private readonly unicastPerWindow: number,
-    private readonly broadcastPerWindow: number,
+    unicast: PaceLimit,
+    broadcast: PaceLimit,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.unicast = Pacer.shape(unicast);
+    this.broadcast = Pacer.shape(broadcast);
+  }
 
-  /** Queues a unicast job for one light (key = serial or address:port). */
-  schedule(key: string, job: PacedJob): void {
-    this.enqueue(key, job, this.unicastPerWindow);
+  private static shape(limit: PaceLimit): { spacing: number; tolerance: number } {
+    if (!(limit.burst >= 1 && limit.burst <= limit.perWindow)) throw new RangeError('burst must be from 1 to perWindow');
+    const spacing = emissionIntervalMs(limit);
+    return { spacing, tolerance: (limit.burst - 1) * spacing };
+  }
+
+  /** Queues a unicast job for one light (key = serial or address:port); with `part`, see waitingFor(). */
+  schedule(key: string, job: PacedJob, part?: string): void {
+    this.enqueue(key, job, this.unicast, part);
   }
 
   /** Queues a broadcast job; broadcasts to one address (one subnet, so the same lights) share one budget. */
   scheduleBroadcast(address: string, job: PacedJob): void {
-    this.enqueue(`\0broadcast ${address}`, job, this.broadcastPerWindow);
+    this.enqueue(`\0broadcast ${address}`, job, this.broadcast, undefined);
+  }
+
+  /** The job still waiting for its turn on this light under `part`, if any: the caller may replace its payload. */
+  waitingFor(key: string, part: string): PacedJob | undefined {
+    const job = this.lanes.get(key)?.parts?.get(part);
+    return job === undefined || job.cancelled ? undefined : job;
   }
 
   /** Jobs waiting (not yet sent) for one key: for tests and diagnostics. */
   waiting(key: string): number {
-    return this.lanes.get(key)?.queue.filter((j) => !j.cancelled).length ?? 0;
+    const lane = this.lanes.get(key);
+    if (lane === undefined) return 0;
+    let n = 0;
+    for (let i = lane.head; i < lane.queue.length; i++) if (!lane.queue[i]!.cancelled) n++;
+    return n;
+  }
+
+  /** When the next job for this key may go out (pacer clock): now when the lane is idle or has burst left. */
+  nextSlotAt(key: string): number {
+    const lane = this.lanes.get(key);
+    const now = this.now();
+    if (lane === undefined) return now;
+    return Math.max(now, lane.tat - lane.tolerance);
+  }
+
+  /** Lanes held (tests: idle lanes are dropped). */
+  get size(): number {
+    return this.lanes.size;
+  }
+
+  /**
+   * Holds the jobs whose turn comes until uncork(), which runs them in order: a caller queueing for many lights at
+   * once (a fast set of a whole fleet) plans them all first and then hands every datagram to the socket in one tight
+   * loop. Turns are taken at once, as without the cork. Corks do not nest.
+   */
+  cork(): void {
+    this.corked ??= [];
+  }
+
+  uncork(): void {
+    const jobs = this.corked;
+    this.corked = undefined;
+    if (jobs === undefined) return;
+    for (const job of jobs) if (!job.cancelled && !this.stopped) job.run();
   }
 
   stop(): void {
+    this.corked = undefined;
     this.stopped = true;
     for (const lane of this.lanes.values()) {
       if (lane.timer !== undefined) clearTimeout(lane.timer);
+      lane.timer = undefined;
       lane.queue.length = 0;
+      lane.head = 0;
+      lane.parts = undefined;
     }
     this.lanes.clear();
   }
 
-  private enqueue(key: string, job: PacedJob, limit: number): void {
+  private enqueue(key: string, job: PacedJob, shape: { spacing: number; tolerance: number }, part: string | undefined): void {
     if (this.stopped) return;
     let lane = this.lanes.get(key);
     if (lane === undefined) {
-      lane = { queue: [], log: [], timer: undefined };
+      if (this.lanes.size >= this.sweepAt) this.sweep();
+      lane = new Lane(key, shape.spacing, shape.tolerance);
       this.lanes.set(key, lane);
     }
+    if (lane.head === lane.queue.length && lane.timer === undefined && !lane.pumping) {
+      // The common case, a quiet light: its turn is now, without a queue.
+      const now = this.now();
+      if (now >= lane.tat - lane.tolerance) {
+        lane.tat = Math.max(lane.tat, now) + lane.spacing;
+        if (this.corked !== undefined) this.corked.push(job);
+        else job.run();
+        return;
+      }
+    }
     lane.queue.push(job);
-    if (lane.timer === undefined) this.pump(key, lane, limit);
+    if (part !== undefined) {
+      job.part = part;
+      (lane.parts ??= new Map()).set(part, job);
+    }
+    if (lane.timer === undefined && !lane.pumping) this.pumpLane(lane);
   }
 
-  private pump(key: string, lane: Lane, limit: number): void {
+  /** Sends what the lane may send now; arms its timer for the next turn. */
+  pumpLane(lane: Lane): void {
     lane.timer = undefined;
+    if (this.stopped) return;
+    lane.pumping = true;
+    try {
+      const now = this.now();
+      while (lane.head < lane.queue.length) {
+        const job = lane.queue[lane.head]!;
+        if (job.cancelled) {
+          this.shift(lane, job);
+          continue;
+        }
+        const at = lane.tat - lane.tolerance;
+        if (now < at) {
+          lane.timer = setTimeout(pumpLater, Math.max(1, Math.ceil(at - now)), this, lane);
+          return;
+        }
+        this.shift(lane, job);
+        lane.tat = Math.max(lane.tat, now) + lane.spacing;
+        if (this.corked !== undefined) this.corked.push(job);
+        else job.run();
+      }
+    } finally {
+      lane.pumping = false;
+    }
+    lane.queue.length = 0;
+    lane.head = 0;
+  }
+
+  private shift(lane: Lane, job: PacedJob): void {
+    lane.queue[lane.head] = undefined as unknown as PacedJob;
+    lane.head++;
+    if (job.part !== undefined) {
+      if (lane.parts?.get(job.part) === job) lane.parts.delete(job.part);
+      job.part = undefined;
+    }
+    if (lane.head >= 64 && lane.head * 2 >= lane.queue.length) {
+      lane.queue = lane.queue.slice(lane.head);
+      lane.head = 0;
+    }
+  }
+
+  /** Drops lanes with nothing waiting whose burst has come back in full (they are as good as new). */
+  private sweep(): void {
     const now = this.now();
-    while (lane.log.length > 0 && lane.log[0]! <= now - WINDOW_MS) lane.log.shift();
-    while (lane.queue.length > 0 && lane.log.length < limit) {
-      const job = lane.queue.shift()!;
-      if (job.cancelled) continue;
-      lane.log.push(now);
-      job.run();
+    for (const [key, lane] of this.lanes) {
+      if (lane.waiting === 0 && lane.timer === undefined && lane.tat <= now) this.lanes.delete(key);
     }
-    while (lane.queue.length > 0 && lane.queue[0]!.cancelled) lane.queue.shift();
-    if (lane.queue.length > 0) {
-      const waitMs = Math.max(1, Math.ceil(lane.log[0]! + WINDOW_MS - now));
-      lane.timer = setTimeout(() => this.pump(key, lane, limit), waitMs);
-    } else if (lane.log.length === 0) {
-      this.lanes.delete(key);
-    }
+    this.sweepAt = Math.max(64, this.lanes.size * 2);
   }
 }

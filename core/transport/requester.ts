@@ -401,6 +401,19 @@ export class Requester {
     });
   }
 
+  /**
+   * Runs `queue` (which posts messages) with the pacer corked: messages that may go out at once are handed to the
+   * socket together, in order, when it returns (see Pacer.cork).
+   */
+  batch<T>(queue: () => T): T {
+    this.pacer.cork();
+    try {
+      return queue();
+    } finally {
+      this.pacer.uncork();
+    }
+  }
+
   private queueFast(device: DeviceAddress, name: MessageName, payload: unknown, coalesceKey: string | false | undefined): FastJob | undefined {
     if (this.closed) return undefined;
     const part = coalesceKey === false ? undefined : (coalesceKey ?? name);
@@ -482,6 +495,14 @@ export class Requester {
     const recentRttMs = n < RTT_SAMPLES_KEPT ? [...c.rttMs] : [...c.rttMs.slice(start), ...c.rttMs.slice(0, start)];
     const { rttMs: _ring, ...counts } = c;
     return { ...counts, recentRttMs };
+  }
+
+  /**
+   * Transmissions to one light that went unanswered so far (retransmitted or timed out), over the exchanges that
+   * ended: a cheap loss signal (AdaptiveWindow) without the copy lightStats() makes.
+   */
+  lostAttempts(serial: string): number {
+    return this.perLight.get(serial)?.lostAttempts ?? 0;
   }
 
   /** Cancels every request, clears every timer. The endpoint is closed by its owner. */

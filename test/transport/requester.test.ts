@@ -222,19 +222,38 @@ describe('Requester', () => {
     await clock.tickAsync(5000);
     await Promise.all(fires);
     const hues = endpoint.sentOf('SetColor').map((s) => (s.packet.name === 'SetColor' ? s.packet.payload.color.hue : -1));
-    // The first 18 fill this light's budget for the second; the 82 behind them collapse into the newest.
-    expect(hues).to.have.length(19);
-    expect(hues.slice(0, 18)).to.deep.equal(Array.from({ length: 18 }, (_, i) => i * 100));
-    expect(hues[18]).to.equal(9900);
+    // A quiet light takes the burst (3) at once; the 97 behind them collapse into the newest, which goes out next.
+    expect(hues).to.deep.equal([0, 100, 200, 9900]);
+    expect(endpoint.sent.map((s) => s.atMs)).to.deep.equal([0, 0, 0, 66]);
   });
 
-  it('rejects fast messages still waiting when closed', async () => {
+  it('answers post() at once and sends the newest payload when the light is free', async () => {
+    for (let i = 0; i < 3; i++) expect(requester.post(LIGHT, 'SetPower', { level: 0 })).to.equal(true);
+    // The burst is spent: these wait, each replacing the last under its key (SetColor, SetPower), in first-queued order.
+    for (let i = 1; i <= 50; i++) {
+      requester.post(LIGHT, 'SetColor', { color: { ...RED, brightness: i }, durationMs: 0 });
+      requester.post(LIGHT, 'SetPower', { level: i % 2 === 0 ? 0 : 65535 });
+    }
+    expect(endpoint.sent).to.have.length(3);
+    await clock.tickAsync(1000);
+    const after = endpoint.sent.slice(3).map((s) => s.packet);
+    expect(after.map((p) => p.name)).to.deep.equal(['SetColor', 'SetPower']);
+    expect(after[0]!.name === 'SetColor' && after[0]!.payload.color.brightness).to.equal(50);
+    expect(after[1]!.name === 'SetPower' && after[1]!.payload.level).to.equal(0);
+    // Encoded when sent: sequence numbers follow the order on the wire.
+    expect(endpoint.sent.map((s) => s.packet.header.sequence)).to.deep.equal([0, 1, 2, 3, 4]);
+    expect(endpoint.sent.map((s) => s.packet.header.ackRequired || s.packet.header.resRequired)).to.deep.equal([false, false, false, false, false]);
+  });
+
+  it('rejects fast messages still waiting when closed; post() refuses once closed', async () => {
     const fires = Array.from({ length: 30 }, () => requester.fire(LIGHT, 'GetPower', {}, { coalesceKey: false }).then(() => 'sent', (e: unknown) => e));
     await clock.tickAsync(0);
     requester.close();
     const outcomes = await Promise.all(fires);
-    expect(outcomes.filter((o) => o === 'sent')).to.have.length(18);
-    expect(outcomes.filter((o) => isLightwireError(o, 'CLIENT_STOPPED'))).to.have.length(12);
+    expect(outcomes.filter((o) => o === 'sent')).to.have.length(3);
+    expect(outcomes.filter((o) => isLightwireError(o, 'CLIENT_STOPPED'))).to.have.length(27);
+    expect(requester.post(LIGHT, 'SetPower', { level: 0 })).to.equal(false);
+    expect(clock.countTimers()).to.equal(0);
   });
 
   it('still delivers a reply when a packet listener throws, and surfaces the error to the socket', async () => {

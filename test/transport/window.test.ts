@@ -1,0 +1,79 @@
+import { expect } from 'chai';
+import { AdaptiveWindow } from '../../core/transport/window.js';
+
+describe('AdaptiveWindow (first reads in flight)', () => {
+  let nowMs: number;
+  const make = (initial = 8, min = 8, max = 256): AdaptiveWindow => new AdaptiveWindow({ initial, min, max }, () => nowMs);
+
+  beforeEach(() => {
+    nowMs = 0;
+  });
+
+  /** One round: every job in the window completes after `rttMs`, `lossy` of them with a lost packet. */
+  function round(w: AdaptiveWindow, rttMs: number, lossy = 0): number {
+    const n = w.size;
+    nowMs += rttMs;
+    for (let i = 0; i < n; i++) w.completed(rttMs, i < lossy);
+    return w.size;
+  }
+
+  it('doubles every round trip while nothing is lost, up to its ceiling', () => {
+    const w = make();
+    const sizes = [w.size];
+    for (let r = 0; r < 7; r++) sizes.push(round(w, 50));
+    expect(sizes).to.deep.equal([8, 16, 32, 64, 128, 256, 256, 256]);
+  });
+
+  it('halves on loss, once per round trip however many jobs lost a packet, then grows by one per round', () => {
+    const w = make();
+    for (let r = 0; r < 3; r++) round(w, 50);
+    expect(w.size).to.equal(64);
+    // Ten losses in one round: one decrease.
+    round(w, 50, 10);
+    expect(w.counts.decreases).to.equal(1);
+    expect(w.size).to.be.within(32, 34);
+    // Congestion avoidance: about one more per round, not doubling.
+    const before = w.size;
+    round(w, 50);
+    round(w, 50);
+    expect(w.size - before).to.be.within(1, 3);
+  });
+
+  it('never shrinks below its floor, and a lossy network stays near it', () => {
+    const w = make();
+    for (let r = 0; r < 20; r++) round(w, 80, 1);
+    expect(w.size).to.equal(8);
+  });
+
+  it('measures the round trip from clean jobs only (Karn) and smooths it', () => {
+    const w = make();
+    w.completed(100, true);
+    expect(w.rttMs).to.equal(undefined);
+    w.completed(50, false);
+    expect(w.rttMs).to.equal(50);
+    for (let i = 0; i < 50; i++) w.completed(20, false);
+    expect(w.rttMs).to.be.closeTo(20, 1);
+  });
+
+  it('grows faster in wall time on a short round trip than on a long one', () => {
+    const fast = make();
+    const slow = make();
+    let tFast = 0;
+    while (fast.size < 256) {
+      round(fast, 5);
+      tFast += 5;
+    }
+    let tSlow = 0;
+    while (slow.size < 256) {
+      round(slow, 100);
+      tSlow += 100;
+    }
+    expect(tFast).to.equal(25);
+    expect(tSlow).to.equal(500);
+  });
+
+  it('refuses nonsense bounds', () => {
+    expect(() => new AdaptiveWindow({ initial: 4, min: 8, max: 16 })).to.throw(RangeError);
+    expect(() => new AdaptiveWindow({ initial: 8, min: 0, max: 16 })).to.throw(RangeError);
+  });
+});
