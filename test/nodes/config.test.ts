@@ -155,6 +155,10 @@ describe('lightwire-config', function () {
     const answer = await fetch(`${url}/lights/all`, { headers: { authorization: 'Bearer sekret' } });
     expect(answer.status).to.equal(200);
     expect(((await answer.json()) as unknown[]).length).to.equal(4);
+    // The dashboard comes with it: its page at /, behind the same tokens (the sign-in form until a session).
+    const page = await fetch(url!.replace(/\/v1$/, '/'));
+    expect(page.status).to.equal(200);
+    expect(await page.text()).to.match(/<html/i);
     await helper.unload();
     await settle();
     await fetch(`${url}/lights/all`).then(
