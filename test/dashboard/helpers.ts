@@ -1,35 +1,12 @@
 // Shared by the dashboard's browser tests: Debian's Chromium through playwright-core (never a downloaded browser),
 // and `lightwire serve` run in this process against a virtual fleet on loopback with its control endpoint.
 
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
 import { COMMANDS } from '../../core/cli/commands.js';
 import { defaultFleet, Fleet, startControlServer, type ControlServer, type FleetInput } from '../../core/simulator/index.js';
 import { captureIO, type CapturedIO } from '../helpers/cli-io.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-/** ecosystem.md "A real browser": the flags that work here (Playwright gives each launch its own profile). */
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-extensions',
-];
-
-/** Launches Chromium, or fails with what to install: a missing browser is a failure, never a skip. */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium" (.ci/run does this)`);
-  }
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}
+export { launchChromium } from '../helpers/chromium.js';
 
 const NO_SCENES = path.join(__dirname, '..', 'http', 'fixtures', 'no-such-scenes.json');
 

@@ -5,27 +5,14 @@
 // installs it (apt-get install chromium), and a browser test that silently skips proves nothing.
 
 import { expect } from 'chai';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../../helpers/chromium.js';
 import { REPO_ROOT } from '../../helpers/packed.js';
 import { EXAMPLE_FLOWS, exampleAgainst, startFleetChild, startNodeRed, until, type FleetChild, type FlowNode, type NodeRed } from './node-red.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** ecosystem.md "A real browser": the flags that work on these machines (Playwright gives each launch its own profile). */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-extensions',
-];
 // The README's screenshots are rewritten with UPDATE_SCREENSHOTS=1; a plain run leaves the work tree as it was.
 const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
 const LIGHTS = 5;
@@ -51,13 +38,11 @@ describe('Node-RED editor in Chromium', function () {
 
   before(async function () {
     this.timeout(240_000);
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium is not installed at ${CHROMIUM}: run "apt-get update && apt-get install -y chromium" (CI does). This test fails rather than skips.`);
-    }
+    // First: a missing Chromium fails at once, before Node-RED and the fleet are started.
+    browser = await launchChromium();
     mkdirSync(IMAGES, { recursive: true });
     fleet = await startFleetChild(LIGHTS);
     red = await startNodeRed({ flows: exampleAgainst(example, fleet.port) });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
     await page.goto(red.url);
     await page.waitForSelector('.red-ui-palette-node[data-palette-type="lightwire-set-state"]', { timeout: 30_000 });
