@@ -5,8 +5,8 @@
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
-import { ENUMS, hsbkFromWire, powerFromWire, powerToWire, type Hsbk } from '../protocol/index.js';
-import type { DeviceAddress } from '../transport/requester.js';
+import { ENUMS, hsbkFromWire, powerFromWire, powerToWire, type Hsbk, type MessageName } from '../protocol/index.js';
+import type { DeviceAddress, FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
 
@@ -182,6 +182,16 @@ export function partKey(m: PlannedMessage): string {
 
 
 export class Executor {
+  /**
+   * A fast message's effect reaches the registry when it goes out, with the payload it carried (and, for one that has
+   * to wait its turn, when it is queued): within the call for a single request, and at the light's pace in a flood
+   * of requests, which costs the registry (and every view and event behind it) a few updates per message sent rather
+   * than one per request.
+   */
+  private readonly fastObserver: FastObserver = {
+    sent: (device, name, payload) => this.sentFast(device.serial, name, payload),
+  };
+
   constructor(private readonly client: LightClient) {}
 
   run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
@@ -220,15 +230,14 @@ export class Executor {
       for (const step of plan.steps) {
         for (const m of step) {
           // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
-          if (!requester.post(device, m.name, m.payload as never, { coalesceKey: partKey(m) })) queued = false;
+          const outcome = requester.post(device, m.name, m.payload as never, { coalesceKey: partKey(m), observer: this.fastObserver });
+          if (outcome === 'closed') queued = false;
+          // A message that must wait its turn shows at once all the same (a light's latest state, as before); one that
+          // replaced a waiting message shows when that goes out, so a flood updates the registry at the light's pace.
+          else if (outcome === 'queued') this.sentFast(device.serial, m.name, m.payload);
         }
       }
-      if (!queued) {
-        results[i] = result(light, 'offline');
-        continue;
-      }
-      this.wrote(light, plan);
-      results[i] = result(light, 'ok');
+      results[i] = result(light, queued ? 'ok' : 'offline');
     }
     return results;
   }
@@ -294,7 +303,7 @@ export class Executor {
     const payload = { relayIndex, level: powerToWire(on ? 'on' : 'off') };
     try {
       if (options.fast) {
-        if (!this.client.requester.post(device, 'SetRPower', payload, { coalesceKey: `SetRPower:${relayIndex}` })) return result(light, 'offline');
+        if (this.client.requester.post(device, 'SetRPower', payload, { coalesceKey: `SetRPower:${relayIndex}` }) === 'closed') return result(light, 'offline');
       } else {
         // Not coalesced: relays share the message name, and a replaced SetRPower would answer ok for a relay never switched.
         await this.client.requester.set(device, 'SetRPower', payload, { timeoutMs: options.deadlineMs, coalesceKey: false });
@@ -312,6 +321,22 @@ export class Executor {
       }
       if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) return result(light, 'offline');
       throw err;
+    }
+  }
+
+  /** One fast message went out (or was queued): the registry shows what it makes the light show (see fastObserver). */
+  private sentFast(serial: string, name: MessageName, payload: unknown): void {
+    const registry = this.client.registry;
+    const record = registry.peek(serial);
+    if (record === undefined) return;
+    try {
+      const plan: Plan = { steps: [[{ name, payload } as PlannedMessage]] };
+      const { facts, settleMs } = predict(plan, { color: record.facts.color?.value ?? null, zones: record.facts.zones?.value ?? null });
+      registry.wrote(serial, facts, settleMs);
+    } catch (err) {
+      // Runs in the pacer's turn (a timer): a listener's error is reported, never thrown into the host.
+      if (this.client.listenerCount('error') > 0) this.client.emit('error', err as Error);
+      else process.emitWarning(`lightwire: ${(err as Error).message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
     }
   }
 

@@ -29,7 +29,7 @@ import { Executor, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState } from './planner.js';
 import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
-import type { LightResult, LightView, PartialHsbk, RelayState, ResolvedLight, StateChange } from './types.js';
+import type { LightResult, LightView, PartialHsbk, Plan, RelayState, ResolvedLight, StateChange } from './types.js';
 import { groupNames, lightView, v1Light, type GroupNames, type V1Light } from './views.js';
 
 export { DURATION_MAX_S, DEFAULT_DURATION_S };
@@ -258,6 +258,24 @@ export function stateChangeFrom(
     ...(brightness !== undefined ? { brightness } : {}),
     ...(infrared !== undefined ? { infrared } : {}),
     durationS,
+  };
+}
+
+/**
+ * Fast mode's planner for one change: a fast plan depends on the light's capabilities alone unless it paints some
+ * zones of a strip (then on its zones), so lights of one product share one plan (a fleet has a handful).
+ */
+function fastPlanner(change: StateChange): PlanFor {
+  const byCapabilities = new Map<Capabilities, Plan>();
+  return (light, zones) => {
+    const caps = light.capabilities;
+    if (caps.multizone && zones !== null && zones.length > 0) return planSetState(change, light, { fast: true, zones });
+    let plan = byCapabilities.get(caps);
+    if (plan === undefined) {
+      plan = planSetState(change, light, { fast: true, zones: null });
+      byCapabilities.set(caps, plan);
+    }
+    return plan;
   };
 }
 
@@ -571,7 +589,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   apply(targets: readonly ResolvedLight[], change: StateChange, fast: boolean): Promise<LightResult[]> {
     const needsZones = targets.some((t) => t.zones !== null && t.light.capabilities.multizone);
     const options: ExecuteOptions = { fast, deadlineMs: this.deadlineMs, read: needsZones ? 'state+zones' : 'state' };
-    return this.executor.run(targets, (light, zones) => planSetState(change, light, { fast, zones }), options);
+    return this.executor.run(targets, fast ? fastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
   }
 
   /** Toggle Power (http-api-v1.md §7.5): any light on -> all off, else all on. Results carry the new power. */

@@ -111,6 +111,14 @@ interface FastHost {
 }
 
 /**
+ * Told when a fast message goes out, with the payload it carried (the newest, after latest-wins replacements): a
+ * caller keeps its own state in step with what the lights were told, at the lights' pace, not once per request.
+ */
+export interface FastObserver {
+  sent(device: DeviceAddress, name: MessageName, payload: unknown): void;
+}
+
+/**
  * A fast message waiting for its light's turn (pacer job). Its payload is replaced while it waits (latest wins per
  * light and part), so it is encoded, with its sequence number, only when it goes out: a flood of fast requests costs
  * one object per light and part, not one datagram per request.
@@ -128,11 +136,26 @@ class FastJob implements PacedJob {
     readonly device: DeviceAddress,
     public name: MessageName,
     public payload: unknown,
+    public observer: FastObserver | undefined,
   ) {}
 
   run(): void {
     this.host.sendFast(this);
   }
+}
+
+/**
+ * What post() did: `sent` (handed to the socket at once: the light was quiet), `queued` (waits for the light's next
+ * turn), `replaced` (a waiting message for the same light and key now carries this payload), `closed` (nothing).
+ */
+export type PostOutcome = 'sent' | 'queued' | 'replaced' | 'closed';
+
+/** Options of a fast message. */
+export interface PostOptions {
+  /** Latest wins per light and key (default: the message name; `false`: never replaced). */
+  readonly coalesceKey?: string | false;
+  /** Told when the message goes out (the newest observer given for its key wins, as the payload does). */
+  readonly observer?: FastObserver;
 }
 
 export type PacketListener = (packet: Packet, from: RemoteAddress) => void;
@@ -300,6 +323,8 @@ export class Requester {
   private readonly unackedSets = new Map<string, Set<Promise<unknown>>>();
   private readonly listeners = new Set<PacketListener>();
   private readonly pacer: Pacer;
+  /** The job queueFast() last gave a newer payload (post() tells a replacement from a job of its own). */
+  private replaced: FastJob | undefined = undefined;
   /** fire() callers still waiting for their message to go out (rejected on close). */
   private readonly unsentFires = new Set<FastJob>();
   private readonly fastHost: FastHost = { sendFast: (job) => this.sendFast(job) };
@@ -376,13 +401,11 @@ export class Requester {
    * (default: the message name; `false`: never) replaces its payload, keeping its place (latest wins). Returns false
    * when the requester is closed (nothing queued).
    */
-  post<N extends MessageName>(
-    device: DeviceAddress,
-    name: N,
-    payload: Payload<N>,
-    options: { readonly coalesceKey?: string | false } = {},
-  ): boolean {
-    return this.queueFast(device, name, payload, options.coalesceKey) !== undefined;
+  post<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: PostOptions = {}): PostOutcome {
+    const job = this.queueFast(device, name, payload, options.coalesceKey, options.observer);
+    if (job === undefined) return 'closed';
+    if (job.sent) return 'sent';
+    return job === this.replaced ? 'replaced' : 'queued';
   }
 
   /** post(), resolving when the datagram is handed to the socket (a message replaced by a newer one: when that goes out). */
@@ -392,7 +415,7 @@ export class Requester {
     payload: Payload<N>,
     options: { readonly coalesceKey?: string | false } = {},
   ): Promise<void> {
-    const job = this.queueFast(device, name, payload, options.coalesceKey);
+    const job = this.queueFast(device, name, payload, options.coalesceKey, undefined);
     if (job === undefined) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
     if (job.sent) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
@@ -414,7 +437,13 @@ export class Requester {
     }
   }
 
-  private queueFast(device: DeviceAddress, name: MessageName, payload: unknown, coalesceKey: string | false | undefined): FastJob | undefined {
+  private queueFast(
+    device: DeviceAddress,
+    name: MessageName,
+    payload: unknown,
+    coalesceKey: string | false | undefined,
+    observer: FastObserver | undefined,
+  ): FastJob | undefined {
     if (this.closed) return undefined;
     const part = coalesceKey === false ? undefined : (coalesceKey ?? name);
     if (part !== undefined) {
@@ -422,10 +451,12 @@ export class Requester {
       if (waiting instanceof FastJob) {
         waiting.name = name;
         waiting.payload = payload;
+        waiting.observer = observer;
+        this.replaced = waiting;
         return waiting;
       }
     }
-    const job = new FastJob(this.fastHost, device, name, payload);
+    const job = new FastJob(this.fastHost, device, name, payload, observer);
     this.pacer.schedule(device.serial, job, part);
     return job;
   }
@@ -453,6 +484,7 @@ export class Requester {
     if (this.endpoint.post) this.endpoint.post(datagram, job.device.port, job.device.address);
     else this.endpoint.send(datagram, job.device.port, job.device.address).catch(ignore);
     if (waiters !== undefined) for (const w of waiters) w.resolve();
+    job.observer?.sent(job.device, job.name, job.payload);
   }
 
   /** A tagged message to a broadcast address (discovery); replies reach onPacket listeners. */

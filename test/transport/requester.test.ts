@@ -228,12 +228,14 @@ describe('Requester', () => {
   });
 
   it('answers post() at once and sends the newest payload when the light is free', async () => {
-    for (let i = 0; i < 3; i++) expect(requester.post(LIGHT, 'SetPower', { level: 0 })).to.equal(true);
+    for (let i = 0; i < 3; i++) expect(requester.post(LIGHT, 'SetPower', { level: 0 }, { coalesceKey: false })).to.equal('sent');
     // The burst is spent: these wait, each replacing the last under its key (SetColor, SetPower), in first-queued order.
+    const outcomes = new Set<string>();
     for (let i = 1; i <= 50; i++) {
-      requester.post(LIGHT, 'SetColor', { color: { ...RED, brightness: i }, durationMs: 0 });
-      requester.post(LIGHT, 'SetPower', { level: i % 2 === 0 ? 0 : 65535 });
+      outcomes.add(`color ${requester.post(LIGHT, 'SetColor', { color: { ...RED, brightness: i }, durationMs: 0 })}`);
+      outcomes.add(`power ${requester.post(LIGHT, 'SetPower', { level: i % 2 === 0 ? 0 : 65535 })}`);
     }
+    expect([...outcomes]).to.deep.equal(['color queued', 'power queued', 'color replaced', 'power replaced']);
     expect(endpoint.sent).to.have.length(3);
     await clock.tickAsync(1000);
     const after = endpoint.sent.slice(3).map((s) => s.packet);
@@ -252,7 +254,7 @@ describe('Requester', () => {
     const outcomes = await Promise.all(fires);
     expect(outcomes.filter((o) => o === 'sent')).to.have.length(3);
     expect(outcomes.filter((o) => isLightwireError(o, 'CLIENT_STOPPED'))).to.have.length(27);
-    expect(requester.post(LIGHT, 'SetPower', { level: 0 })).to.equal(false);
+    expect(requester.post(LIGHT, 'SetPower', { level: 0 })).to.equal('closed');
     expect(clock.countTimers()).to.equal(0);
   });
 
