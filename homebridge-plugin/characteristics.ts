@@ -6,7 +6,7 @@
 // 0-1 fractions, degrees and kelvin.
 
 import type { CharacteristicValue } from 'homebridge';
-import { kelvinToMireds, miredsToKelvin, type Capabilities, type KelvinRange, type LightView } from '../core/index.js';
+import { KELVIN_MAX, KELVIN_MIN, kelvinToMireds, miredsToKelvin, type Capabilities, type KelvinRange, type LightView } from '../core/index.js';
 
 /** The characteristics Lightwire maps, by their HAP-NodeJS names (hap.Characteristic[name]). */
 export type MappedCharacteristic = 'On' | 'Brightness' | 'Hue' | 'Saturation' | 'ColorTemperature';
@@ -80,7 +80,7 @@ const num = (value: CharacteristicValue): number => (typeof value === 'number' ?
 const bool = (value: CharacteristicValue): boolean => value === true || value === 1 || value === '1' || value === 'true';
 
 /** The range used when a product reports none (never for the lights that get ColorTemperature). */
-const FALLBACK_RANGE: KelvinRange = { minK: 1500, maxK: 9000 };
+const FALLBACK_RANGE: KelvinRange = { minK: KELVIN_MIN, maxK: KELVIN_MAX };
 
 // ---- the tables ----
 

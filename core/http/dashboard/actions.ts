@@ -2,7 +2,7 @@
 // The page names lights only by id, group id, location id or `all`; anything else is refused before the service
 // sees it. Results are the service's per-light results (ok / timed_out / offline).
 
-import { LightwireError, type LightResult } from '../../index.js';
+import { KELVIN_MAX, KELVIN_MIN, LightwireError, type LightResult } from '../../index.js';
 import type { DashboardService } from './service.js';
 
 export const EFFECTS = ['pulse', 'breathe', 'move', 'morph', 'flame', 'clouds', 'sunrise', 'sunset'] as const;
@@ -76,7 +76,7 @@ export function parseAction(body: unknown): DashboardAction {
         brightness: optionalNumber(b, 'brightness', 0, 1),
         hue: optionalNumber(b, 'hue', 0, 360),
         saturation: optionalNumber(b, 'saturation', 0, 1),
-        kelvin: optionalNumber(b, 'kelvin', 1500, 9000),
+        kelvin: optionalNumber(b, 'kelvin', KELVIN_MIN, KELVIN_MAX),
         durationS: optionalNumber(b, 'durationS', 0, 60),
       };
       if (out.brightness === undefined && out.hue === undefined && out.saturation === undefined && out.kelvin === undefined) {

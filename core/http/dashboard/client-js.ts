@@ -373,8 +373,9 @@ function refreshPanel(reset) {
   if (list.length === 0) { $('panel-sub').textContent = 'not known'; return; }
   var first = list[0];
   var color = list.some(function (l) { return l.caps.color; });
-  var kmin = Math.max.apply(null, list.map(function (l) { return l.caps.kelvinMin || 1500; }));
-  var kmax = Math.min.apply(null, list.map(function (l) { return l.caps.kelvinMax || 9000; }));
+  // A light without a range of its own takes the slider's (the widest any product has, set by the page).
+  var kmin = Math.max.apply(null, list.map(function (l) { return l.caps.kelvinMin || Number($('kelvin').min); }));
+  var kmax = Math.min.apply(null, list.map(function (l) { return l.caps.kelvinMax || Number($('kelvin').max); }));
   var sub = current.kind === 'light'
     ? [first.product || 'unknown product', first.online ? (first.power || '?') : 'offline', first.signal ? 'signal ' + first.signal : null,
        first.firmware ? 'firmware ' + first.firmware : null, first.serial].filter(Boolean).join(' \u00b7 ')

@@ -2,6 +2,7 @@
 // same-origin assets; the Content-Security-Policy allows nothing else (no inline script, no frames).
 
 import { createHash } from 'node:crypto';
+import { KELVIN_MAX, KELVIN_MIN } from '../../index.js';
 import { DASHBOARD_JS } from './client-js.js';
 import { DASHBOARD_CSS } from './styles.js';
 
@@ -48,7 +49,7 @@ export function dashboardPage(csrf: string): string {
     '<div class="row" id="row-color"><label for="hue">Hue</label><input id="hue" type="range" min="0" max="360" step="1"></div>' +
     '<div class="row" id="row-sat"><label for="saturation">Saturation</label><input id="saturation" type="range" min="0" max="100" step="1"></div>' +
     '<div class="row"><label for="kelvin">Colour temperature <span id="kelvin-range"></span></label>' +
-    '<input id="kelvin" type="range" min="1500" max="9000" step="50"></div>' +
+    `<input id="kelvin" type="range" min="${KELVIN_MIN}" max="${KELVIN_MAX}" step="50"></div>` +
     '<div class="row" id="effects" aria-label="Effects"></div>' +
     '<div class="row"><button id="effects-off" type="button">Stop effects</button></div>' +
     '<ul id="panel-results" aria-live="polite"></ul></aside>' +
