@@ -1,30 +1,38 @@
-// Set state: every light of a virtual fleet to one colour and power on, durationS 0; Lightwire's LightService
-// (non-fast: state read, colour then power, acks; fast: end-state messages handed to the socket) against
-// lifx-lan-client 2.1.2 setting colour and power with acks (callbacks), same fleet, same run.
-// Usage: npm run bench:set-state [-- --quick | --reps K | --sizes 100,500 | --cap-ms MS | --go-at-ms 2200,3900]
+// Set state: every light of a virtual fleet to one colour and power on, durationS 0, by Lightwire's LightService
+// (non-fast: confirmed writes; fast: end-state messages queued) and by the Node peers in the same run on the same
+// fleet: lifx-lan-client 2.1.2 (acked and fire-and-forget), node-lifx-lan 0.5.0 (each write awaited, at most 20
+// lights in flight) and node-lifx 0.8.0 (acked and fire-and-forget). See lib/set-state-worker.ts for each client.
+// Usage: npm run bench:set-state [-- --quick | --reps K | --sizes 10,100,500,1000 | --modes ours-acked,nll |
+//        --cap-ms MS | --go-at-ms 2200,3900 | --json FILE]
 //
 // Each client process makes two calls: the first of the process (cold) and a second one (warm). Before every call the
 // fleet puts every light OFF in one known colour (so colour-then-power is exercised), and every call asks for a colour
 // of its own (so an earlier one cannot make a light look right). The fleet notes when each light first shows the
-// requested state (checked after every Set it receives) and, after the call, every light is read back and counted.
-// npm wraps it in a private network namespace (unshare --net).
+// requested state (checked after every Set it receives) and, after the call, every light is read back and counted:
+// what each client really achieved. npm wraps it in a private network namespace (unshare --net).
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { machine, publish, summary, type Figure, type Point } from './lib/figures.js';
 import { COMPILED, FleetProcess, collectOutput, compileChildren } from './lib/harness.js';
 import type { TargetState } from './lib/messages.js';
 import { assertPrivateNetns } from './lib/net-guard.js';
 import type { ParentToWorker, SetStateConfig, SetStateMode, SetStateResult, WorkerToParent } from './lib/set-state-worker.js';
 
 const WORKER = path.join(COMPILED, 'set-state-worker.js');
-const MODES: readonly SetStateMode[] = ['ours-acked', 'ours-fast', 'theirs'];
-const MODE_LABEL: Record<SetStateMode, string> = {
-  'ours-acked': 'Lightwire non-fast',
+const MODES: readonly SetStateMode[] = ['ours-acked', 'ours-fast', 'llc-acked', 'llc-fast', 'nll', 'nl-acked', 'nl-fast'];
+export const MODE_LABEL: Record<SetStateMode, string> = {
+  'ours-acked': 'Lightwire',
   'ours-fast': 'Lightwire fast',
-  theirs: 'lifx-lan-client 2.1.2',
+  'llc-acked': 'lifx-lan-client 2.1.2',
+  'llc-fast': 'lifx-lan-client 2.1.2, no ack',
+  nll: 'node-lifx-lan 0.5.0 (≤20 in flight)',
+  'nl-acked': 'node-lifx 0.8.0',
+  'nl-fast': 'node-lifx 0.8.0, no ack',
 };
+const CONFIRMED: readonly SetStateMode[] = ['ours-acked', 'llc-acked', 'nll', 'nl-acked'];
+const UNCONFIRMED: readonly SetStateMode[] = ['ours-fast', 'llc-fast', 'nl-fast'];
 /** Where every light starts: off, in a dim warm white no run asks for. */
 const START = { power: 'off', color: { hue: 0, saturation: 0, brightness: 0.2, kelvin: 3500 } } as const;
 /** How long after the worker's answer the fleet still waits for lights that do not show the target yet. */
@@ -36,6 +44,7 @@ interface Options {
   readonly sizes: readonly number[];
   readonly reps: number;
   readonly capMs: number;
+  readonly modes: readonly SetStateMode[];
   /** When each call of a worker starts, ms after its client was created. */
   readonly goAtMs: readonly number[];
 }
@@ -46,12 +55,15 @@ function options(argv: readonly string[] = process.argv.slice(2)): Options {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const quick = argv.includes('--quick');
+  const modes = (value('--modes')?.split(',') ?? MODES) as SetStateMode[];
+  for (const m of modes) if (!MODES.includes(m)) throw new Error(`--modes: unknown ${m} (${MODES.join(', ')})`);
   return {
     sizes: (value('--sizes') ?? '100,500').split(',').map(Number),
     reps: Number(value('--reps') ?? (quick ? 1 : 3)),
     capMs: Number(value('--cap-ms') ?? 10_000),
-    // Ours broadcasts at 0, 0.6, 1.8, 3.6 and 5.6 s after start, lifx-lan-client at 0 and 5 s: both calls (a few
-    // hundred ms each) fall in gaps of both, and the first one at least half a second after every light was read.
+    modes,
+    // Ours broadcasts at 0, 0.6, 1.8, 3.6 and 5.6 s after start, lifx-lan-client and node-lifx every 5 s: both calls
+    // (a few hundred ms each) fall in gaps of all, and the first one at least half a second after every light was read.
     goAtMs: (value('--go-at-ms') ?? '2200,3900').split(',').map(Number),
   };
 }
@@ -161,6 +173,7 @@ function progress(r: Run): string {
   const parts = [
     `found ${r.found}/${r.n}, ready at ${ms(r.readyAtMs)}, call at ${ms(r.startedAtMs)}`,
     `done ${ms(r.doneMs)} (${r.shownWhenDone}/${r.n} lights showed it by then)`,
+    `handed to the socket ${ms(r.handedMs)}`,
     `all shown ${ms(r.shownMs)}`,
     `reported ok ${r.reportedOk}/${r.n}${r.reportedOther.length > 0 ? ` (${r.reportedOther.join(', ')})` : ''}`,
     `in requested state ${r.matched}/${r.n}${r.mismatchExamples[0] ? ` e.g. ${r.mismatchExamples[0]}` : ''}`,
@@ -175,89 +188,81 @@ function progress(r: Run): string {
   return `  N=${r.n} rep ${r.rep + 1} ${r.mode.padEnd(10)} ${callLabel(r.call)} (hue ${r.target.hue}, bri ${r.target.brightness}): ${parts.join(', ')}`;
 }
 
-// ---- the tables ----
+// ---- the figures ----
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-
-interface Cell {
-  readonly text: string;
-  readonly value: number;
-}
-
-/** Median of a time over the runs, [min–max]; a run that did not finish counts as Infinity. */
-function timeCell(runs: readonly Run[], get: (r: Run) => number | null): Cell {
-  if (runs.length === 0) return { text: 'n/a', value: NaN };
-  const values = runs.map((r) => get(r) ?? Infinity);
-  const m = median(values);
-  const fmt = (v: number): string => (Number.isFinite(v) ? ms(v) : '> cap');
-  const spread = runs.length > 1 ? ` [${fmt(Math.min(...values))}–${fmt(Math.max(...values))}]` : ' (1 run)';
-  return { text: fmt(m) + spread, value: m };
-}
-
-const worst = (runs: readonly Run[], get: (r: Run) => number): number => Math.min(...runs.map(get));
-
-function mainTable(o: Options, runs: readonly Run[]): { lines: string[]; missed: string[] } {
-  const lines = [
-    `| N | mode | call | Lightwire | lifx-lan-client 2.1.2 (acked) | ratio | lights in requested state (ours / theirs, worst run) | target |`,
-    '|---:|---|---|---:|---:|---:|---|---|',
-  ];
-  const missed: string[] = [];
-  const rows: { mode: SetStateMode; label: string; get: (r: Run) => number | null; factor: number }[] = [
-    { mode: 'ours-acked', label: 'non-fast: state read, colour then power, acked', get: (r) => r.doneMs, factor: 1.5 },
-    { mode: 'ours-fast', label: 'fast: until setState resolved (handed to the socket)', get: (r) => r.doneMs, factor: 0.5 },
-    { mode: 'ours-fast', label: 'fast: until every light shows the new state (fleet)', get: (r) => r.shownMs, factor: 0.5 },
-  ];
-  const calls = [...new Set(runs.map((r) => r.call))].sort();
-  for (const n of o.sizes) {
-    for (const row of rows) {
-      for (const call of calls) {
-        const theirsRuns = runs.filter((r) => r.n === n && r.call === call && r.mode === 'theirs');
-        const oursRuns = runs.filter((r) => r.n === n && r.call === call && r.mode === row.mode);
-        const theirs = timeCell(theirsRuns, (r) => r.doneMs);
-        const ours = timeCell(oursRuns, row.get);
-        const q = ours.value / theirs.value;
-        const oursRight = oursRuns.length > 0 ? worst(oursRuns, (r) => r.matched) : NaN;
-        const theirsRight = theirsRuns.length > 0 ? worst(theirsRuns, (r) => r.matched) : NaN;
-        const timeOk = Number.isFinite(q) && q <= row.factor;
-        const stateOk = oursRight === n;
-        const verdict = timeOk && stateOk ? 'PASS' : 'FAIL';
-        const qText = Number.isFinite(q) ? q.toFixed(2) : 'n/a';
-        if (verdict === 'FAIL') {
-          missed.push(`N=${n} ${row.label}, ${callLabel(call)}${timeOk ? '' : ` (ratio ${qText})`}${stateOk ? '' : ` (${oursRight}/${n} right)`}`);
-        }
-        lines.push(
-          `| ${n} | ${row.label} | ${callLabel(call)} | ${ours.text} | ${theirs.text} | ${qText} | ${oursRight}/${n} / ${theirsRight}/${n} | ` +
-            `<= ${row.factor}x and ${n}/${n}: **${verdict}** |`,
-        );
-      }
-    }
+/** A time per client and N: a run counts as unfinished (null) unless every light ended in the requested state. */
+function timeFigure(
+  id: string,
+  title: string,
+  o: Options,
+  runs: readonly Run[],
+  modes: readonly SetStateMode[],
+  call: number,
+  get: (r: Run) => number | null,
+  target?: { text: string; n: number; check: (oursMedian: number) => boolean },
+): Figure {
+  const clients: Record<string, Point[]> = {};
+  for (const mode of modes.filter((m) => o.modes.includes(m))) {
+    clients[MODE_LABEL[mode]] = o.sizes
+      .map((n) => {
+        const rs = runs.filter((r) => r.n === n && r.mode === mode && r.call === call);
+        const worst = Math.min(...rs.map((r) => r.matched));
+        const values = rs.map((r) => (r.matched === r.n ? get(r) : null));
+        return { n, values, ...(rs.length > 0 && worst < n ? { note: `worst run ${worst}/${n} right` } : {}) };
+      })
+      .filter((p) => p.values.length > 0);
   }
-  return { lines, missed };
+  let t: Figure['target'];
+  if (target) {
+    const oursLabel = Object.keys(clients)[0]!;
+    const p = clients[oursLabel]?.find((q) => q.n === target.n);
+    t = { text: target.text, met: p !== undefined && target.check(summary(p).median) };
+  }
+  return { id, title, unit: 'ms', lowerIsBetter: true, clients, chart: true, ...(t ? { target: t } : {}) };
+}
+
+function rightFigure(o: Options, runs: readonly Run[]): Figure {
+  const clients: Record<string, Point[]> = {};
+  for (const mode of o.modes) {
+    clients[MODE_LABEL[mode]] = o.sizes
+      .map((n) => ({ n, values: runs.filter((r) => r.n === n && r.mode === mode).map((r) => r.matched) }))
+      .filter((p) => p.values.length > 0);
+  }
+  return { id: 'set-right', title: 'Lights in the requested state at the end, read back from the fleet (every call)', unit: 'lights', lowerIsBetter: false, clients };
+}
+
+function rssFigure(o: Options, runs: readonly Run[]): Figure {
+  const clients: Record<string, Point[]> = {};
+  for (const mode of o.modes) {
+    clients[MODE_LABEL[mode]] = o.sizes
+      .map((n) => ({ n, values: runs.filter((r) => r.n === n && r.mode === mode && r.call === 1).map((r) => r.maxRssKiB / 1024) }))
+      .filter((p) => p.values.length > 0);
+  }
+  return { id: 'set-rss', title: 'Peak RSS of the client process (finding, reading and two calls)', unit: 'MiB', lowerIsBetter: true, clients };
 }
 
 function detailTable(o: Options, runs: readonly Run[]): string[] {
   const lines = [
-    '| N | client | call | reported done | lights showing it when reported done (worst) | every light shows it | reported ok (worst) | in requested state at the end (worst) | sent (retransmits), median | UDP drops (worst) | event loop busy (median) | peak RSS (median) | most msgs/s to one light (worst) |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| N | client | call | reported done | handed to the socket | every light shows it | reported ok (worst) | in requested state (worst) | sent (retransmits), median | UDP drops (worst) | event loop busy (median) | most msgs/s to one light (worst) |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const calls = [...new Set(runs.map((r) => r.call))].sort();
+  const med = (xs: number[]): number => summary({ n: 0, values: xs }).median;
+  const t = (rs: readonly Run[], get: (r: Run) => number | null): string => {
+    const p = summary({ n: 0, values: rs.map(get) });
+    return rs.length > 1 ? `${ms(Number.isFinite(p.median) ? p.median : null)} [${ms(p.min)}–${ms(Number.isFinite(p.max) ? p.max : null)}]` : ms(get(rs[0]!));
+  };
   for (const n of o.sizes) {
-    for (const mode of MODES) {
+    for (const mode of o.modes) {
       for (const call of calls) {
         const rs = runs.filter((r) => r.n === n && r.mode === mode && r.call === call);
         if (rs.length === 0) continue;
-        const sent = rs[0]!.sent === null ? 'n/a' : `${median(rs.map((r) => r.sent ?? 0))} (${median(rs.map((r) => r.retransmits ?? 0))})`;
+        const sent = rs[0]!.sent === null ? 'n/a' : `${med(rs.map((r) => r.sent ?? 0))} (${med(rs.map((r) => r.retransmits ?? 0))})`;
         const other = [...new Set(rs.flatMap((r) => r.reportedOther))];
         lines.push(
-          `| ${n} | ${MODE_LABEL[mode]} | ${callLabel(call)} | ${timeCell(rs, (r) => r.doneMs).text} | ${worst(rs, (r) => r.shownWhenDone)}/${n} | ` +
-            `${timeCell(rs, (r) => r.shownMs).text} | ` +
-            `${worst(rs, (r) => r.reportedOk)}/${n}${other.length > 0 ? ` (${other.join('; ')})` : ''} | ${worst(rs, (r) => r.matched)}/${n} | ${sent} | ` +
-            `${Math.max(...rs.map((r) => r.dropsDuringSet))} | ${Math.round(median(rs.map((r) => r.loopBusy)) * 100)} % | ` +
-            `${median(rs.map((r) => r.maxRssKiB / 1024)).toFixed(1)} MiB | ${Math.max(...rs.map((r) => r.fleetMaxRate))} |`,
+          `| ${n} | ${MODE_LABEL[mode]} | ${callLabel(call)} | ${t(rs, (r) => r.doneMs)} | ${t(rs, (r) => r.handedMs)} | ${t(rs, (r) => r.shownMs)} | ` +
+            `${Math.min(...rs.map((r) => r.reportedOk))}/${n}${other.length > 0 ? ` (${other.join('; ')})` : ''} | ${Math.min(...rs.map((r) => r.matched))}/${n} | ${sent} | ` +
+            `${Math.max(...rs.map((r) => r.dropsDuringSet))} | ${Math.round(med(rs.map((r) => r.loopBusy)) * 100)} % | ${Math.max(...rs.map((r) => r.fleetMaxRate))} |`,
         );
       }
     }
@@ -275,16 +280,21 @@ async function main(): Promise<void> {
   const nextTarget = (): TargetState => targetFor(k++);
   for (const n of o.sizes) {
     const fleet = await FleetProcess.start(n);
+    const lights = fleet.lights.map((l) => ({ serial: l.serial, address: l.address }));
+    // A client that does not finish a call within the cap is not run again at this N: each such run costs the cap.
+    const capped = new Set<SetStateMode>();
     try {
       for (let rep = 0; rep < o.reps; rep++) {
         // Rotate who goes first, so no client always meets a fleet that has just been busy.
-        const order = MODES.map((_, i) => MODES[(i + rep) % MODES.length]!);
+        const order = o.modes.map((_, i) => o.modes[(i + rep) % o.modes.length]!);
         for (const mode of order) {
-          const calls = await runWorker(fleet, { mode, n, capMs: o.capMs }, o, rep, nextTarget);
+          if (capped.has(mode)) continue;
+          const calls = await runWorker(fleet, { mode, n, capMs: o.capMs, lights }, o, rep, nextTarget);
           for (const run of calls) {
             runs.push(run);
             console.error(progress(run));
             if (run.startedAtMs > o.goAtMs[run.call - 1]! + 50) console.error(`    (started late: planned at ${o.goAtMs[run.call - 1]} ms)`);
+            if (run.doneMs === null || run.handedMs === null) capped.add(mode);
           }
           // Datagrams still in flight to the exited worker's port must not land in the next run.
           await sleep(300);
@@ -295,35 +305,41 @@ async function main(): Promise<void> {
     }
   }
   const rmemMax = readFileSync('/proc/sys/net/core/rmem_max', 'utf8').trim();
-  const { lines, missed } = mainTable(o, runs);
-  console.log(
-    [
-      '## Set state',
-      '',
-      `node ${process.version}, ${os.cpus().length} CPUs, net.core.rmem_max ${rmemMax}, private network namespace (loopback only); ` +
-        `whole run ${((performance.now() - started) / 1000).toFixed(0)} s.`,
-      `Fleet of N virtual lights (127.0.0.2…, port 56700) in its own process. Every client runs in a fresh process (plain ` +
-        `node, compiled JS) that discovers the fleet (ours also reads every light's info and state, as the service rig ` +
-        `does) and then makes two calls setting every light to power on + hue H saturation 1 brightness B kelvin 3500 ` +
-        `(ours: setState('all', { power: 'on', color: 'kelvin:3500 hue:H saturation:1 brightness:B' }), kelvin first ` +
-        `because a later kelvin: forces saturation 0), ` +
-        `duration 0: "cold" is the first call of the process, "warm" the second (at ${o.goAtMs.map((t) => `${t / 1000} s`).join(' and ')} ` +
-        `after the client was created, in gaps of both clients' discovery broadcasts). Before each call every light is ` +
-        `put OFF in a dim white, and each call asks for its own H and B. ${o.reps} client process(es) per N and mode, the ` +
-        `order rotating; medians [min–max]. lifx-lan-client: colour then power per light with callbacks (ack_required, ` +
-        `resent every 150 ms, at most 3 sends), its defaults except broadcast 127.255.255.255, an ephemeral port and a ` +
-        `4 MiB receive buffer (ours' default); its time is when every callback fired. "every light shows it": from the ` +
-        `start of the call until the fleet saw the last light reach the requested state; "in requested state": every ` +
-        `light read back from the fleet after the call (power on, brightness, and hue and saturation where the product ` +
-        `has colour). Ratio < 1: ours is faster.`,
-      '',
-      ...lines,
-      '',
-      ...detailTable(o, runs),
-      '',
-      missed.length === 0 ? 'All targets met.' : `Targets missed: ${missed.join('; ')}`,
-    ].join('\n'),
-  );
+  const at500 = (text: string, limit: number): { text: string; n: number; check: (m: number) => boolean } => ({ text, n: 500, check: (m) => m < limit });
+  const figures: Figure[] = [];
+  for (const call of [2, 1]) {
+    const when = call === 2 ? 'warm' : 'cold (the first call of the process)';
+    figures.push(
+      timeFigure(`set-confirmed-${callLabel(call)}`, `Confirmed set of N lights, ${when}: until every light acknowledged (colour and power)`, o, runs, CONFIRMED, call, (r) => r.doneMs,
+        call === 2 ? at500('Lightwire under 50 ms for 500 lights, every one verified by the fleet', 50) : undefined),
+      timeFigure(`set-fast-handed-${callLabel(call)}`, `Fast set of N lights, ${when}: until every datagram was handed to the socket`, o, runs, UNCONFIRMED, call, (r) => r.handedMs,
+        call === 2 ? at500('Lightwire under 10 ms for 500 lights', 10) : undefined),
+      timeFigure(`set-fast-shown-${callLabel(call)}`, `Fast set of N lights, ${when}: until the fleet saw every light in the new state`, o, runs, UNCONFIRMED, call, (r) => r.shownMs),
+      timeFigure(`set-confirmed-shown-${callLabel(call)}`, `Confirmed set of N lights, ${when}: until the fleet saw every light in the new state`, o, runs, CONFIRMED, call, (r) => r.shownMs),
+    );
+  }
+  figures.push(rightFigure(o, runs), rssFigure(o, runs));
+  publish({
+    bench: 'set-state',
+    title: 'Set state',
+    machine: machine(),
+    method:
+      `Fleet of N virtual lights (127.0.0.2…, port 56700) in its own process; net.core.rmem_max ${rmemMax}, private network namespace ` +
+      `(loopback only); whole run ${((performance.now() - started) / 1000).toFixed(0)} s. Every client runs in a fresh process (plain node, ` +
+      `compiled JS) that finds the fleet (ours also reads every light's info and state, as a service does) and then makes two calls setting ` +
+      `every light to power on + hue H saturation 1 brightness B kelvin 3500, duration 0: "cold" is the first call of the process, "warm" ` +
+      `the second (at ${o.goAtMs.map((t) => `${t / 1000} s`).join(' and ')} after the client was created, in gaps of every client's discovery ` +
+      `broadcasts). Before each call every light is put OFF in a dim white behind the client's back, and each call asks for its own H and B. ` +
+      `${o.reps} client process(es) per N and client, the order rotating; median [min–max]; a run counts only if every light ended in the ` +
+      `requested state (read back from the fleet), otherwise "> cap" with the worst run's count; a client that does not finish within ` +
+      `${o.capMs / 1000} s is not run again at that N. Confirmed: Lightwire non-fast (setState resolves when every light acknowledged), ` +
+      `lifx-lan-client and node-lifx with callbacks (ack_required, resent), node-lifx-lan awaiting each write's State reply with at most ` +
+      `${20} lights in flight. Fast: Lightwire fast (setState resolves once every message is queued; a quiet light's go out within the ` +
+      `call), lifx-lan-client and node-lifx without callbacks; "handed to the socket" is when the call's 2N-th unicast datagram was given ` +
+      `to socket.send() (counted in the client process).`,
+    figures,
+    details: ['Every run, median [min–max] over the client processes:', '', ...detailTable(o, runs)].join('\n'),
+  });
 }
 
 main().catch((err: unknown) => {

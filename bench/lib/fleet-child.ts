@@ -1,5 +1,6 @@
 // The virtual fleet in its own process, so its event loop never competes with the client under test.
-// argv: <lights>. Lights at 127.0.0.2, 127.0.0.3, … port 56700, shared broadcast listener on 0.0.0.0:56700.
+// argv: <lights>. Lights at 127.0.0.2, 127.0.0.3, … port 56700, shared broadcast listener on 127.255.255.255:56700
+// (not 0.0.0.0: node-lifx sends from the port it sends to, so it binds 127.0.0.1:56700).
 
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 import type { FleetReply, FleetRequest } from './messages.js';
@@ -14,7 +15,7 @@ function reply(message: FleetReply): void {
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2]);
-  const fleet = new Fleet(defaultFleet(n), { port: 56700, mode: 'ip' });
+  const fleet = new Fleet(defaultFleet(n), { port: 56700, mode: 'ip', listenAddress: '127.255.255.255' });
   await fleet.start();
   const watcher = new FleetWatcher(fleet);
   process.on('message', (raw: FleetRequest) => {

@@ -26,6 +26,13 @@ function isLoopbackDestination(address: unknown): boolean {
 }
 
 let guarded = false;
+/** Told of every datagram a guarded socket is given, with its destination (set-state counts them). */
+let sendHook: ((address: string) => void) | undefined;
+
+/** Calls `hook` with the destination of every datagram handed to a (guarded) socket from now on. */
+export function onSend(hook: (address: string) => void): void {
+  sendHook = hook;
+}
 
 export function guardLoopbackSends(): void {
   if (guarded) return;
@@ -39,6 +46,7 @@ export function guardLoopbackSends(): void {
       console.error(`network rule: refusing to send to ${String(address)} (only 127.0.0.0/8 is allowed)`);
       process.exit(3);
     }
+    sendHook?.(address as string);
     // eslint-disable-next-line prefer-rest-params
     return original.apply(this, arguments as unknown as unknown[]);
   }

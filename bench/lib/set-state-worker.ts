@@ -1,17 +1,29 @@
-// One set-state measurement in a fresh process: one client (Lightwire's LightService, non-fast or fast, or
-// lifx-lan-client 2.1.2) sets every light of the fleet (another process) to one colour and power on, twice: the first
-// call of the process (cold: nothing of the set path has run or been compiled yet) and a second one (warm).
+// One set-state measurement in a fresh process: one client sets every light of the fleet (another process) to one
+// colour and power on, twice: the first call of the process (cold: nothing of the set path has run or been compiled
+// yet) and a second one (warm). Clients (SetStateMode):
+//   ours-acked  Lightwire's LightService, non-fast: confirmed writes (colour then power where the light is off)
+//   ours-fast   Lightwire's LightService, fast: end-state messages queued, no acks
+//   llc-acked   lifx-lan-client 2.1.2, colour and power with callbacks (ack_required, resent)
+//   llc-fast    lifx-lan-client 2.1.2, colour and power without callbacks (no ack)
+//   nll         node-lifx-lan 0.5.0, colour then power per light, each awaited (res_required, resent every 50 ms),
+//               at most 20 lights in flight (its sequence numbers are shared by all lights: its best setting)
+//   nl-acked    node-lifx 0.8.0, colour and power with callbacks (ack_required)
+//   nl-fast     node-lifx 0.8.0, colour and power without callbacks
 //
-// Over IPC: the parent sends a SetStateConfig; the worker discovers the fleet, gets ready and answers `ready`. For each
+// Over IPC: the parent sends a SetStateConfig; the worker finds the fleet, gets ready and answers `ready`. For each
 // call the parent resets the fleet, arms its watch and sends `go` with the colour; the worker starts the call at the
 // time given (counted from the client's creation) and answers with a SetStateResult. Then `stop`: the worker stops the
 // client and answers `stopped` with its peak RSS. A fresh process per client makes maxRSS this client's own peak.
+//
+// Every datagram any client sends goes through guardLoopbackSends (127.0.0.0/8 only), which also counts the unicast
+// ones: "handed to the socket" is when the call's 2N-th unicast datagram was given to socket.send().
 
+import dgram from 'node:dgram';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { LightResult } from '../../core/index.js';
 import type { TargetState } from './messages.js';
-import { guardLoopbackSends } from './net-guard.js';
+import { guardLoopbackSends, onSend } from './net-guard.js';
 import { rcvbufErrors, socketDrops } from './udp-stats.js';
 
 guardLoopbackSends();
@@ -21,8 +33,7 @@ const LIFX_PORT = 56700;
 /** Ours uses a 4 MiB receive buffer by default (transport receiveBufferBytes); lifx-lan-client gets the same. */
 const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
-/** `ours-acked`: setState non-fast (read, colour then power, acks). `ours-fast`: setState fast. `theirs`: lifx-lan-client with acks. */
-export type SetStateMode = 'ours-acked' | 'ours-fast' | 'theirs';
+export type SetStateMode = 'ours-acked' | 'ours-fast' | 'llc-acked' | 'llc-fast' | 'nll' | 'nl-acked' | 'nl-fast';
 
 export interface SetStateConfig {
   readonly mode: SetStateMode;
@@ -30,6 +41,8 @@ export interface SetStateConfig {
   readonly n: number;
   /** Give up on discovery, and on each call, after this long. */
   readonly capMs: number;
+  /** The fleet's lights (node-lifx-lan's devices are made from it: its discovery reads lights one at a time). */
+  readonly lights: readonly { readonly serial: string; readonly address: string }[];
 }
 
 export type ParentToWorker =
@@ -64,11 +77,14 @@ export interface SetStateResult {
   /** When the call began, ms after the client was created. */
   readonly startedAtMs: number;
   /**
-   * Ours: until setState resolved (fast: every message handed to the socket). Theirs: until the callback of every
-   * colour and power message fired (acked, or given up after its retries). null: not within the cap.
+   * Until the call reported done: ours when setState resolved (non-fast: every light acknowledged; fast: every message
+   * queued, a quiet light's handed to the socket); acked peers when every callback fired (acknowledged, or given up
+   * after its retries); fire-and-forget peers when their calls returned. null: not within the cap.
    */
   readonly doneMs: number | null;
-  /** Lights reported done: ours `status: ok`; theirs both callbacks without error. */
+  /** Until the call's 2N-th unicast datagram was handed to socket.send() (colour and power for every light). */
+  readonly handedMs: number | null;
+  /** Lights reported done: ours `status: ok`; acked peers both callbacks without error; fire-and-forget peers: n/a (N). */
   readonly reportedOk: number;
   /** What was reported otherwise, e.g. `timed_out ×3`, `error ×2 (No LIFX response after max resend limit of 3)`. */
   readonly reportedOther: readonly string[];
@@ -89,6 +105,7 @@ interface Prepared {
   readonly counters?: () => { sent: number; retransmits: number };
   readonly localPort: () => number;
   readonly stop: () => Promise<void>;
+  readonly discoveryMs: number | null;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -99,7 +116,7 @@ function tally(map: Map<string, number>, key: string): void {
 }
 
 /** Ours: LightClient with its defaults except where to broadcast, every light's info and state read, a LightService. */
-async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared & { discoveryMs: number | null }> {
+async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared> {
   const { LightService } = await import('../../core/index.js');
   const capMs = Math.max(1, Math.round(cfg.capMs - (performance.now() - t0)));
   const service = new LightService({ discovery: { broadcastAddresses: [BROADCAST], port: LIFX_PORT }, expectLights: cfg.n, readyTimeoutMs: capMs });
@@ -116,7 +133,7 @@ async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared & 
     found: () => client.registry.size,
     run: async ({ hue, saturation, brightness, kelvin }) => {
       // kelvin first: in a colour string `kelvin:` forces saturation 0 (http-api-v1.md §6.1), so written last it
-      // would turn 'hue:H saturation:1 brightness:B kelvin:3500' into a white; this asks what lifx-lan-client is asked.
+      // would turn 'hue:H saturation:1 brightness:B kelvin:3500' into a white; this asks what the peers are asked.
       const color = `kelvin:${kelvin} hue:${hue} saturation:${saturation} brightness:${brightness}`;
       const results: LightResult[] = await service.setState('all', { power: 'on', color, durationS: 0 }, { fast });
       const other = new Map<string, number>();
@@ -133,11 +150,11 @@ async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared & 
   };
 }
 
-// lifx-lan-client is untyped JavaScript; this is the part of it the bench uses.
+// lifx-lan-client and node-lifx (its ancestor) are untyped JavaScript; this is the part of them the bench uses.
 type Callback = (err: Error | null) => void;
 interface LlcLight {
-  color(hue: number, saturation: number, brightness: number, kelvin: number, duration: number, cb: Callback): void;
-  on(duration: number, cb: Callback): void;
+  color(hue: number, saturation: number, brightness: number, kelvin: number, duration: number, cb?: Callback): void;
+  on(duration: number, cb?: Callback): void;
 }
 interface LlcClient {
   devices: Record<string, LlcLight>;
@@ -150,14 +167,48 @@ interface LlcClient {
 }
 type LlcModule = { Client: new () => LlcClient };
 
+/** Colour then power for every light; with callbacks when `acked` (resolved when all fired), else at once. */
+function setAll(lights: readonly LlcLight[], t: TargetState, acked: boolean): Promise<{ ok: number; other: Map<string, number> }> {
+  const other = new Map<string, number>();
+  if (!acked) {
+    // Units: hue in degrees, saturation and brightness 0-100, duration in ms.
+    for (const light of lights) {
+      light.color(t.hue, t.saturation * 100, t.brightness * 100, t.kelvin, 0);
+      light.on(0);
+    }
+    return Promise.resolve({ ok: lights.length, other });
+  }
+  return new Promise((resolve) => {
+    let ok = 0;
+    let left = lights.length;
+    if (left === 0) resolve({ ok, other });
+    for (const light of lights) {
+      let callbacks = 0;
+      let failed = false;
+      const done: Callback = (err) => {
+        if (err) {
+          failed = true;
+          tally(other, `error (${err.message})`);
+        }
+        if (++callbacks < 2) return;
+        if (!failed) ok++;
+        if (--left === 0) resolve({ ok, other });
+      };
+      light.color(t.hue, t.saturation * 100, t.brightness * 100, t.kelvin, 0, done);
+      light.on(0, done);
+    }
+  });
+}
+
 /**
- * lifx-lan-client with its defaults (50 ms per-light queue, resend after 150 ms, 3 sends for messages with a callback)
- * except: broadcast to 127.255.255.255 (its default is the all-ones broadcast), an ephemeral port (the lights own 56700), and
- * the same 4 MiB receive buffer as ours (with its 208 KiB default it does not find 500 lights within 30 s, see
- * bench:discovery, and this bench is about setting, not finding).
+ * lifx-lan-client (or node-lifx) with its defaults (lifx-lan-client: 50 ms per-light queue, resend after 150 ms, 3
+ * sends for messages with a callback; node-lifx: one queue for the whole client, a message every 50 ms) except:
+ * broadcast to 127.255.255.255 (their default is the all-ones broadcast), a port of its own (see below) and the same
+ * 4 MiB receive buffer as ours (lifx-lan-client with its 208 KiB default does not
+ * find 500 lights within 30 s, see bench:discovery, and this bench is about setting, not finding).
  */
-async function prepareTheirs(cfg: SetStateConfig, t0: number): Promise<Prepared & { discoveryMs: number | null }> {
-  const { Client } = createRequire(__filename)('lifx-lan-client') as LlcModule;
+async function prepareLlc(cfg: SetStateConfig, t0: number, library: 'lifx-lan-client' | 'node-lifx'): Promise<Prepared> {
+  const { Client } = createRequire(__filename)(library) as LlcModule;
   const client = new Client();
   client.on('error', () => undefined);
   let discoveryMs: number | null = null;
@@ -169,44 +220,91 @@ async function prepareTheirs(cfg: SetStateConfig, t0: number): Promise<Prepared 
       }
     });
   });
+  // node-lifx sends to the port it is bound to: it takes 127.0.0.1:56700 (the fleet holds 127.0.0.2…:56700 and
+  // 127.255.255.255:56700); lifx-lan-client takes an ephemeral port, as ours.
+  const bind = library === 'node-lifx' ? { address: '127.0.0.1', port: LIFX_PORT } : { address: '0.0.0.0', port: 0 };
   await new Promise<void>((resolve) =>
-    client.init({ broadcast: BROADCAST, address: '0.0.0.0', port: 0, startDiscovery: true }, () => {
-      // The first broadcast leaves on the queue's first tick (50 ms from now): the buffer is set before any reply.
+    client.init({ broadcast: BROADCAST, ...bind, startDiscovery: true }, () => {
+      // The first broadcast leaves on the queue's first tick: the buffer is set before any reply.
       client.socket.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
       resolve();
     }),
   );
   await Promise.race([allFound, sleep(Math.max(0, cfg.capMs - (performance.now() - t0)))]);
+  const acked = cfg.mode === 'llc-acked' || cfg.mode === 'nl-acked';
   return {
     discoveryMs,
     found: () => Object.keys(client.devices).length,
-    run: ({ hue, saturation, brightness, kelvin }) =>
-      new Promise((resolve) => {
-        const lights = Object.values(client.devices);
-        const other = new Map<string, number>();
-        let ok = 0;
-        let left = lights.length;
-        if (left === 0) resolve({ ok, other });
-        for (const light of lights) {
-          let callbacks = 0;
-          let failed = false;
-          const done: Callback = (err) => {
-            if (err) {
-              failed = true;
-              tally(other, `error (${err.message})`);
-            }
-            if (++callbacks < 2) return;
-            if (!failed) ok++;
-            if (--left === 0) resolve({ ok, other });
-          };
-          // Colour first, then power, both with a callback: sent with ack_required and resent until acknowledged.
-          // Its units: hue in degrees, saturation and brightness 0-100, duration in ms.
-          light.color(hue, saturation * 100, brightness * 100, kelvin, 0, done);
-          light.on(0, done);
-        }
-      }),
+    run: (t) => setAll(Object.values(client.devices), t, acked),
     localPort: () => client.address()?.port ?? 0,
     stop: async () => client.destroy(),
+  };
+}
+
+// node-lifx-lan 0.5.0: promises, hue 0-1.
+interface NllDevice {
+  lightSetColor(p: { color: { hue: number; saturation: number; brightness: number; kelvin: number }; duration: number }): Promise<unknown>;
+  lightSetPower(p: { level: number; duration: number }): Promise<unknown>;
+}
+interface NllModule {
+  createDevice(p: { ip: string; mac: string }): Promise<NllDevice>;
+  destroy(): Promise<void>;
+}
+
+/** At most this many lights in flight with node-lifx-lan: its sequence numbers (1-254) are shared by every light. */
+const NLL_IN_FLIGHT = 20;
+
+/**
+ * node-lifx-lan: its devices made from the fleet's list (createDevice; its discover() reads every light's info one
+ * light at a time). Patched at run time, as little as it takes to run here: it binds port 56700 (the lights' port:
+ * it gets an ephemeral one; the lights answer the sender's port) and broadcasts on the non-internal interfaces
+ * (there are none in the namespace: it is given loopback with 127.255.255.255). Every send is still guarded.
+ */
+async function prepareNll(cfg: SetStateConfig, t0: number): Promise<Prepared> {
+  const req = createRequire(__filename);
+  patchNodeLifxLan(req);
+  const Lifx = req('node-lifx-lan') as NllModule;
+  const devices = await Promise.all(cfg.lights.map((l) => Lifx.createDevice({ ip: l.address, mac: l.serial.match(/../g)!.join(':').toUpperCase() })));
+  return {
+    discoveryMs: performance.now() - t0,
+    found: () => devices.length,
+    run: async (t) => {
+      const other = new Map<string, number>();
+      let ok = 0;
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < devices.length) {
+          const device = devices[next++]!;
+          try {
+            await device.lightSetColor({ color: { hue: t.hue / 360, saturation: t.saturation, brightness: t.brightness, kelvin: t.kelvin }, duration: 0 });
+            await device.lightSetPower({ level: 1, duration: 0 });
+            ok++;
+          } catch (err) {
+            tally(other, `error (${(err as Error).message})`);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(NLL_IN_FLIGHT, devices.length) }, worker));
+      return { ok, other };
+    },
+    localPort: () => 0,
+    stop: () => Lifx.destroy().catch(() => undefined),
+  };
+}
+
+let nllPatched = false;
+
+/** See prepareNll. */
+export function patchNodeLifxLan(req: NodeJS.Require): void {
+  if (nllPatched) return;
+  nllPatched = true;
+  const address = req('node-lifx-lan/lib/lifx-lan-address.js') as { getNetworkInterfaces: () => unknown[] };
+  address.getNetworkInterfaces = () => [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: false, broadcast: BROADCAST }];
+  const bind = dgram.Socket.prototype.bind as (...args: unknown[]) => unknown;
+  (dgram.Socket.prototype as unknown as { bind: (...args: unknown[]) => unknown }).bind = function (this: dgram.Socket, ...args: unknown[]) {
+    const first = args[0] as { port?: number } | undefined;
+    if (typeof first === 'object' && first !== null && first.port === LIFX_PORT) args[0] = { ...first, port: 0 };
+    return bind.apply(this, args);
   };
 }
 
@@ -218,12 +316,32 @@ function nextMessage(): Promise<ParentToWorker> {
   return new Promise((resolve) => process.once('message', (m) => resolve(m as ParentToWorker)));
 }
 
+const PREPARE: Record<SetStateMode, (cfg: SetStateConfig, t0: number) => Promise<Prepared>> = {
+  'ours-acked': prepareOurs,
+  'ours-fast': prepareOurs,
+  'llc-acked': (cfg, t0) => prepareLlc(cfg, t0, 'lifx-lan-client'),
+  'llc-fast': (cfg, t0) => prepareLlc(cfg, t0, 'lifx-lan-client'),
+  nll: prepareNll,
+  'nl-acked': (cfg, t0) => prepareLlc(cfg, t0, 'node-lifx'),
+  'nl-fast': (cfg, t0) => prepareLlc(cfg, t0, 'node-lifx'),
+};
+
+const LIBRARY: Record<SetStateMode, string> = {
+  'ours-acked': '../../core/index.js',
+  'ours-fast': '../../core/index.js',
+  'llc-acked': 'lifx-lan-client',
+  'llc-fast': 'lifx-lan-client',
+  nll: 'node-lifx-lan',
+  'nl-acked': 'node-lifx',
+  'nl-fast': 'node-lifx',
+};
+
 async function measure(cfg: SetStateConfig): Promise<void> {
   // Loading the library is outside every figure.
-  if (cfg.mode === 'theirs') createRequire(__filename)('lifx-lan-client');
-  else await import('../../core/index.js');
+  if (cfg.mode.startsWith('ours')) await import('../../core/index.js');
+  else createRequire(__filename)(LIBRARY[cfg.mode]);
   const t0 = performance.now();
-  const prepared = cfg.mode === 'theirs' ? await prepareTheirs(cfg, t0) : await prepareOurs(cfg, t0);
+  const prepared = await PREPARE[cfg.mode](cfg, t0);
   let message = nextMessage();
   await send({
     type: 'ready',
@@ -231,6 +349,15 @@ async function measure(cfg: SetStateConfig): Promise<void> {
     discoveryMs: prepared.discoveryMs,
     readyAtMs: performance.now() - t0,
     createdEpochMs: performance.timeOrigin + t0,
+  });
+  // Unicast datagrams handed to socket.send() (net-guard's hook): the call's 2N-th is when every light's colour and
+  // power were handed over, retransmissions aside.
+  let unicast = 0;
+  let handedAt: number | null = null;
+  let handedAfter = Infinity;
+  onSend((address) => {
+    if (address === BROADCAST) return;
+    if (++unicast === handedAfter) handedAt = performance.now();
   });
   for (let call = 1; ; call++) {
     const m = await message;
@@ -240,10 +367,15 @@ async function measure(cfg: SetStateConfig): Promise<void> {
     const dropsBefore = rcvbufErrors();
     const elu = performance.eventLoopUtilization();
     const startEpochMs = epochNow();
+    handedAt = null;
+    handedAfter = unicast + 2 * cfg.n;
     const t1 = performance.now();
     const outcome = await Promise.race([prepared.run(m.target), sleep(cfg.capMs).then(() => null)]);
     const doneMs = outcome === null ? null : performance.now() - t1;
     const loopBusy = performance.eventLoopUtilization(elu).utilization;
+    // Fire-and-forget peers hand their datagrams over from their queues after the call returned: wait for them.
+    for (let waited = 0; handedAt === null && waited < cfg.capMs; waited += 10) await sleep(10);
+    const handedMs = handedAt === null ? null : (handedAt as number) - t1;
     const after = prepared.counters?.();
     message = nextMessage();
     await send({
@@ -256,6 +388,7 @@ async function measure(cfg: SetStateConfig): Promise<void> {
       startEpochMs,
       startedAtMs: t1 - t0,
       doneMs,
+      handedMs,
       reportedOk: outcome?.ok ?? 0,
       reportedOther: outcome === null ? ['no answer within the cap'] : [...outcome.other].map(([what, count]) => `${what} ×${count}`),
       sent: before && after ? after.sent - before.sent : null,

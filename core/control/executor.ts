@@ -15,9 +15,17 @@ export interface ExecuteOptions {
   readonly fast: boolean;
   /** Per light: the read, every step and every retry happen inside it. */
   readonly deadlineMs: number;
-  /** Read the current state (and zones) first; ignored in fast mode. */
-  readonly read: 'none' | 'state' | 'state+zones';
+  /**
+   * Read the current state (and zones) first; ignored in fast mode. `cached-state`: read it unless the service's
+   * state of the light is fresh enough to plan from (Executor.fresh, Executor.fromCache).
+   */
+  readonly read: 'none' | 'state' | 'state+zones' | 'cached-state';
+  /** For `cached-state`: how old (ms) what our reads and writes told of a light may be to plan from it. */
+  readonly freshStateMs?: number;
 }
+
+/** How long what the service last read or wrote of a light is fresh enough to plan a confirmed write from. */
+export const DEFAULT_FRESH_STATE_MS = 5000;
 
 /** Builds the plan for one light from its (freshly read, in non-fast mode) view. */
 export type PlanFor = (light: LightView, zones: ResolvedLight['zones']) => Plan;
@@ -226,18 +234,32 @@ export class Executor {
         continue;
       }
       const plan = planFor(light, zones);
-      let queued = true;
+      let closed = false;
+      let allSent = true;
+      let sent: PlannedMessage[] | undefined;
       for (const step of plan.steps) {
         for (const m of step) {
           // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
           const outcome = requester.post(device, m.name, m.payload as never, { coalesceKey: partKey(m), observer: this.fastObserver });
-          if (outcome === 'closed') queued = false;
+          if (outcome === 'sent') {
+            (sent ??= []).push(m);
+            continue;
+          }
+          allSent = false;
+          if (outcome === 'closed') closed = true;
           // A message that must wait its turn shows at once all the same (a light's latest state, as before); one that
           // replaced a waiting message shows when that goes out, so a flood updates the registry at the light's pace.
           else if (outcome === 'queued') this.sentFast(device.serial, m.name, m.payload);
         }
       }
-      results[i] = result(light, queued ? 'ok' : 'offline');
+      if (closed) {
+        results[i] = result(light, 'offline');
+        continue;
+      }
+      // A quiet light (the common case): the whole plan went out now, one registry update for it.
+      if (allSent) this.wrote(light, plan);
+      else for (const m of sent ?? []) this.sentFast(device.serial, m.name, m.payload);
+      results[i] = result(light, 'ok');
     }
     return results;
   }
@@ -250,8 +272,14 @@ export class Executor {
     const remaining = (): number => Math.max(1, Math.round(deadline - performance.now()));
     const requester = this.client.requester;
     try {
-      const current = options.read === 'none' ? light : await this.read(light, options.read === 'state+zones', remaining, names);
-      const plan = planFor(current, target.zones);
+      let current: LightView;
+      let planFrom: LightView;
+      if (options.read === 'none') current = planFrom = light;
+      else if (options.read === 'cached-state' && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
+        current = light;
+        planFrom = this.fromCache(light);
+      } else current = planFrom = await this.read(light, options.read === 'state+zones', remaining, names);
+      const plan = planFor(planFrom, target.zones);
       // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
       // ok for a state the light never got, e.g. the middle ones of several zone messages in one step, or the older of
       // two writes to one light.
@@ -344,6 +372,35 @@ export class Executor {
   private wrote(light: LightView, plan: Plan): void {
     const { facts, settleMs } = predict(plan, light);
     this.client.registry.wrote(light.serial, facts, settleMs);
+  }
+
+  /**
+   * What the service knows of a light is fresh enough to plan a confirmed write from, without reading it first:
+   * power and colour were read, or written by us, within `freshMs`; no transition of ours is running on them (the
+   * light shows a mid-fade value); no confirmed write to it is still unacknowledged; it answered its last exchange.
+   */
+  private fresh(light: LightView, freshMs: number): boolean {
+    if (freshMs <= 0 || !light.online) return false;
+    const registry = this.client.registry;
+    const record = registry.peek(light.serial);
+    if (record === undefined || record.misses > 0) return false;
+    const { power, color } = record.facts;
+    if (power === undefined || color === undefined) return false;
+    const oldest = Date.now() - freshMs;
+    if (power.readAt < oldest || color.readAt < oldest) return false;
+    if (registry.settlesAt(light.serial, 'power') !== undefined || registry.settlesAt(light.serial, 'color') !== undefined) return false;
+    return this.client.requester.pendingSets(light.serial) === 0;
+  }
+
+  /**
+   * The view a write is planned from when the read is skipped: what the service knows (a partial colour is merged over
+   * the known colour, as after a read), except that a light known to be on is planned as of unknown power, so a
+   * power-on goes out with the colour, in one step, rather than being left out: should something else have switched
+   * the light off since, it still ends on. A light known to be off keeps its power: the colour is painted while it is
+   * dark, then it powers on (and a light that was on after all only skips the fade).
+   */
+  private fromCache(light: LightView): LightView {
+    return light.power === 'on' ? { ...light, power: null } : light;
   }
 
   /** Reads power, colour and label (and zones) and returns the light's refreshed view. */

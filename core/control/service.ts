@@ -25,7 +25,7 @@ import {
   planSunset,
   type MoveDirection,
 } from './effects.js';
-import { Executor, type ExecuteOptions, type PlanFor } from './executor.js';
+import { DEFAULT_FRESH_STATE_MS, Executor, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState } from './planner.js';
 import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
@@ -144,6 +144,11 @@ export interface LightServiceOptions {
   readonly discovery?: DiscoveryOptionsInput;
   /** Per light, for the read, every step and every retry (HTTP clients give up after 5-10 s). */
   readonly deadlineMs?: number;
+  /**
+   * How old (ms) what the service read or wrote of a light may be for a confirmed write to be planned from it without
+   * reading the light first (default 5000; 0 reads before every confirmed colour change). See Executor.fromCache.
+   */
+  readonly freshStateMs?: number;
   /**
    * Where scenes live: a store, or a scene file opened by start(). Without it, scene operations fail with
    * SCENE_NOT_FOUND and `scene_id:` matches nothing.
@@ -303,6 +308,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   readonly client: LightClient;
   private readonly executor: Executor;
   private readonly deadlineMs: number;
+  private readonly freshStateMs: number;
   private readonly defaultDurationS: number;
   private readonly readyTimeoutMs: number;
   private readonly expectLights: number;
@@ -337,6 +343,10 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     });
     this.executor = new Executor(this.client);
     this.deadlineMs = positiveInt('deadlineMs', options.deadlineMs, DEFAULT_DEADLINE_MS);
+    this.freshStateMs = options.freshStateMs ?? DEFAULT_FRESH_STATE_MS;
+    if (typeof this.freshStateMs !== 'number' || !Number.isInteger(this.freshStateMs) || this.freshStateMs < 0) {
+      throw optionInvalid('freshStateMs', 'must be an integer number of ms, 0 or more');
+    }
     this.readyTimeoutMs = positiveInt('readyTimeoutMs', options.readyTimeoutMs, DEFAULT_READY_TIMEOUT_MS);
     this.expectLights = options.expectLights === undefined ? Infinity : positiveInt('expectLights', options.expectLights, 1);
     this.defaultDurationS = checkDuration('defaultDurationS', options.defaultDurationS, DEFAULT_DURATION_S);
@@ -588,7 +598,11 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Runs one validated change on resolved lights. */
   apply(targets: readonly ResolvedLight[], change: StateChange, fast: boolean): Promise<LightResult[]> {
     const needsZones = targets.some((t) => t.zones !== null && t.light.capabilities.multizone);
-    const options: ExecuteOptions = { fast, deadlineMs: this.deadlineMs, read: needsZones ? 'state+zones' : 'state' };
+    // Zones are always read (a strip's zones are painted over what it shows); a change without a colour (power,
+    // infrared) plans the same whatever the light shows; a colour is planned from what the service knows of the light
+    // when that is fresh (our own writes and recent reads), else from a read.
+    const read: ExecuteOptions['read'] = needsZones ? 'state+zones' : change.color === undefined ? 'none' : 'cached-state';
+    const options: ExecuteOptions = { fast, deadlineMs: this.deadlineMs, read, freshStateMs: this.freshStateMs };
     return this.executor.run(targets, fast ? fastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
   }
 

@@ -95,9 +95,12 @@ export class Pacer {
     return { spacing, tolerance: (limit.burst - 1) * spacing };
   }
 
-  /** Queues a unicast job for one light (key = serial or address:port); with `part`, see waitingFor(). */
-  schedule(key: string, job: PacedJob, part?: string): void {
-    this.enqueue(key, job, this.unicast, part);
+  /**
+   * Queues a unicast job for one light (key = serial or address:port); with `part`, see waitingFor(). True when the
+   * job took its turn at once (it has run, or runs at uncork()), false when it waits.
+   */
+  schedule(key: string, job: PacedJob, part?: string): boolean {
+    return this.enqueue(key, job, this.unicast, part);
   }
 
   /** Queues a broadcast job; broadcasts to one address (one subnet, so the same lights) share one budget. */
@@ -162,8 +165,8 @@ export class Pacer {
     this.lanes.clear();
   }
 
-  private enqueue(key: string, job: PacedJob, shape: { spacing: number; tolerance: number }, part: string | undefined): void {
-    if (this.stopped) return;
+  private enqueue(key: string, job: PacedJob, shape: { spacing: number; tolerance: number }, part: string | undefined): boolean {
+    if (this.stopped) return false;
     let lane = this.lanes.get(key);
     if (lane === undefined) {
       if (this.lanes.size >= this.sweepAt) this.sweep();
@@ -177,7 +180,7 @@ export class Pacer {
         lane.tat = Math.max(lane.tat, now) + lane.spacing;
         if (this.corked !== undefined) this.corked.push(job);
         else job.run();
-        return;
+        return true;
       }
     }
     lane.queue.push(job);
@@ -186,6 +189,7 @@ export class Pacer {
       (lane.parts ??= new Map()).set(part, job);
     }
     if (lane.timer === undefined && !lane.pumping) this.pumpLane(lane);
+    return false;
   }
 
   /** Sends what the lane may send now; arms its timer for the next turn. */

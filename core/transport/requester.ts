@@ -111,8 +111,9 @@ interface FastHost {
 }
 
 /**
- * Told when a fast message goes out, with the payload it carried (the newest, after latest-wins replacements): a
- * caller keeps its own state in step with what the lights were told, at the lights' pace, not once per request.
+ * Told when a fast message that had to wait for its turn goes out, with the payload it carried (the newest, after
+ * latest-wins replacements): a caller keeps its own state in step with what the lights were told, at the lights'
+ * pace, not once per request. (A message that goes out at once is reported by post() itself: `sent`.)
  */
 export interface FastObserver {
   sent(device: DeviceAddress, name: MessageName, payload: unknown): void;
@@ -127,6 +128,8 @@ class FastJob implements PacedJob {
   cancelled = false;
   /** Handed to the socket (or dropped as invalid): a later message for its part is a new job. */
   sent = false;
+  /** Took its turn when queued: sent at once, or in the batch being queued (Requester.batch). */
+  turnTaken = false;
   part: string | undefined = undefined;
   /** fire() callers waiting for this message to be handed to the socket; created on first use. */
   waiters: { resolve: () => void; reject: (err: Error) => void }[] | undefined = undefined;
@@ -145,8 +148,9 @@ class FastJob implements PacedJob {
 }
 
 /**
- * What post() did: `sent` (handed to the socket at once: the light was quiet), `queued` (waits for the light's next
- * turn), `replaced` (a waiting message for the same light and key now carries this payload), `closed` (nothing).
+ * What post() did: `sent` (handed to the socket at once, or when the batch() it is part of ends: the light was quiet),
+ * `queued` (waits for the light's next turn), `replaced` (a waiting message for the same light and key now carries
+ * this payload), `closed` (nothing).
  */
 export type PostOutcome = 'sent' | 'queued' | 'replaced' | 'closed';
 
@@ -404,7 +408,7 @@ export class Requester {
   post<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: PostOptions = {}): PostOutcome {
     const job = this.queueFast(device, name, payload, options.coalesceKey, options.observer);
     if (job === undefined) return 'closed';
-    if (job.sent) return 'sent';
+    if (job.turnTaken) return 'sent';
     return job === this.replaced ? 'replaced' : 'queued';
   }
 
@@ -457,7 +461,12 @@ export class Requester {
       }
     }
     const job = new FastJob(this.fastHost, device, name, payload, observer);
-    this.pacer.schedule(device.serial, job, part);
+    // A message that goes out at once (or in this batch) is the caller's to account for (post() says `sent`): only
+    // one that waits tells its observer when it goes.
+    if (this.pacer.schedule(device.serial, job, part)) {
+      job.observer = undefined;
+      job.turnTaken = true;
+    }
     return job;
   }
 
@@ -527,6 +536,11 @@ export class Requester {
     const recentRttMs = n < RTT_SAMPLES_KEPT ? [...c.rttMs] : [...c.rttMs.slice(start), ...c.rttMs.slice(0, start)];
     const { rttMs: _ring, ...counts } = c;
     return { ...counts, recentRttMs };
+  }
+
+  /** Confirmed Sets to one light not acknowledged yet (a read sent now would wait for them). */
+  pendingSets(serial: string): number {
+    return this.unackedSets.get(serial)?.size ?? 0;
   }
 
   /**

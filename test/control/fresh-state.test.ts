@@ -1,0 +1,102 @@
+// A confirmed write skips its read when what the service knows of the light is fresh (read or written within
+// freshStateMs, no transition running, nothing unacknowledged), keeps it otherwise, and ends in the requested state
+// either way, even when the light was changed behind the service's back.
+
+import { expect } from 'chai';
+import type { LightServiceOptions } from '../../core/index.js';
+import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
+
+const BULB = 'd073d5000001';
+const OTHER = 'd073d5000002';
+const lights = [
+  { serial: BULB, product: 91, label: 'Desk', power: 'off' as const, color: { hue: 0, saturation: 1, brightness: 1, kelvin: 3500 } },
+  { serial: OTHER, product: 91, label: 'Lamp', power: 'on' as const, color: { hue: 60, saturation: 1, brightness: 0.4, kelvin: 3500 } },
+];
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('Confirmed writes from fresh state', function () {
+  this.timeout(20_000);
+  let rig: ServiceRig;
+  const start = async (options: LightServiceOptions = {}): Promise<void> => {
+    rig = await serviceRig({ lights }, options);
+  };
+  afterEach(() => rig?.close());
+
+  const reads = (serial: string): number => rig.fleet.light(serial).receivedCount('GetColor');
+  const writes = (serial: string): string[] =>
+    rig.fleet
+      .light(serial)
+      .received()
+      .map((p) => p.name ?? '')
+      .filter((n) => n.startsWith('Set'));
+
+  it('skips the read when the state was just read, and still paints the colour before powering on', async () => {
+    await start();
+    const results = await rig.service.setState(`id:${BULB}`, { power: 'on', color: 'blue', durationS: 0.2 });
+    expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+    expect(reads(BULB)).to.equal(0);
+    // Known off: colour at once while dark, then power over the duration.
+    expect(writes(BULB)).to.deep.equal(['SetColor', 'SetLightPower']);
+    const [color, power] = [rig.fleet.light(BULB).received('SetColor')[0]!, rig.fleet.light(BULB).received('SetLightPower')[0]!];
+    expect(color.payload).to.deep.include({ durationMs: 0 });
+    expect(power.payload).to.deep.equal({ level: 65535, durationMs: 200 });
+    const s = rig.fleet.light(BULB).state;
+    expect([s.power, Math.round(s.color.hue)]).to.deep.equal(['on', 250]);
+  });
+
+  it('plans from our own write: a second write right after the first (no transition) reads nothing', async () => {
+    await start();
+    await rig.service.setState(`id:${OTHER}`, { color: 'red', durationS: 0 });
+    await rig.service.setState(`id:${OTHER}`, { brightness: 0.25, durationS: 0 });
+    expect(reads(OTHER)).to.equal(0);
+    // The brightness merges over the colour we wrote: still red.
+    const s = rig.fleet.light(OTHER).state;
+    expect([Math.round(s.color.hue), s.color.brightness]).to.deep.equal([0, 0.25]);
+  });
+
+  it('reads when the state is older than freshStateMs', async () => {
+    await start({ freshStateMs: 150 });
+    await sleep(250);
+    await rig.service.setState(`id:${BULB}`, { power: 'on', color: 'green', durationS: 0 });
+    expect(reads(BULB)).to.equal(1);
+    expect(rig.fleet.light(BULB).state.power).to.equal('on');
+  });
+
+  it('always reads with freshStateMs 0', async () => {
+    await start({ freshStateMs: 0 });
+    await rig.service.setState(`id:${BULB}`, { color: 'green', durationS: 0 });
+    expect(reads(BULB)).to.equal(1);
+  });
+
+  it('reads while a transition of ours runs (the light shows a mid-fade value)', async () => {
+    await start();
+    await rig.service.setState(`id:${OTHER}`, { color: 'red', durationS: 2 });
+    expect(reads(OTHER)).to.equal(0);
+    await rig.service.setState(`id:${OTHER}`, { brightness: 0.5, durationS: 0 });
+    expect(reads(OTHER)).to.equal(1);
+  });
+
+  it('reads nothing for a change without a colour: a power change plans the same whatever the light shows', async () => {
+    await start({ freshStateMs: 0 });
+    await rig.service.setState(`id:${BULB}`, { power: 'on', durationS: 0 });
+    await rig.service.toggle(`id:${BULB}`, { durationS: 0 });
+    expect(reads(BULB)).to.equal(0);
+    expect(rig.fleet.light(BULB).state.power).to.equal('off');
+  });
+
+  it('ends in the requested state when the light was switched off behind its back while known to be on', async () => {
+    await start();
+    await rig.service.setState(`id:${OTHER}`, { power: 'on', color: 'red', durationS: 0 });
+    // The vendor's app switches it off; the service still believes it is on.
+    rig.fleet.light(OTHER).setState({ power: 'off' });
+    rig.fleet.clearRecords();
+    const results = await rig.service.setState(`id:${OTHER}`, { power: 'on', color: 'blue', durationS: 0 });
+    expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+    expect(reads(OTHER)).to.equal(0);
+    // Known on: the power goes out with the colour in one step rather than being left out.
+    expect(writes(OTHER).sort()).to.deep.equal(['SetColor', 'SetLightPower']);
+    const s = rig.fleet.light(OTHER).state;
+    expect([s.power, Math.round(s.color.hue)]).to.deep.equal(['on', 250]);
+  });
+});
