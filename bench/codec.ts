@@ -6,7 +6,9 @@
 // that is printed, so nothing can be optimised away. Each operation is warmed up, then measured in several
 // timed rounds interleaved between the two libraries; the table shows the median round.
 
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { machine, type BenchResult } from './lib/figures.js';
 import { decode, encode, isPacket, type MessageName, type PacketInput, type Payload } from '../core/protocol/index.js';
 
 interface LlcPacket {
@@ -196,6 +198,22 @@ function main(): void {
   console.log(`node ${process.version}, ${ROUNDS} rounds of ${ROUND_MS} ms after warm-up; median round shown`);
   console.log(lines.join('\n'));
   console.log(`checksum ${sink}`);
+  // --json FILE: the table for docs/PERFORMANCE.md (bench/report.ts).
+  const at = process.argv.indexOf('--json');
+  if (at >= 0 && process.argv[at + 1]) {
+    const result: BenchResult = {
+      bench: 'codec',
+      title: 'Codec',
+      machine: machine(),
+      method:
+        `Encode (a complete datagram into a fresh Buffer) and decode (header and payload into an object) per second, Lightwire's ` +
+        `table-driven codec against lifx-lan-client 2.1.2's, in one process, interleaved; ${ROUNDS} rounds of ${ROUND_MS} ms after warm-up, ` +
+        `the median round shown.`,
+      figures: [],
+      details: lines.join('\n'),
+    };
+    writeFileSync(process.argv[at + 1]!, `${JSON.stringify(result, null, 2)}\n`);
+  }
 }
 
 main();

@@ -26,6 +26,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { machine, type BenchResult, type Point } from './lib/figures.js';
 
 interface Options {
   readonly durationS: number;
@@ -394,8 +395,28 @@ async function main(o: Options): Promise<void> {
     ];
     console.log(table([['figure', 'value', 'target'], ...targets.map(([f, v, ok]) => [f, v, ok ? 'met' : 'NOT met'])]));
     if (o.json !== undefined) {
-      const rowsOut = rows.map((r) => ({ name: r.name, what: r.what, rps: r.result.requests.average, p50: r.result.latency.p50, p99: r.result.latency.p99 }));
-      writeFileSync(o.json, JSON.stringify({ bench: 'http', node: process.version, cpus: os.cpus().length, date: new Date().toISOString(), lights, connections: o.connections, durationS: o.durationS, rows: rowsOut, flood: runs }, null, 2));
+      const one = (values: number[]): Point[] => [{ n: lights, values }];
+      const label = 'Lightwire (HTTP API v1, fast)';
+      const result: BenchResult = {
+        bench: 'http',
+        title: 'HTTP API: fast Set State under load',
+        machine: machine(),
+        method:
+          `${lights} virtual lights in one process, the server (LightService and the HTTP API, compiled JS) in another, autocannon in a ` +
+          `third, ${o.connections} connections over keep-alive. Flood: PUT /v1/lights/all/state {power: on, brightness: B, duration: 0, ` +
+          `fast: true} at a fixed ${o.rate} requests/s for ${o.durationS} s, every request with a brightness of its own; afterwards the ` +
+          `fleet reports whether every light shows the last requested state and when it last changed, and the most messages any light ` +
+          `received in any second (its sliding count). ${runs.length} run(s); median [min–max]. Latencies are autocannon's, in whole ms.`,
+        figures: [
+          { id: 'http-rate', title: `Requests answered per second (asked: ${o.rate})`, unit: 'req/s', lowerIsBetter: false, clients: { [label]: one(achieved) }, target: { text: `${o.rate} requests/s sustained`, met: median(achieved) >= 0.98 * o.rate } },
+          { id: 'http-p99', title: 'p99 latency, ms', unit: 'ms', lowerIsBetter: true, clients: { [label]: one(p99) }, target: { text: 'under 10 ms', met: median(p99) < 10 } },
+          { id: 'http-settled', title: 'Last change at a light after the last request was accepted', unit: 'ms', lowerIsBetter: true, clients: { [label]: one(settled) }, target: { text: 'every light in the last requested state within 200 ms', met: worstMatched === lights && Math.max(...settled) <= 200 } },
+          { id: 'http-right', title: 'Lights in the last requested state', unit: 'lights', lowerIsBetter: false, clients: { [label]: one(runs.map((r) => r.check.matched)) } },
+          { id: 'http-msgs', title: 'Most messages one light received in any second', unit: 'msg/s', lowerIsBetter: true, clients: { [label]: one(runs.map((r) => r.check.maxMessagesPerSecond)) }, target: { text: 'at most 20', met: worstRate <= 20 } },
+        ],
+        details: ['Every scenario (one run each, after a 1 s warm-up), as autocannon reports it:', '', '```', table(out), '```'].join('\n'),
+      };
+      writeFileSync(o.json, `${JSON.stringify(result, null, 2)}\n`);
     }
     if (rows.some((r) => r.result.non2xx > 0 || r.result.errors > 0) || runs.some((r) => r.non2xx > 0 || r.errors > 0)) process.exitCode = 1;
   } finally {

@@ -1,19 +1,17 @@
 // Read state: time to read GetColor -> LightState from all N virtual lights, with every reply checked against the
-// light it was asked of (serial, label, power, colour); Lightwire's LightClient against lifx-lan-client 2.1.2, same
-// fleet, same run (issue 3). Usage: npm run bench:read-state [-- --quick | --reps K | --sizes 10,100]
-// Each worker first discovers the fleet with its library's defaults, waits 1.5 s for what discovery sets off to
-// finish, then reads. npm wraps it in a private network namespace (unshare --net).
+// light it was asked of (serial, label, power, colour), and memory; Lightwire's LightClient against lifx-lan-client
+// 2.1.2, node-lifx-lan 0.5.0 (at most 20 in flight) and node-lifx 0.8.0, same fleet, same run.
+// Usage: npm run bench:read-state [-- --quick | --reps K | --sizes 10,100,500,1000 | --clients ours,llc | --json FILE]
+// Each worker first discovers the fleet with its library's defaults (node-lifx-lan: devices made from the fleet's
+// list), waits 1.5 s for what discovery sets off to finish, then reads. npm wraps it in a private network namespace.
 
-import { report, runSuite, suiteOptions } from './lib/harness.js';
+import { publish } from './lib/figures.js';
+import { result, runSuite, suiteOptions } from './lib/harness.js';
 
 async function main(): Promise<void> {
   const options = suiteOptions('read-state');
   const suite = await runSuite(options);
-  const { text, verdicts } = report('Read state', options, suite);
-  console.log(text);
-  const failed = verdicts.filter((v) => v.verdict === 'FAIL');
-  console.log('');
-  console.log(failed.length === 0 ? 'All targets met.' : `Targets missed: ${failed.map((v) => `N=${v.n} ${v.metric}`).join('; ')}`);
+  publish(result('Read state', options, suite));
 }
 
 main().catch((err: unknown) => {

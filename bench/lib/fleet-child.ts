@@ -1,5 +1,5 @@
 // The virtual fleet in its own process, so its event loop never competes with the client under test.
-// argv: <lights>. Lights at 127.0.0.2, 127.0.0.3, … port 56700, shared broadcast listener on 127.255.255.255:56700
+// argv: <lights> [latencyMs]. Lights at 127.0.0.2, 127.0.0.3, … port 56700, shared broadcast listener on 127.255.255.255:56700
 // (not 0.0.0.0: node-lifx sends from the port it sends to, so it binds 127.0.0.1:56700).
 
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
@@ -17,6 +17,9 @@ async function main(): Promise<void> {
   const n = Number(process.argv[2]);
   const fleet = new Fleet(defaultFleet(n), { port: 56700, mode: 'ip', listenAddress: '127.255.255.255' });
   await fleet.start();
+  // The latency fault: every reply (StateService, acks, states) leaves this long after the request arrived.
+  const latencyMs = Number(process.argv[3] ?? 0);
+  if (latencyMs > 0) for (const light of fleet.lights) light.setFaults({ latencyMs });
   const watcher = new FleetWatcher(fleet);
   process.on('message', (raw: FleetRequest) => {
     switch (raw.type) {

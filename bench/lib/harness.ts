@@ -1,11 +1,12 @@
 // The parent side of the discovery and read-state benchmarks: starts the fleet in its own process, runs every
-// measurement in a fresh worker process (ours and lifx-lan-client alternately, same fleet, same run), and prints
-// one table with medians, the ratio and pass/fail against the targets of issue 3.
+// measurement in a fresh worker process (Lightwire and each Node peer in turn, same fleet, same run), and prints the
+// figures (medians and ranges per client and N; bench/lib/figures.ts), with --json FILE for docs/PERFORMANCE.md.
 
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { machine, median, summary, type BenchResult, type Figure, type Point } from './figures.js';
 import type { ClientName, ExpectedLight, FleetReply, FleetRequest, Task, WorkerConfig, WorkerResult } from './messages.js';
 import { assertPrivateNetns } from './net-guard.js';
 
@@ -15,9 +16,16 @@ const FLEET_CHILD = path.join(COMPILED, 'fleet-child.js');
 const WORKER = path.join(COMPILED, 'worker.js');
 /** Plain node for the measured processes: no TypeScript loader (fork would otherwise inherit --import tsx). */
 const PLAIN_NODE: string[] = [];
+/** Workers may collect garbage on demand: the heap a client holds is measured after full collections. */
+const WORKER_NODE: string[] = ['--expose-gc'];
 
-export const CLIENTS: readonly ClientName[] = ['ours', 'theirs'];
-export const LABEL: Record<ClientName, string> = { ours: 'Lightwire', theirs: 'lifx-lan-client 2.1.2' };
+export const CLIENTS: readonly ClientName[] = ['ours', 'llc', 'nll', 'nl'];
+export const LABEL: Record<ClientName, string> = {
+  ours: 'Lightwire',
+  llc: 'lifx-lan-client 2.1.2',
+  nll: 'node-lifx-lan 0.5.0',
+  nl: 'node-lifx 0.8.0',
+};
 
 export type BenchTask = Exclude<Task, 'baseline'>;
 
@@ -27,9 +35,12 @@ export interface SuiteOptions {
   readonly reps: number;
   readonly capMs: number;
   readonly settleMs: number;
+  readonly clients: readonly ClientName[];
+  /** The fleet's latency fault: every reply leaves this long after the request arrived (0: none). */
+  readonly latencyMs: number;
 }
 
-/** `--quick` (1 repetition), `--reps K`, `--sizes 10,100`, `--cap-ms`, `--settle-ms`. */
+/** `--quick` (1 repetition), `--reps K`, `--sizes 10,100`, `--cap-ms`, `--settle-ms`, `--clients ours,llc`, `--latency-ms`. */
 export function suiteOptions(task: BenchTask, argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
   const value = (flag: string): string | undefined => {
     const i = argv.indexOf(flag);
@@ -42,6 +53,11 @@ export function suiteOptions(task: BenchTask, argv: readonly string[] = process.
     reps: Number(value('--reps') ?? (quick ? 1 : 3)),
     capMs: Number(value('--cap-ms') ?? 30_000),
     settleMs: Number(value('--settle-ms') ?? 1500),
+    clients: (value('--clients')?.split(',') ?? CLIENTS).map((c) => {
+      if (!CLIENTS.includes(c as ClientName)) throw new Error(`--clients: unknown ${c} (${CLIENTS.join(', ')})`);
+      return c as ClientName;
+    }),
+    latencyMs: Number(value('--latency-ms') ?? 0),
   };
 }
 
@@ -68,8 +84,8 @@ export class FleetProcess {
     readonly lights: readonly ExpectedLight[],
   ) {}
 
-  static start(n: number): Promise<FleetProcess> {
-    const child = fork(FLEET_CHILD, [String(n)], { execArgv: PLAIN_NODE, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  static start(n: number, latencyMs = 0): Promise<FleetProcess> {
+    const child = fork(FLEET_CHILD, [String(n), String(latencyMs)], { execArgv: PLAIN_NODE, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     const output = collectOutput(child);
     return new Promise((resolve, reject) => {
       child.once('message', (m: FleetReply) => {
@@ -102,7 +118,7 @@ export interface Run extends WorkerResult {
 }
 
 function runWorker(cfg: WorkerConfig): Promise<WorkerResult> {
-  const child = fork(WORKER, [], { execArgv: PLAIN_NODE, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = fork(WORKER, [], { execArgv: WORKER_NODE, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const output = collectOutput(child);
   // Discovery cap + settle + read cap + start-up; past this the worker is stuck and is killed (it is our own child).
   const hardLimitMs = 2 * cfg.capMs + cfg.settleMs + 20_000;
@@ -123,12 +139,17 @@ function runWorker(cfg: WorkerConfig): Promise<WorkerResult> {
 
 function progress(r: Run): string {
   const ms = (v: number | null): string => (v === null ? '> cap' : `${Math.round(v)} ms`);
-  const parts = [`found ${r.found}/${r.n} in ${ms(r.discoveryMs)}`, `drops ${r.dropsUntilFound}/${r.dropsWholeRun} (client socket ${r.dropsClientSocket})`];
+  const parts = [`found ${r.found}/${r.n} in ${ms(r.discoveryMs)}`];
+  if (r.describedMs !== null) parts.push(`described ${ms(r.describedMs)}`);
+  parts.push(`drops ${r.dropsUntilFound}/${r.dropsWholeRun} (client socket ${r.dropsClientSocket})`);
   if (r.task === 'read-state') {
     parts.push(`read ${ms(r.readMs)}: ${r.correct} right, ${r.wrong} wrong, ${r.missing} missing, ${r.dropsDuringReads} drops`);
     if (r.wrongExamples.length > 0) parts.push(`e.g. ${r.wrongExamples[0]}`);
   }
-  parts.push(`peak RSS ${(r.maxRssKiB / 1024).toFixed(1)} MiB`, `max ${r.fleetMaxRate} msg/s to a light`);
+  parts.push(
+    `peak RSS ${(r.maxRssKiB / 1024).toFixed(1)} MiB, at the end ${(r.endRssKiB / 1024).toFixed(1)} MiB, heap after GC ${(r.heapAfterGcKiB / 1024).toFixed(1)} MiB`,
+    `max ${r.fleetMaxRate} msg/s to a light`,
+  );
   return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)} ${parts.join(', ')}`;
 }
 
@@ -136,21 +157,24 @@ export interface SuiteResult {
   readonly runs: Run[];
   /** Peak RSS of a worker that loads no client: node and the harness alone, KiB. */
   readonly baselineRssKiB: number;
+  readonly baselineHeapKiB: number;
+  readonly wholeRunS: number;
 }
 
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   assertPrivateNetns();
   compileChildren();
+  const started = performance.now();
   const base = await runWorker({ client: 'ours', task: 'baseline', expected: [], capMs: options.capMs, settleMs: 0 });
   const runs: Run[] = [];
   for (const n of options.sizes) {
-    const fleet = await FleetProcess.start(n);
+    const fleet = await FleetProcess.start(n, options.latencyMs);
     // A client that does not find the fleet within the cap is not run again at this N: each such run costs the cap.
     const capped = new Set<ClientName>();
     try {
       for (let rep = 0; rep < options.reps; rep++) {
-        // Alternate who goes first, so neither always meets a fleet that has just been busy.
-        const order = rep % 2 === 0 ? CLIENTS : [...CLIENTS].reverse();
+        // Rotate who goes first, so no client always meets a fleet that has just been busy.
+        const order = options.clients.map((_, i) => options.clients[(i + rep) % options.clients.length]!);
         for (const client of order) {
           if (capped.has(client)) continue;
           await fleet.request({ type: 'clear' }, 'cleared');
@@ -158,7 +182,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
           const stats = await fleet.request({ type: 'stats' }, 'stats');
           const run: Run = { ...result, rep, fleetMaxRate: stats.maxMessagesPerSecond };
           runs.push(run);
-          if (run.discoveryMs === null) capped.add(client);
+          if (run.discoveryMs === null || (options.task === 'read-state' && run.readMs === null)) capped.add(client);
           console.error(progress(run));
           // Replies still in flight to the exited worker's port must not land in the next run.
           await sleep(300);
@@ -168,176 +192,162 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       await fleet.stop();
     }
   }
-  return { runs, baselineRssKiB: base.maxRssKiB };
+  return { runs, baselineRssKiB: base.maxRssKiB, baselineHeapKiB: base.heapAfterGcKiB, wholeRunS: (performance.now() - started) / 1000 };
 }
 
-// ---- the table ----
+// ---- the figures ----
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+type Get = (r: Run) => number | null;
+
+/** One figure: a value per client and N over the runs (null: the run did not finish). */
+function figure(o: SuiteOptions, suite: SuiteResult, spec: Omit<Figure, 'clients'> & { get: Get; note?: (rs: readonly Run[], n: number) => string | undefined; only?: readonly ClientName[] }): Figure {
+  const clients: Record<string, Point[]> = {};
+  for (const c of o.clients) {
+    if (spec.only && !spec.only.includes(c)) continue;
+    clients[LABEL[c]] = o.sizes
+      .map((n) => {
+        const rs = suite.runs.filter((r) => r.n === n && r.client === c);
+        const note = spec.note?.(rs, n);
+        return { n, values: rs.map(spec.get), ...(note ? { note } : {}) };
+      })
+      .filter((p) => p.values.length > 0);
+  }
+  const { get: _get, note: _note, only: _only, ...rest } = spec;
+  return { ...rest, clients };
+}
+
+function oursAt(f: Figure, n: number): number | undefined {
+  const p = f.clients[LABEL.ours]?.find((q) => q.n === n);
+  return p === undefined ? undefined : summary(p).median;
+}
+
+/** The lowest median among the peers at N (undefined when none ran). */
+function bestPeerAt(f: Figure, n: number): number | undefined {
+  const medians = Object.entries(f.clients)
+    .filter(([label]) => label !== LABEL.ours)
+    .map(([, points]) => points.find((q) => q.n === n))
+    .filter((p): p is Point => p !== undefined)
+    .map((p) => summary(p).median);
+  return medians.length === 0 ? undefined : Math.min(...medians);
+}
+
+const unfinished = (what: string) => (rs: readonly Run[], n: number): string | undefined => {
+  const worst = rs.find((r) => r.found < n || r.missing > 0);
+  return worst === undefined ? undefined : `${what} ${Math.min(...rs.map((r) => r.found - r.missing))}/${n} at worst`;
 };
 
-function fmtMs(v: number): string {
-  if (!Number.isFinite(v)) return 'n/a';
-  return v >= 10_000 ? `${(v / 1000).toFixed(1)} s` : `${Math.round(v)} ms`;
+/** The marginal heap per light: the heap after GC at the largest N less at the smallest, per light (KiB). */
+function heapPerLight(o: SuiteOptions, suite: SuiteResult, c: ClientName): number | undefined {
+  const sizes = o.sizes.filter((n) => suite.runs.some((r) => r.n === n && r.client === c && r.found >= n));
+  if (sizes.length < 2) return undefined;
+  const lo = Math.min(...sizes);
+  const hi = Math.max(...sizes);
+  const at = (n: number): number => median(suite.runs.filter((r) => r.n === n && r.client === c).map((r) => r.heapAfterGcKiB));
+  return (at(hi) - at(lo)) / (hi - lo);
 }
 
-interface Cell {
-  readonly text: string;
-  /** The figure the ratio and the targets use (Infinity = did not finish within the cap). */
-  readonly value: number;
-}
-
-type Verdict = 'PASS' | 'FAIL';
-
-interface RowSpec {
-  readonly metric: string;
-  readonly cell: (runs: readonly Run[], n: number) => Cell;
-  /** Show ours / theirs (for figures where lower is better). */
-  readonly ratio: boolean;
-  readonly target?: { readonly text: (n: number) => string; readonly check: (ours: Cell, theirs: Cell, n: number) => boolean };
-}
-
-/** Median time; Infinity (shown as "> cap") for runs that did not finish; [min–max] over the runs. */
-function timeCell(runs: readonly Run[], get: (r: Run) => number | null, capMs: number, unfinished: (r: Run) => string): Cell {
-  if (runs.length === 0) return { text: 'n/a', value: NaN };
-  const values = runs.map((r) => get(r) ?? Infinity);
-  const m = median(values);
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  const worst = runs[values.indexOf(hi)]!;
-  let text = Number.isFinite(m) ? fmtMs(m) : `> ${fmtMs(capMs)} (${unfinished(worst)})`;
-  if (runs.length > 1) text += ` [${fmtMs(lo)}–${Number.isFinite(hi) ? fmtMs(hi) : '> cap'}]`;
-  else if (Number.isFinite(m)) text += ' (1 run)';
-  return { text, value: m };
-}
-
-/** The worst run's figure (largest, or smallest with `worst: 'min'`). */
-function worstCell(runs: readonly Run[], get: (r: Run) => number, worst: 'max' | 'min', format: (v: number, r: Run) => string = (v) => String(v)): Cell {
-  if (runs.length === 0) return { text: 'n/a', value: NaN };
-  const values = runs.map(get);
-  const v = worst === 'max' ? Math.max(...values) : Math.min(...values);
-  return { text: format(v, runs[values.indexOf(v)]!), value: v };
-}
-
-function rssCell(runs: readonly Run[]): Cell {
-  if (runs.length === 0) return { text: 'n/a', value: NaN };
-  const values = runs.map((r) => r.maxRssKiB / 1024);
-  const v = median(values);
-  const spread = runs.length > 1 ? ` [${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}]` : ' (1 run)';
-  return { text: `${v.toFixed(1)} MiB${spread}`, value: v };
-}
-
-function rows(o: SuiteOptions): RowSpec[] {
-  const settleS = `${o.settleMs / 1000} s`;
-  const common: RowSpec[] = [
-    {
-      metric: 'peak RSS of the client process (median [min–max])',
-      cell: rssCell,
-      ratio: true,
-      target: { text: () => 'ours <= theirs', check: (ours, theirs) => ours.value <= theirs.value },
-    },
-    {
-      metric: 'most messages one light received in a second (worst run)',
-      cell: (runs) => worstCell(runs, (r) => r.fleetMaxRate, 'max'),
-      ratio: false,
-    },
-  ];
-  if (o.task === 'discovery') {
-    return [
-      {
-        metric: 'time until all N lights are found (median [min–max])',
-        cell: (runs, n) => timeCell(runs, (r) => r.discoveryMs, o.capMs, (r) => `found ${r.found}/${n}`),
-        ratio: true,
-        target: { text: () => '< 1 s', check: (ours) => ours.value < 1000 },
-      },
-      {
-        metric: 'UDP receive drops until all found (worst run)',
-        cell: (runs) => worstCell(runs, (r) => r.dropsUntilFound, 'max'),
-        ratio: false,
-        target: { text: () => '0', check: (ours) => ours.value === 0 },
-      },
-      {
-        metric: `UDP receive drops, discovery and the ${settleS} after it (worst run; at the client's socket)`,
-        cell: (runs) => worstCell(runs, (r) => r.dropsWholeRun, 'max', (v, r) => `${v} (${r.dropsClientSocket})`),
-        ratio: false,
-      },
-      ...common,
-    ];
-  }
-  return [
-    {
-      metric: 'time to read the state of every light it found (median [min–max])',
-      cell: (runs) => timeCell(runs, (r) => r.readMs, o.capMs, (r) => `${r.n - r.missing}/${r.n} answered`),
-      ratio: true,
-      target: { text: () => 'ours <= theirs', check: (ours, theirs) => Number.isFinite(ours.value) && !(ours.value > theirs.value) },
-    },
-    {
-      metric: 'states read and given to the right light: serial, label, power, colour (worst run)',
-      cell: (runs, n) =>
-        worstCell(runs, (r) => r.correct, 'min', (v, r) => `${v}/${n}` + (r.undiscovered > 0 ? ` (${r.undiscovered} not found before the reads)` : '')),
-      ratio: false,
-      target: { text: (n) => `${n}/${n}`, check: (ours, _theirs, n) => ours.value === n },
-    },
-    {
-      metric: 'replies given to the wrong light (worst run)',
-      cell: (runs) => worstCell(runs, (r) => r.wrong, 'max', (v, r) => (v > 0 && r.wrongExamples[0] ? `${v}, e.g. ${r.wrongExamples[0]}` : String(v))),
-      ratio: false,
-      target: { text: () => '0', check: (ours) => ours.value === 0 },
-    },
-    {
-      metric: 'UDP receive drops during the reads (worst run)',
-      cell: (runs) => worstCell(runs, (r) => r.dropsDuringReads, 'max'),
-      ratio: false,
-    },
-    ...common,
-  ];
-}
-
-function ratioText(ours: Cell, theirs: Cell, capMs: number): string {
-  if (!Number.isFinite(ours.value) || Number.isNaN(theirs.value)) return 'n/a';
-  if (theirs.value === Infinity) return `< ${(ours.value / capMs).toFixed(3)}`;
-  if (theirs.value === 0) return 'n/a';
-  return (ours.value / theirs.value).toFixed(2);
-}
-
-export interface Report {
-  readonly text: string;
-  /** Per metric (with a target) and N: ours passes? */
-  readonly verdicts: { readonly metric: string; readonly n: number; readonly verdict: Verdict; readonly ours: string; readonly theirs: string }[];
-}
-
-export function report(title: string, o: SuiteOptions, suite: SuiteResult): Report {
-  const lines: string[] = [];
-  const verdicts: Report['verdicts'][number][] = [];
-  lines.push(`| N | metric | ${LABEL.ours} | ${LABEL.theirs} | ratio ours/theirs | target for ours |`);
-  lines.push('|---:|---|---:|---:|---:|---|');
-  for (const n of o.sizes) {
-    for (const spec of rows(o)) {
-      const pick = (c: ClientName): Run[] => suite.runs.filter((r) => r.n === n && r.client === c);
-      const ours = spec.cell(pick('ours'), n);
-      const theirs = spec.cell(pick('theirs'), n);
-      let target = '';
-      if (spec.target) {
-        const verdict: Verdict = spec.target.check(ours, theirs, n) ? 'PASS' : 'FAIL';
-        verdicts.push({ metric: spec.metric, n, verdict, ours: ours.text, theirs: theirs.text });
-        target = `${spec.target.text(n)}: **${verdict}**`;
-      }
-      lines.push(`| ${n} | ${spec.metric} | ${ours.text} | ${theirs.text} | ${spec.ratio ? ratioText(ours, theirs, o.capMs) : ''} | ${target} |`);
-    }
-  }
+export function result(title: string, o: SuiteOptions, suite: SuiteResult): BenchResult {
   const rmemMax = readFileSync('/proc/sys/net/core/rmem_max', 'utf8').trim();
-  const header = [
-    `## ${title}`,
+  const largest = Math.max(...o.sizes);
+  const figures: Figure[] = [];
+  const latency = o.latencyMs > 0 ? `, replies delayed ${o.latencyMs} ms` : '';
+  const found = figure(o, suite, {
+    id: `${o.task}-found${o.latencyMs > 0 ? `-latency${o.latencyMs}` : ''}`,
+    title: `Time until all N lights are found${latency} (node-lifx-lan: until discover() resolves: 1 s of listening, then every light's info, one light at a time)`,
+    unit: 'ms',
+    lowerIsBetter: true,
+    chart: o.task === 'discovery',
+    get: (r) => r.discoveryMs,
+    note: (rs, n) => (rs.some((r) => r.discoveryMs === null) ? `found ${Math.min(...rs.map((r) => r.found))}/${n} at worst` : undefined),
+  });
+  if (o.task === 'discovery') {
+    figures.push(found);
+    const described = figure(o, suite, {
+      id: `discovery-described${o.latencyMs > 0 ? `-latency${o.latencyMs}` : ''}`,
+      title: `Time until all N lights are found and described${latency}: product, firmware, group, location, Wi-Fi and state read (Lightwire's first reads)`,
+      unit: 'ms',
+      lowerIsBetter: true,
+      chart: true,
+      only: ['ours'],
+      get: (r) => r.describedMs,
+    });
+    const d = oursAt(described, 500);
+    figures.push(
+      o.latencyMs === 50 && d !== undefined ? { ...described, target: { text: 'under 1.5 s for 500 lights with 50 ms latency', met: d < 1500 } } : described,
+      figure(o, suite, {
+        id: 'discovery-drops',
+        title: 'UDP receive drops until all were found (worst run)',
+        unit: 'lights',
+        lowerIsBetter: true,
+        get: (r) => r.dropsUntilFound,
+      }),
+    );
+  } else {
+    const read = figure(o, suite, {
+      id: 'read-time',
+      title: 'Time to read the state of every light (GetColor; node-lifx-lan at most 20 lights in flight)',
+      unit: 'ms',
+      lowerIsBetter: true,
+      chart: true,
+      get: (r) => r.readMs,
+      note: unfinished('answered'),
+    });
+    figures.push(
+      read,
+      figure(o, suite, {
+        id: 'read-right',
+        title: 'States read and given to the right light: serial, label, power, colour (every run)',
+        unit: 'lights',
+        lowerIsBetter: false,
+        get: (r) => r.correct,
+      }),
+      figure(o, suite, {
+        id: 'read-wrong',
+        title: "Replies given to the wrong light (another light's label or colour; every run)",
+        unit: 'lights',
+        lowerIsBetter: true,
+        get: (r) => r.wrong,
+        note: (rs) => rs.find((r) => r.wrongExamples.length > 0)?.wrongExamples[0],
+      }),
+    );
+  }
+  const peak = figure(o, suite, { id: `${o.task}-rss-peak`, title: 'Peak RSS of the client process', unit: 'MiB', lowerIsBetter: true, chart: o.task === 'read-state', get: (r) => r.maxRssKiB / 1024 });
+  const end = figure(o, suite, { id: `${o.task}-rss-end`, title: 'RSS of the client process at the end of the run (the lights held, before stopping)', unit: 'MiB', lowerIsBetter: true, get: (r) => r.endRssKiB / 1024 });
+  const lightest = bestPeerAt(end, 500);
+  const ours500 = oursAt(end, 500);
+  figures.push(
+    peak,
+    lightest !== undefined && ours500 !== undefined ? { ...end, target: { text: 'Lightwire at most the lightest peer at N=500', met: ours500 <= lightest } } : end,
+    figure(o, suite, { id: `${o.task}-heap`, title: 'V8 heap in use after full collections at the end of the run', unit: 'MiB', lowerIsBetter: true, get: (r) => r.heapAfterGcKiB / 1024 }),
+    figure(o, suite, { id: `${o.task}-rate`, title: 'Most messages one light received in any second (every run)', unit: 'msg/s', lowerIsBetter: true, get: (r) => r.fleetMaxRate }),
+  );
+  const perLight = o.clients
+    .map((c) => ({ c, kib: heapPerLight(o, suite, c) }))
+    .filter((x): x is { c: ClientName; kib: number } => x.kib !== undefined);
+  const oursPerLight = perLight.find((x) => x.c === 'ours')?.kib;
+  const details = [
+    `Heap per light after GC (the heap at N=${largest} less the heap at N=${Math.min(...o.sizes)}, per light)` +
+      (oursPerLight !== undefined ? `; target for Lightwire under 10 KiB: **${oursPerLight < 10 ? 'met' : 'not met'}**` : '') +
+      ':',
     '',
-    `node ${process.version}, ${os.cpus().length} CPUs, net.core.rmem_max ${rmemMax}, private network namespace (loopback only).`,
-    `Fleet of N virtual lights (127.0.0.2…, port 56700) in its own process; every measurement in a fresh client process ` +
-      `(plain node, compiled JS), ours and lifx-lan-client alternating; ${o.reps} repetition(s) per N and client ` +
-      `(a client that hits the ${fmtMs(o.capMs)} cap is not run again at that N). Ratio < 1: ours is lower.`,
-    `Peak RSS of a worker process that loads no client (node + this harness): ${(suite.baselineRssKiB / 1024).toFixed(1)} MiB.`,
-    '',
-  ];
-  return { text: [...header, ...lines].join('\n'), verdicts };
+    '| client | KiB per light |',
+    '|---|---:|',
+    ...perLight.map((x) => `| ${LABEL[x.c]} | ${x.kib.toFixed(1)} |`),
+  ].join('\n');
+  return {
+    bench: o.latencyMs > 0 ? `${o.task}-latency${o.latencyMs}` : o.task,
+    title,
+    machine: machine(),
+    method:
+      `Fleet of N virtual lights (127.0.0.2…, port 56700) in its own process${latency}; net.core.rmem_max ${rmemMax}, private network namespace ` +
+      `(loopback only); whole run ${suite.wholeRunS.toFixed(0)} s. Every measurement in a fresh client process (plain node with --expose-gc, ` +
+      `compiled JS), the clients in turn (${o.clients.map((c) => LABEL[c]).join(', ')}), ${o.reps} repetition(s) per N and client; median ` +
+      `[min–max]; a client that does not finish within ${o.capMs / 1000} s is not run again at that N. Each client keeps its defaults except ` +
+      `where it would broadcast beyond this machine or share the lights' port (bench/lib/peers.ts); Lightwire is its LightClient with ` +
+      `defaults (first reads of every light found, background refresh). ` +
+      (o.task === 'read-state' ? `Each worker first finds the fleet with its library's defaults, waits ${o.settleMs / 1000} s for what discovery sets off, then reads every light once. ` : '') +
+      `A worker that loads no client peaks at ${(suite.baselineRssKiB / 1024).toFixed(1)} MiB RSS (node and the harness).`,
+    figures,
+    details,
+  };
 }

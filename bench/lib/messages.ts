@@ -2,7 +2,8 @@
 
 import type { Hsbk, PowerState } from '../../core/protocol/index.js';
 
-export type ClientName = 'ours' | 'theirs';
+/** ours: Lightwire's LightClient; llc: lifx-lan-client 2.1.2; nll: node-lifx-lan 0.5.0; nl: node-lifx 0.8.0. */
+export type ClientName = 'ours' | 'llc' | 'nll' | 'nl';
 export type Task = 'discovery' | 'read-state' | 'baseline';
 
 /** A virtual light as the fleet process reports it: the truth the replies are checked against. */
@@ -54,6 +55,12 @@ export interface WorkerResult {
   readonly wrongExamples: readonly string[];
   /** process.resourceUsage().maxRSS, KiB. */
   readonly maxRssKiB: number;
+  /** RSS at the end of the run (after the reads and the settle, before stopping), KiB. */
+  readonly endRssKiB: number;
+  /** V8 heap in use after two full collections at the end of the run, KiB. */
+  readonly heapAfterGcKiB: number;
+  /** Ours: from creating the client until every light it found was described (facts and state read); null otherwise. */
+  readonly describedMs: number | null;
 }
 
 /** What a set-state run asks of every light: power on and this colour (user units; hue and saturation only where the product has colour). */

@@ -18,18 +18,16 @@
 // Every datagram any client sends goes through guardLoopbackSends (127.0.0.0/8 only), which also counts the unicast
 // ones: "handed to the socket" is when the call's 2N-th unicast datagram was given to socket.send().
 
-import dgram from 'node:dgram';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { LightResult } from '../../core/index.js';
 import type { TargetState } from './messages.js';
 import { guardLoopbackSends, onSend } from './net-guard.js';
+import { BROADCAST, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, pool, type LlcCallback, type LlcLibrary, type LlcLight } from './peers.js';
 import { rcvbufErrors, socketDrops } from './udp-stats.js';
 
 guardLoopbackSends();
 
-const BROADCAST = '127.255.255.255';
-const LIFX_PORT = 56700;
 /** Ours uses a 4 MiB receive buffer by default (transport receiveBufferBytes); lifx-lan-client gets the same. */
 const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
@@ -150,23 +148,6 @@ async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared> {
   };
 }
 
-// lifx-lan-client and node-lifx (its ancestor) are untyped JavaScript; this is the part of them the bench uses.
-type Callback = (err: Error | null) => void;
-interface LlcLight {
-  color(hue: number, saturation: number, brightness: number, kelvin: number, duration: number, cb?: Callback): void;
-  on(duration: number, cb?: Callback): void;
-}
-interface LlcClient {
-  devices: Record<string, LlcLight>;
-  socket: { setRecvBufferSize(bytes: number): void };
-  init(options: Record<string, unknown>, cb: () => void): void;
-  on(event: 'light-new', cb: () => void): void;
-  on(event: 'error', cb: (err: Error) => void): void;
-  address(): { port: number } | null;
-  destroy(): void;
-}
-type LlcModule = { Client: new () => LlcClient };
-
 /** Colour then power for every light; with callbacks when `acked` (resolved when all fired), else at once. */
 function setAll(lights: readonly LlcLight[], t: TargetState, acked: boolean): Promise<{ ok: number; other: Map<string, number> }> {
   const other = new Map<string, number>();
@@ -185,7 +166,7 @@ function setAll(lights: readonly LlcLight[], t: TargetState, acked: boolean): Pr
     for (const light of lights) {
       let callbacks = 0;
       let failed = false;
-      const done: Callback = (err) => {
+      const done: LlcCallback = (err) => {
         if (err) {
           failed = true;
           tally(other, `error (${err.message})`);
@@ -207,8 +188,8 @@ function setAll(lights: readonly LlcLight[], t: TargetState, acked: boolean): Pr
  * 4 MiB receive buffer as ours (lifx-lan-client with its 208 KiB default does not
  * find 500 lights within 30 s, see bench:discovery, and this bench is about setting, not finding).
  */
-async function prepareLlc(cfg: SetStateConfig, t0: number, library: 'lifx-lan-client' | 'node-lifx'): Promise<Prepared> {
-  const { Client } = createRequire(__filename)(library) as LlcModule;
+async function prepareLlc(cfg: SetStateConfig, t0: number, library: LlcLibrary): Promise<Prepared> {
+  const { Client } = loadLlc(library, createRequire(__filename));
   const client = new Client();
   client.on('error', () => undefined);
   let discoveryMs: number | null = null;
@@ -220,11 +201,8 @@ async function prepareLlc(cfg: SetStateConfig, t0: number, library: 'lifx-lan-cl
       }
     });
   });
-  // node-lifx sends to the port it is bound to: it takes 127.0.0.1:56700 (the fleet holds 127.0.0.2…:56700 and
-  // 127.255.255.255:56700); lifx-lan-client takes an ephemeral port, as ours.
-  const bind = library === 'node-lifx' ? { address: '127.0.0.1', port: LIFX_PORT } : { address: '0.0.0.0', port: 0 };
   await new Promise<void>((resolve) =>
-    client.init({ broadcast: BROADCAST, ...bind, startDiscovery: true }, () => {
+    client.init(llcInitOptions(library), () => {
       // The first broadcast leaves on the queue's first tick: the buffer is set before any reply.
       client.socket.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
       resolve();
@@ -241,70 +219,32 @@ async function prepareLlc(cfg: SetStateConfig, t0: number, library: 'lifx-lan-cl
   };
 }
 
-// node-lifx-lan 0.5.0: promises, hue 0-1.
-interface NllDevice {
-  lightSetColor(p: { color: { hue: number; saturation: number; brightness: number; kelvin: number }; duration: number }): Promise<unknown>;
-  lightSetPower(p: { level: number; duration: number }): Promise<unknown>;
-}
-interface NllModule {
-  createDevice(p: { ip: string; mac: string }): Promise<NllDevice>;
-  destroy(): Promise<void>;
-}
-
-/** At most this many lights in flight with node-lifx-lan: its sequence numbers (1-254) are shared by every light. */
-const NLL_IN_FLIGHT = 20;
-
 /**
  * node-lifx-lan: its devices made from the fleet's list (createDevice; its discover() reads every light's info one
- * light at a time). Patched at run time, as little as it takes to run here: it binds port 56700 (the lights' port:
- * it gets an ephemeral one; the lights answer the sender's port) and broadcasts on the non-internal interfaces
- * (there are none in the namespace: it is given loopback with 127.255.255.255). Every send is still guarded.
+ * light at a time, 50 ms apart), patched to run here (peers.ts).
  */
 async function prepareNll(cfg: SetStateConfig, t0: number): Promise<Prepared> {
-  const req = createRequire(__filename);
-  patchNodeLifxLan(req);
-  const Lifx = req('node-lifx-lan') as NllModule;
-  const devices = await Promise.all(cfg.lights.map((l) => Lifx.createDevice({ ip: l.address, mac: l.serial.match(/../g)!.join(':').toUpperCase() })));
+  const Lifx = loadNll(createRequire(__filename));
+  const devices = await Promise.all(cfg.lights.map((l) => Lifx.createDevice({ ip: l.address, mac: nllMac(l.serial) })));
   return {
     discoveryMs: performance.now() - t0,
     found: () => devices.length,
     run: async (t) => {
       const other = new Map<string, number>();
       let ok = 0;
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < devices.length) {
-          const device = devices[next++]!;
-          try {
-            await device.lightSetColor({ color: { hue: t.hue / 360, saturation: t.saturation, brightness: t.brightness, kelvin: t.kelvin }, duration: 0 });
-            await device.lightSetPower({ level: 1, duration: 0 });
-            ok++;
-          } catch (err) {
-            tally(other, `error (${(err as Error).message})`);
-          }
+      await pool(devices, NLL_IN_FLIGHT, async (device) => {
+        try {
+          await device.lightSetColor({ color: { hue: t.hue / 360, saturation: t.saturation, brightness: t.brightness, kelvin: t.kelvin }, duration: 0 });
+          await device.lightSetPower({ level: 1, duration: 0 });
+          ok++;
+        } catch (err) {
+          tally(other, `error (${(err as Error).message})`);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(NLL_IN_FLIGHT, devices.length) }, worker));
+      });
       return { ok, other };
     },
     localPort: () => 0,
     stop: () => Lifx.destroy().catch(() => undefined),
-  };
-}
-
-let nllPatched = false;
-
-/** See prepareNll. */
-export function patchNodeLifxLan(req: NodeJS.Require): void {
-  if (nllPatched) return;
-  nllPatched = true;
-  const address = req('node-lifx-lan/lib/lifx-lan-address.js') as { getNetworkInterfaces: () => unknown[] };
-  address.getNetworkInterfaces = () => [{ address: '127.0.0.1', netmask: '255.0.0.0', family: 'IPv4', internal: false, broadcast: BROADCAST }];
-  const bind = dgram.Socket.prototype.bind as (...args: unknown[]) => unknown;
-  (dgram.Socket.prototype as unknown as { bind: (...args: unknown[]) => unknown }).bind = function (this: dgram.Socket, ...args: unknown[]) {
-    const first = args[0] as { port?: number } | undefined;
-    if (typeof first === 'object' && first !== null && first.port === LIFX_PORT) args[0] = { ...first, port: 0 };
-    return bind.apply(this, args);
   };
 }
 

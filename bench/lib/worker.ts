@@ -1,20 +1,21 @@
-// One measurement in a fresh process: one client (ours or lifx-lan-client), one task, against the fleet that the
-// parent started in another process. The config arrives over IPC; the result goes back the same way. A fresh
-// process per measurement makes process.resourceUsage().maxRSS this client's own peak.
+// One measurement in a fresh process: one client (ours, lifx-lan-client, node-lifx-lan or node-lifx), one task,
+// against the fleet that the parent started in another process. The config arrives over IPC; the result goes back
+// the same way. A fresh process per measurement makes process.resourceUsage().maxRSS this client's own peak; the
+// process runs with --expose-gc, so the heap a client holds is measured after full collections at the end.
 //
-// Both clients go through the same adapter and the same measuring code below; they differ only in how they are
+// Every client goes through the same adapter and the same measuring code below; they differ only in how they are
 // created, how they read one light's state and how the reply is normalised to user units for the check.
 
 import { createRequire } from 'node:module';
 import type { Hsbk, PowerState } from '../../core/protocol/index.js';
 import type { ExpectedLight, WorkerConfig, WorkerResult } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';
+import { BROADCAST, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, type LlcClient, type LlcLibrary, type NllDevice, type NllModule } from './peers.js';
 import { rcvbufErrors, socketDrops } from './udp-stats.js';
 
 guardLoopbackSends();
 
-export const BROADCAST = '127.255.255.255';
-export const LIFX_PORT = 56700;
+export { BROADCAST, LIFX_PORT };
 
 interface Reading {
   /** The serial the reply names, when the library tells (lifx-lan-client does not). */
@@ -34,6 +35,8 @@ interface Adapter {
   start(): Promise<void>;
   found(): number;
   onFound(listener: () => void): void;
+  /** Ours: called as each found light's first read (facts and state) ends. */
+  onDescribed?(listener: () => void): void;
   /** GetColor -> LightState for one light. May never settle (lifx-lan-client sends Gets once, without retries). */
   readState(light: ExpectedLight): Promise<Outcome>;
   localPort(): number;
@@ -50,6 +53,7 @@ function createOurs({ LightClient, hsbkFromWire, powerFromWire }: OurModules): A
     start: () => client.start(),
     found: () => client.registry.size,
     onFound: (listener) => void client.on('added', listener),
+    onDescribed: (listener) => void client.on('described', listener),
     readState: async (light) => {
       const device = client.addressOf(light.serial);
       if (device === undefined) return NOT_DISCOVERED;
@@ -74,32 +78,14 @@ function createOurs({ LightClient, hsbkFromWire, powerFromWire }: OurModules): A
   };
 }
 
-// lifx-lan-client is untyped JavaScript; this is the part of it the bench uses.
-interface LlcState {
-  readonly color: { hue: number; saturation: number; brightness: number; kelvin: number };
-  readonly power: number;
-  readonly label: string;
-}
-interface LlcLight {
-  getState(cb: (err: Error | null, state: LlcState | null) => void): void;
-}
-interface LlcClient {
-  devices: Record<string, LlcLight>;
-  init(options: Record<string, unknown>, cb: () => void): void;
-  on(event: 'light-new', cb: () => void): void;
-  on(event: 'error', cb: (err: Error) => void): void;
-  address(): { port: number } | null;
-  destroy(): void;
-}
-type LlcModule = { Client: new () => LlcClient };
-
-function createTheirs({ Client }: LlcModule): Adapter {
-  const client = new Client();
+function createLlc(library: LlcLibrary): Adapter {
+  const { Client } = loadLlc(library, createRequire(__filename));
+  const client: LlcClient = new Client();
   client.on('error', () => undefined);
   return {
-    // Its defaults (re-broadcast every 5 s, 50 ms per-light queue, 3 sends with ack), except: broadcast to loopback
-    // (its default is the all-ones broadcast) and an ephemeral port (the lights own 56700 here).
-    start: () => new Promise((resolve) => client.init({ broadcast: BROADCAST, address: '0.0.0.0', port: 0, startDiscovery: true }, resolve)),
+    // Its defaults (lifx-lan-client: re-broadcast every 5 s, 50 ms per-light queue, 3 sends with ack; node-lifx: one
+    // queue for the client, a message every 50 ms), bound and broadcasting as peers.ts says.
+    start: () => new Promise((resolve) => client.init(llcInitOptions(library), resolve)),
     found: () => Object.keys(client.devices).length,
     onFound: (listener) => client.on('light-new', listener),
     readState: (light) =>
@@ -121,14 +107,83 @@ function createTheirs({ Client }: LlcModule): Adapter {
   };
 }
 
+/**
+ * node-lifx-lan: discovery is its discover() (a broadcast, `wait` ms of listening, then every light's info read one
+ * light at a time, 50 ms between requests: "found" is when it resolves); reads are lightGet() on devices made from
+ * the fleet's list (createDevice), so a read figure does not wait for its discovery, at most NLL_IN_FLIGHT at once.
+ */
+function createNll(task: WorkerConfig['task'], expected: readonly ExpectedLight[]): Adapter {
+  const Lifx: NllModule = loadNll(createRequire(__filename));
+  const devices = new Map<string, NllDevice>();
+  const listeners: (() => void)[] = [];
+  let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    start: async () => {
+      if (task === 'read-state') {
+        for (const l of expected) devices.set(l.serial, await Lifx.createDevice({ ip: l.address, mac: nllMac(l.serial) }));
+        for (const f of listeners) f();
+        return;
+      }
+      // Found when discover() resolves (its own wait, then each light's info); run in the background like the others.
+      void Lifx.discover({ wait: 1000 }).then(
+        (list) => {
+          for (const d of list) devices.set(d.mac.replace(/:/g, '').toLowerCase(), d);
+          for (const f of listeners) f();
+        },
+        () => undefined,
+      );
+    },
+    found: () => devices.size,
+    onFound: (listener) => void listeners.push(listener),
+    readState: async (light) => {
+      const device = devices.get(light.serial);
+      if (device === undefined) return NOT_DISCOVERED;
+      if (inFlight >= NLL_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+      inFlight++;
+      try {
+        const state = await device.lightGet();
+        // lightGet: hue, saturation and brightness 0-1 (5 decimals), power 0 or 1.
+        const { hue, saturation, brightness, kelvin } = state.color;
+        return { ok: true, got: { label: state.label, power: state.power === 0 ? 'off' : 'on', color: { hue: hue * 360, saturation, brightness, kelvin } } };
+      } catch (err) {
+        return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+      } finally {
+        inFlight--;
+        waiting.shift()?.();
+      }
+    },
+    localPort: () => 0,
+    stop: () => Lifx.destroy().catch(() => undefined),
+  };
+}
+
 /** Loads a library (outside the timed part) and returns how to create its client. */
-async function load(client: WorkerConfig['client']): Promise<() => Adapter> {
-  if (client === 'ours') {
-    const modules: OurModules = { ...(await import('../../core/index.js')), ...(await import('../../core/protocol/index.js')) };
-    return () => createOurs(modules);
+async function load(cfg: WorkerConfig): Promise<() => Adapter> {
+  const req = createRequire(__filename);
+  switch (cfg.client) {
+    case 'ours': {
+      const modules: OurModules = { ...(await import('../../core/index.js')), ...(await import('../../core/protocol/index.js')) };
+      return () => createOurs(modules);
+    }
+    case 'llc':
+      req('lifx-lan-client');
+      return () => createLlc('lifx-lan-client');
+    case 'nl':
+      req('node-lifx');
+      return () => createLlc('node-lifx');
+    case 'nll':
+      loadNll(req);
+      return () => createNll(cfg.task, cfg.expected);
   }
-  const llc = createRequire(__filename)('lifx-lan-client') as LlcModule;
-  return () => createTheirs(llc);
+}
+
+/** Heap in use after full collections (the process runs with --expose-gc), KiB. */
+function heapAfterGcKiB(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed / 1024;
 }
 
 /** Right light: same serial (when known), label, power and colour (within the rounding of either library). */
@@ -167,16 +222,25 @@ function baseline(cfg: WorkerConfig): WorkerResult {
     missing: 0,
     wrongExamples: [],
     maxRssKiB: process.resourceUsage().maxRSS,
+    endRssKiB: process.memoryUsage().rss / 1024,
+    heapAfterGcKiB: heapAfterGcKiB(),
+    describedMs: null,
   };
 }
 
 async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
   if (cfg.task === 'baseline') return baseline(cfg);
   const n = cfg.expected.length;
-  const create = await load(cfg.client);
+  const create = await load(cfg);
   const dropsAtStart = rcvbufErrors();
   const t0 = performance.now();
   const adapter = create();
+  // Ours: when every light found was described (its first read, facts and state, is over).
+  let described = 0;
+  let describedMs: number | null = null;
+  adapter.onDescribed?.(() => {
+    if (++described >= n && describedMs === null) describedMs = performance.now() - t0;
+  });
   let discoveryMs: number | null = null;
   let dropsUntilFound = -1;
   let capped = false;
@@ -252,6 +316,9 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
     missing,
     wrongExamples,
     maxRssKiB: process.resourceUsage().maxRSS,
+    endRssKiB: process.memoryUsage().rss / 1024,
+    heapAfterGcKiB: heapAfterGcKiB(),
+    describedMs: described >= n && found >= n ? describedMs : null,
   };
   await adapter.stop();
   return result;

@@ -27,6 +27,11 @@ export interface TransportOptions {
    * burst + 1) ms, 66 ms by default), so a dragged slider moves the light smoothly, never in bursts and stalls.
    */
   readonly pacingBurst: number;
+  /**
+   * Messages a light that has had none for a whole second may be sent at once (a new light's first read, 7-8
+   * requests); the ones beyond pacingBurst count against the following turns, so the per-second cap still holds.
+   */
+  readonly pacingQuietBurst: number;
   /** For replies of unknown count: finish this long after the last one (photons' gap_between_results). */
   readonly multiReplyGapMs: number;
 }
@@ -40,6 +45,7 @@ export const DEFAULT_TRANSPORT_OPTIONS: TransportOptions = Object.freeze({
   maxMessagesPerSecond: 20,
   broadcastReservePerSecond: 2,
   pacingBurst: 3,
+  pacingQuietBurst: 8,
   multiReplyGapMs: 400,
 });
 
@@ -74,6 +80,10 @@ export function transportOptions(input: Partial<TransportOptions> = {}): Transpo
   positiveInt('pacingBurst', o.pacingBurst);
   if (o.pacingBurst > o.maxMessagesPerSecond - o.broadcastReservePerSecond) {
     invalid('pacingBurst', 'must be at most maxMessagesPerSecond - broadcastReservePerSecond');
+  }
+  positiveInt('pacingQuietBurst', o.pacingQuietBurst);
+  if (o.pacingQuietBurst < o.pacingBurst || o.pacingQuietBurst > o.maxMessagesPerSecond - o.broadcastReservePerSecond) {
+    invalid('pacingQuietBurst', 'must be from pacingBurst to maxMessagesPerSecond - broadcastReservePerSecond');
   }
   positiveInt('multiReplyGapMs', o.multiReplyGapMs);
   return Object.freeze({ ...o, retryScheduleMs: Object.freeze([...o.retryScheduleMs]) });

@@ -6,7 +6,11 @@
 // a stall. With W the window (one second plus a margin), L the messages a light may get in it and B the burst,
 //   T = W / (L - B + 1)
 // is what makes the cap hold in every window: a conforming sequence needs at least (n - B) * T ms for n messages, so
-// L + 1 of them need W, one more than any window holds. Nothing else is counted or logged per light.
+// L + 1 of them need W, one more than any window holds.
+//
+// A light that has had nothing for a whole window may take a larger burst Q (quietBurst, Q <= L: a new light's first
+// read, 7-8 requests) at once; each message beyond B moves its schedule on by T as if it had been paced, so the next
+// one waits (Q - B + 1) * T and any window still holds at most L: Q + (W / T - (Q - B + 1)) = L.
 //
 // Discovery broadcasts reach every light, so each light's unicast budget leaves room for them and broadcasts to one
 // address have their own small budget: together at most 20 per window at any light.
@@ -31,8 +35,10 @@ export interface PacedJob {
 export interface PaceLimit {
   /** At most this many messages in any window of PACING_WINDOW_MS. */
   readonly perWindow: number;
-  /** How many go out back to back when the lane has been quiet (1 <= burst <= perWindow). */
+  /** How many go out back to back when the lane has some rest (1 <= burst <= perWindow). */
   readonly burst: number;
+  /** How many go out back to back after a whole window without any (burst <= quietBurst <= perWindow; default burst). */
+  readonly quietBurst?: number;
 }
 
 /** The even spacing of a busy lane, ms: T = W / (L - B + 1). */
@@ -42,6 +48,12 @@ export function emissionIntervalMs(limit: PaceLimit): number {
 
 type Timer = ReturnType<typeof setTimeout>;
 
+interface Shape {
+  readonly spacing: number;
+  readonly tolerance: number;
+  readonly quietBonus: number;
+}
+
 class Lane {
   /** FIFO; jobs before `head` have gone. */
   queue: PacedJob[] = [];
@@ -50,6 +62,10 @@ class Lane {
   tat = -Infinity;
   timer: Timer | undefined = undefined;
   pumping = false;
+  /** When the lane last sent (pacer clock). */
+  lastSentAt = -Infinity;
+  /** Messages beyond the burst this lane may still send at once (granted after a quiet window). */
+  bonus = 0;
   /** Waiting jobs by part, for latest-wins replacement; created on first use. */
   parts: Map<string, PacedJob> | undefined = undefined;
 
@@ -59,7 +75,28 @@ class Lane {
     readonly spacing: number,
     /** (B - 1) * T, ms. */
     readonly tolerance: number,
+    /** Q - B. */
+    readonly quietBonus: number,
   ) {}
+
+  /** Whether the lane may send at `now`; takes its turn (moves its schedule on) when it may. */
+  take(now: number): boolean {
+    if (now - this.lastSentAt >= PACING_WINDOW_MS) this.bonus = this.quietBonus;
+    if (now >= this.tat - this.tolerance) {
+      this.tat = Math.max(this.tat, now) + this.spacing;
+    } else if (this.bonus > 0) {
+      this.bonus--;
+      this.tat += this.spacing;
+    } else return false;
+    this.lastSentAt = now;
+    return true;
+  }
+
+  /** When the lane may send next (pacer clock). */
+  nextAt(now: number): number {
+    if (now - this.lastSentAt >= PACING_WINDOW_MS || this.bonus > 0) return now;
+    return this.tat - this.tolerance;
+  }
 
   get waiting(): number {
     return this.queue.length - this.head;
@@ -73,8 +110,8 @@ function pumpLater(pacer: Pacer, lane: Lane): void {
 export class Pacer {
   private readonly lanes = new Map<string, Lane>();
   private stopped = false;
-  private readonly unicast: { readonly spacing: number; readonly tolerance: number };
-  private readonly broadcast: { readonly spacing: number; readonly tolerance: number };
+  private readonly unicast: Shape;
+  private readonly broadcast: Shape;
   /** Lanes are swept for idle ones when there are this many (amortised: doubles with the live ones). */
   private sweepAt = 64;
   /** While corked: jobs whose turn came, run in order by uncork(). */
@@ -89,10 +126,12 @@ export class Pacer {
     this.broadcast = Pacer.shape(broadcast);
   }
 
-  private static shape(limit: PaceLimit): { spacing: number; tolerance: number } {
+  private static shape(limit: PaceLimit): Shape {
     if (!(limit.burst >= 1 && limit.burst <= limit.perWindow)) throw new RangeError('burst must be from 1 to perWindow');
+    const quiet = limit.quietBurst ?? limit.burst;
+    if (!(quiet >= limit.burst && quiet <= limit.perWindow)) throw new RangeError('quietBurst must be from burst to perWindow');
     const spacing = emissionIntervalMs(limit);
-    return { spacing, tolerance: (limit.burst - 1) * spacing };
+    return { spacing, tolerance: (limit.burst - 1) * spacing, quietBonus: quiet - limit.burst };
   }
 
   /**
@@ -128,7 +167,7 @@ export class Pacer {
     const lane = this.lanes.get(key);
     const now = this.now();
     if (lane === undefined) return now;
-    return Math.max(now, lane.tat - lane.tolerance);
+    return Math.max(now, lane.nextAt(now));
   }
 
   /** Lanes held (tests: idle lanes are dropped). */
@@ -165,23 +204,19 @@ export class Pacer {
     this.lanes.clear();
   }
 
-  private enqueue(key: string, job: PacedJob, shape: { spacing: number; tolerance: number }, part: string | undefined): boolean {
+  private enqueue(key: string, job: PacedJob, shape: Shape, part: string | undefined): boolean {
     if (this.stopped) return false;
     let lane = this.lanes.get(key);
     if (lane === undefined) {
       if (this.lanes.size >= this.sweepAt) this.sweep();
-      lane = new Lane(key, shape.spacing, shape.tolerance);
+      lane = new Lane(key, shape.spacing, shape.tolerance, shape.quietBonus);
       this.lanes.set(key, lane);
     }
-    if (lane.head === lane.queue.length && lane.timer === undefined && !lane.pumping) {
-      // The common case, a quiet light: its turn is now, without a queue.
-      const now = this.now();
-      if (now >= lane.tat - lane.tolerance) {
-        lane.tat = Math.max(lane.tat, now) + lane.spacing;
-        if (this.corked !== undefined) this.corked.push(job);
-        else job.run();
-        return true;
-      }
+    // The common case, a quiet light: its turn is now, without a queue.
+    if (lane.head === lane.queue.length && lane.timer === undefined && !lane.pumping && lane.take(this.now())) {
+      if (this.corked !== undefined) this.corked.push(job);
+      else job.run();
+      return true;
     }
     lane.queue.push(job);
     if (part !== undefined) {
@@ -205,13 +240,11 @@ export class Pacer {
           this.shift(lane, job);
           continue;
         }
-        const at = lane.tat - lane.tolerance;
-        if (now < at) {
-          lane.timer = setTimeout(pumpLater, Math.max(1, Math.ceil(at - now)), this, lane);
+        if (!lane.take(now)) {
+          lane.timer = setTimeout(pumpLater, Math.max(1, Math.ceil(lane.nextAt(now) - now)), this, lane);
           return;
         }
         this.shift(lane, job);
-        lane.tat = Math.max(lane.tat, now) + lane.spacing;
         if (this.corked !== undefined) this.corked.push(job);
         else job.run();
       }
@@ -235,11 +268,11 @@ export class Pacer {
     }
   }
 
-  /** Drops lanes with nothing waiting whose burst has come back in full (they are as good as new). */
+  /** Drops lanes with nothing waiting that sent nothing for a whole window (they are as good as new). */
   private sweep(): void {
     const now = this.now();
     for (const [key, lane] of this.lanes) {
-      if (lane.waiting === 0 && lane.timer === undefined && lane.tat <= now) this.lanes.delete(key);
+      if (lane.waiting === 0 && lane.timer === undefined && lane.tat <= now && now - lane.lastSentAt >= PACING_WINDOW_MS) this.lanes.delete(key);
     }
     this.sweepAt = Math.max(64, this.lanes.size * 2);
   }

@@ -245,30 +245,26 @@ function replyRule(name: MessageName): ReplyRule {
   return made;
 }
 
-interface ExchangeResult {
-  readonly replies: KnownPacket[];
-  readonly attempts: number;
-  readonly superseded: boolean;
+/** What an exchange's promise resolves with: its first reply (get), every reply (getAll, probe) or a SetResult. */
+const enum Answer {
+  First,
+  All,
+  Set,
 }
 
-const firstReply = (result: ExchangeResult): KnownPacket => result.replies[0]!;
-const allReplies = (result: ExchangeResult): KnownPacket[] => result.replies;
 const ignore = (): void => undefined;
 
 /** What an exchange needs from its requester, without a closure per exchange. */
 interface ExchangeHost {
   /** The pacer's turn: transmit once and set the retransmission timer. */
   attempt(ex: Exchange): void;
-  /** The retransmission timer fired. */
-  retry(ex: Exchange): void;
-  /** The deadline passed. */
-  expire(ex: Exchange): void;
+  /** The exchange's timer fired: a retransmission is due, or the deadline passed. */
+  timer(ex: Exchange): void;
 }
 
 type Timer = ReturnType<typeof setTimeout>;
 
-const onRetry = (host: ExchangeHost, ex: Exchange): void => host.retry(ex);
-const onDeadline = (host: ExchangeHost, ex: Exchange): void => host.expire(ex);
+const onTimer = (host: ExchangeHost, ex: Exchange): void => host.timer(ex);
 
 /**
  * One request in flight, and its own pacer job (queued again for each retransmission). A plain class whose timers and
@@ -286,9 +282,15 @@ class Exchange implements PacedJob {
   readonly replies: KnownPacket[] = [];
   /** Identities of the replies so far, for rules that can answer more than once; created on first use. */
   replyKeys: Set<string> | undefined = undefined;
-  retryTimer: Timer | undefined = undefined;
+  /**
+   * One timer per exchange: the next retransmission or the deadline, whichever comes first (a request waiting for its
+   * pacing turn has only its deadline). `retryAtMs` is when the next transmission is due (Infinity: none pending).
+   */
+  timer: Timer | undefined = undefined;
+  retryAtMs = Infinity;
   gapTimer: Timer | undefined = undefined;
-  deadlineTimer: Timer | undefined = undefined;
+  /** Resolved when this Set settles: reads that wait for it (created on first use). */
+  settleWaiters: (() => void)[] | undefined = undefined;
 
   constructor(
     private readonly host: ExchangeHost,
@@ -302,8 +304,11 @@ class Exchange implements PacedJob {
     readonly wantReply: boolean,
     readonly rule: ReplyRule,
     readonly timeoutMs: number,
+    /** When the deadline passes (requester clock). */
+    readonly deadlineAtMs: number,
     readonly coalesceId: string | undefined,
-    readonly resolve: (result: ExchangeResult) => void,
+    readonly answer: Answer,
+    readonly resolve: (value: unknown) => void,
     readonly reject: (err: Error) => void,
   ) {}
 
@@ -324,7 +329,8 @@ export class Requester {
   private readonly discoveryOpen = new Map<string, Map<number, number>>();
   /** Per light and coalesce key: the Set on the wire (sent, not yet acknowledged) and the newest one waiting. */
   private readonly coalescing = new Map<string, { inFlight: Exchange | undefined; held: Exchange | undefined }>();
-  private readonly unackedSets = new Map<string, Set<Promise<unknown>>>();
+  /** Per light, its Sets not acknowledged (settled) yet: a read waits for them. */
+  private readonly unackedSets = new Map<string, Set<Exchange>>();
   private readonly listeners = new Set<PacketListener>();
   private readonly pacer: Pacer;
   /** The job queueFast() last gave a newer payload (post() tells a replacement from a job of its own). */
@@ -335,14 +341,7 @@ export class Requester {
   private closed = false;
   private readonly host: ExchangeHost = {
     attempt: (ex) => this.attempt(ex),
-    retry: (ex) => {
-      ex.retryTimer = undefined;
-      if (!ex.settled) this.transmit(ex);
-    },
-    expire: (ex) => {
-      this.stats.timeouts++;
-      this.finish(ex, new LightwireError('REQUEST_TIMED_OUT', { serial: ex.device.serial, message: ex.name, timeoutMs: ex.timeoutMs }));
-    },
+    timer: (ex) => this.onTimer(ex),
   };
 
   constructor(
@@ -351,7 +350,7 @@ export class Requester {
     private readonly now: () => number = () => performance.now(),
   ) {
     this.pacer = new Pacer(
-      { perWindow: options.maxMessagesPerSecond - options.broadcastReservePerSecond, burst: options.pacingBurst },
+      { perWindow: options.maxMessagesPerSecond - options.broadcastReservePerSecond, burst: options.pacingBurst, quietBurst: options.pacingQuietBurst },
       { perWindow: options.broadcastReservePerSecond, burst: options.broadcastReservePerSecond },
       now,
     );
@@ -366,7 +365,7 @@ export class Requester {
 
   /** A Get: resolves with its single State reply. */
   get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<KnownPacket> {
-    return this.read(device, name, payload, options.timeoutMs).then(firstReply);
+    return this.read(device, name, payload, options.timeoutMs, Answer.First) as Promise<KnownPacket>;
   }
 
   /** A Get with several replies (zones, tiles, services): resolves with all of them. */
@@ -376,27 +375,22 @@ export class Requester {
     payload: Payload<N>,
     options: RequestOptions = {},
   ): Promise<KnownPacket[]> {
-    return this.read(device, name, payload, options.timeoutMs).then(allReplies);
+    return this.read(device, name, payload, options.timeoutMs, Answer.All) as Promise<KnownPacket[]>;
   }
 
   /** A Set: resolves once the light acknowledged it (and sent its State, with `withReply`). */
   set<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: SetOptions = {}): Promise<SetResult> {
     const coalesceKey = options.coalesceKey === undefined ? name : options.coalesceKey;
-    const started = this.now();
-    const promise = this.exchange(device, name, payload, {
-      ack: true,
-      reply: options.withReply === true,
-      timeoutMs: options.timeoutMs,
-      coalesceKey: coalesceKey === false ? undefined : coalesceKey,
-    }).then((r) => ({
-      acked: !r.superseded,
-      superseded: r.superseded,
-      reply: r.replies[0],
-      attempts: r.attempts,
-      rttMs: Math.round(this.now() - started),
-    }));
-    this.trackSet(device.serial, promise);
-    return promise;
+    return this.exchange(
+      device,
+      name,
+      payload,
+      true,
+      options.withReply === true,
+      options.timeoutMs,
+      coalesceKey === false ? undefined : coalesceKey,
+      Answer.Set,
+    ) as Promise<SetResult>;
   }
 
   /**
@@ -520,7 +514,7 @@ export class Requester {
   async probe(address: string, port: number, options: RequestOptions = {}): Promise<KnownPacket[]> {
     const device = { serial: BROADCAST_TARGET, address, port };
     try {
-      return (await this.exchange(device, 'GetService', {}, { ack: false, reply: true, timeoutMs: options.timeoutMs })).replies;
+      return (await this.exchange(device, 'GetService', {}, false, true, options.timeoutMs, undefined, Answer.All)) as KnownPacket[];
     } catch (err) {
       if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') return [];
       throw err;
@@ -604,39 +598,36 @@ export class Requester {
     return next;
   }
 
-  private trackSet(serial: string, promise: Promise<unknown>): void {
-    let sets = this.unackedSets.get(serial);
-    if (!sets) {
-      sets = new Set();
-      this.unackedSets.set(serial, sets);
-    }
-    sets.add(promise);
-    const done = (): void => {
-      sets.delete(promise);
-      if (sets.size === 0) this.unackedSets.delete(serial);
-    };
-    promise.then(done, done);
-  }
-
   /**
-   * A read after a Set waits for the Set's ack (users.md: a Get right after a Set can return the old state). With no
-   * Set pending (the common case) the exchange starts at once, without an extra promise per request.
+   * A read after a Set waits for the Set's ack (users.md: a Get right after a Set can return the old state): for the
+   * Sets unacknowledged when it is asked. With no Set pending (the common case) the exchange starts at once, without
+   * an extra promise per request.
    */
-  private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined): Promise<ExchangeResult> {
+  private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined, answer: Answer): Promise<unknown> {
     const sets = this.unackedSets.get(device.serial);
-    const opts = { ack: false, reply: true, timeoutMs };
-    if (sets === undefined || sets.size === 0) return this.exchange(device, name, payload, opts);
-    return Promise.allSettled([...sets]).then(() => this.exchange(device, name, payload, opts));
+    if (sets === undefined || sets.size === 0) return this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer);
+    let left = sets.size;
+    const settled = new Promise<void>((resolve) => {
+      const one = (): void => {
+        if (--left === 0) resolve();
+      };
+      for (const set of sets) (set.settleWaiters ??= []).push(one);
+    });
+    return settled.then(() => this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer));
   }
 
   private exchange<N extends MessageName>(
     device: DeviceAddress,
     name: N,
     payload: Payload<N>,
-    opts: { ack: boolean; reply: boolean; timeoutMs: number | undefined; coalesceKey?: string },
-  ): Promise<ExchangeResult> {
+    ack: boolean,
+    reply: boolean,
+    timeoutMsIn: number | undefined,
+    coalesceKey: string | undefined,
+    answer: Answer,
+  ): Promise<unknown> {
     if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
-    const timeoutMs = opts.timeoutMs ?? this.options.requestTimeoutMs;
+    const timeoutMs = timeoutMsIn ?? this.options.requestTimeoutMs;
     const tagged = device.serial === BROADCAST_TARGET;
     const sequence = this.nextSequence(tagged ? `${device.address}:${device.port}` : device.serial);
     if (tagged && name === 'GetService') this.noteDiscovery(`${device.address}:${device.port}`, sequence);
@@ -645,15 +636,15 @@ export class Requester {
     try {
       datagram = encode({
         name,
-        header: { source: this.source, sequence, target: device.serial, ackRequired: opts.ack, resRequired: opts.reply },
+        header: { source: this.source, sequence, target: device.serial, ackRequired: ack, resRequired: reply },
         payload,
       });
     } catch (err) {
       return Promise.reject(err);
     }
-    let resolve!: (result: ExchangeResult) => void;
+    let resolve!: (value: unknown) => void;
     let reject!: (err: Error) => void;
-    const promise = new Promise<ExchangeResult>((res, rej) => {
+    const promise = new Promise<unknown>((res, rej) => {
       resolve = res;
       reject = rej;
     });
@@ -666,14 +657,21 @@ export class Requester {
       datagram,
       `${laneKey}/${sequence}`,
       laneKey,
-      opts.ack,
-      opts.reply,
+      ack,
+      reply,
       replyRule(name),
       timeoutMs,
-      opts.coalesceKey === undefined ? undefined : `${device.serial}/${opts.coalesceKey}`,
+      this.now() + timeoutMs,
+      coalesceKey === undefined ? undefined : `${device.serial}/${coalesceKey}`,
+      answer,
       resolve,
       reject,
     );
+    if (answer === Answer.Set) {
+      let sets = this.unackedSets.get(device.serial);
+      if (sets === undefined) this.unackedSets.set(device.serial, (sets = new Set()));
+      sets.add(ex);
+    }
     try {
       this.start(ex);
     } catch (err) {
@@ -687,9 +685,10 @@ export class Requester {
     const stale = this.pending.get(ex.pendingKey);
     if (stale) this.finish(stale, new LightwireError('REQUEST_TIMED_OUT', { serial: ex.device.serial, message: stale.name, timeoutMs: stale.timeoutMs }));
     this.pending.set(ex.pendingKey, ex);
-    ex.deadlineTimer = setTimeout(onDeadline, ex.timeoutMs, this.host, ex);
     if (ex.coalesceId === undefined) {
       this.transmit(ex);
+      // Sent at once (the usual case): attempt() set the timer. Waiting for its pacing turn: the deadline runs.
+      if (ex.timer === undefined && !ex.settled) this.arm(ex);
       return;
     }
     // Latest wins, one on the wire per key: while a Set is unacknowledged, a newer one waits and
@@ -706,6 +705,32 @@ export class Requester {
       slot.inFlight = ex;
       this.transmit(ex);
     }
+    if (ex.timer === undefined && !ex.settled) this.arm(ex);
+  }
+
+  /** (Re)sets the exchange's one timer: its next retransmission or its deadline, whichever comes first. */
+  private arm(ex: Exchange): void {
+    if (ex.timer !== undefined) clearTimeout(ex.timer);
+    const at = Math.min(ex.retryAtMs, ex.deadlineAtMs);
+    ex.timer = setTimeout(onTimer, Math.max(0, Math.ceil(at - this.now())), this.host, ex);
+  }
+
+  private onTimer(ex: Exchange): void {
+    ex.timer = undefined;
+    if (ex.settled) return;
+    if (this.now() >= ex.deadlineAtMs - 0.5) {
+      this.stats.timeouts++;
+      this.finish(ex, new LightwireError('REQUEST_TIMED_OUT', { serial: ex.device.serial, message: ex.name, timeoutMs: ex.timeoutMs }));
+      return;
+    }
+    if (this.now() >= ex.retryAtMs - 0.5) {
+      // A retransmission is due: it waits for the light's pacing turn (attempt() re-arms), the deadline running.
+      ex.retryAtMs = Infinity;
+      this.transmit(ex);
+      if (ex.timer === undefined && !ex.settled) this.arm(ex);
+      return;
+    }
+    this.arm(ex);
   }
 
   private transmit(ex: Exchange): void {
@@ -724,22 +749,45 @@ export class Requester {
     if (this.endpoint.post) this.endpoint.post(ex.datagram, ex.device.port, ex.device.address);
     else this.endpoint.send(ex.datagram, ex.device.port, ex.device.address).catch(ignore);
     const schedule = this.options.retryScheduleMs;
-    const gapMs = schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
-    ex.retryTimer = setTimeout(onRetry, gapMs, this.host, ex);
+    ex.retryAtMs = ex.sentAtMs + schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
+    this.arm(ex);
   }
 
   private finish(ex: Exchange, outcome: 'done' | 'superseded' | Error): void {
     if (ex.settled) return;
     ex.settled = true;
     ex.cancelled = true;
-    if (ex.retryTimer !== undefined) clearTimeout(ex.retryTimer);
+    if (ex.timer !== undefined) clearTimeout(ex.timer);
     if (ex.gapTimer !== undefined) clearTimeout(ex.gapTimer);
-    if (ex.deadlineTimer !== undefined) clearTimeout(ex.deadlineTimer);
+    ex.timer = undefined;
     if (this.pending.get(ex.pendingKey) === ex) this.pending.delete(ex.pendingKey);
     this.release(ex);
     this.count(ex, outcome);
+    if (ex.answer === Answer.Set) this.unacked(ex);
     if (outcome instanceof Error) ex.reject(outcome);
-    else ex.resolve({ replies: ex.replies, attempts: ex.attempts, superseded: outcome === 'superseded' });
+    else if (ex.answer === Answer.First) ex.resolve(ex.replies[0]);
+    else if (ex.answer === Answer.All) ex.resolve(ex.replies);
+    else {
+      const superseded = outcome === 'superseded';
+      const result: SetResult = {
+        acked: !superseded,
+        superseded,
+        reply: ex.replies[0],
+        attempts: ex.attempts,
+        rttMs: Math.round(this.now() - (ex.deadlineAtMs - ex.timeoutMs)),
+      };
+      ex.resolve(result);
+    }
+  }
+
+  /** A Set settled: it no longer holds reads back. */
+  private unacked(ex: Exchange): void {
+    const sets = this.unackedSets.get(ex.device.serial);
+    if (sets !== undefined && sets.delete(ex) && sets.size === 0) this.unackedSets.delete(ex.device.serial);
+    const waiters = ex.settleWaiters;
+    ex.settleWaiters = undefined;
+    // After the Set's own caller (a promise reaction queued behind this one): as Promise.allSettled did.
+    if (waiters !== undefined) queueMicrotask(() => waiters.forEach((w) => w()));
   }
 
   /** Adds an ended exchange to its light's figures (lightStats). */

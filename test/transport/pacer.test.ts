@@ -79,6 +79,44 @@ describe('Pacer', () => {
     expect(sent).to.have.length(3);
   });
 
+  it('lets a light quiet for a whole window take its quiet burst, and still holds the cap in every window', async () => {
+    const quiet = new Pacer({ perWindow: 18, burst: 3, quietBurst: 8 }, BROADCAST, () => Date.now());
+    try {
+      for (let i = 0; i < 40; i++) quiet.schedule('a', job('a', i));
+      expect(sent).to.have.length(8);
+      await clock.tickAsync(5000);
+      const times = sent.map((s) => s.atMs);
+      // The 9th waits (8 - 3 + 1) emission intervals, then one every interval.
+      expect(times[8]).to.equal(Math.ceil(6 * emissionIntervalMs(UNICAST)));
+      expect(mostInWindow(times, PACING_WINDOW_MS)).to.be.at.most(18);
+      // Less than a window of rest: the ordinary burst only.
+      sent.length = 0;
+      for (let i = 0; i < 10; i++) quiet.schedule('a', job('a', i));
+      await clock.tickAsync(600);
+      expect(sent).to.have.length(10);
+      await clock.tickAsync(300);
+      sent.length = 0;
+      for (let i = 0; i < 10; i++) quiet.schedule('a', job('a', i));
+      expect(sent).to.have.length(3);
+      await clock.tickAsync(2000);
+      // Random traffic with quiet gaps: never over the cap.
+      sent.length = 0;
+      let seed = 11;
+      const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+      for (let t = 0; t < 30_000; ) {
+        const burst = Math.floor(random() * 10);
+        for (let k = 0; k < burst; k++) quiet.schedule('a', job('a', t));
+        const gap = Math.floor(random() * 1500);
+        await clock.tickAsync(gap);
+        t += gap;
+      }
+      await clock.tickAsync(60_000);
+      expect(mostInWindow(sent.map((s) => s.atMs), PACING_WINDOW_MS)).to.be.at.most(18);
+    } finally {
+      quiet.stop();
+    }
+  });
+
   it('paces each light on its own', async () => {
     for (let i = 0; i < 5; i++) {
       pacer.schedule('a', job('a', i));
@@ -136,7 +174,8 @@ describe('Pacer', () => {
 
   it('drops idle lanes, leaves no timer once everything went out, and none after stop()', async () => {
     for (let k = 0; k < 200; k++) pacer.schedule(`10.0.0.${k}:56700`, job('probe', k));
-    await clock.tickAsync(100);
+    // A lane is as good as new once it sent nothing for a whole window.
+    await clock.tickAsync(PACING_WINDOW_MS);
     expect(clock.countTimers()).to.equal(0);
     // Lanes are swept as new ones come: the 200 idle probe lanes go, the 100 busy new ones stay.
     for (let k = 0; k < 100; k++) pacer.schedule(`10.0.1.${k}:56700`, job('probe', k));
