@@ -70,7 +70,9 @@ describe('lightwire-discover', function () {
   });
 
   it('reports a light going offline after missed reads, and coming back', async () => {
-    await helper.load(NODES, flow({}, { refreshS: 0.1, timeoutS: 0.1 }));
+    // Short, but inside each light's pacing budget (20 messages a second; a strip's read is two messages): a
+    // refresh every 0.1 s would fill the budget and time healthy lights out too.
+    await helper.load(NODES, flow({}, { refreshS: 0.3, timeoutS: 0.3 }));
     const got = collect<Msg>('events');
     await eventually(() => got.length >= 4, 5000, 'four added events');
     fleet.light('d073d5000001').setFaults({ offline: true });
