@@ -67,7 +67,8 @@ export function chart(f: Figure): string {
   ];
   for (const t of ticks(lo, hi)) {
     out.push(`<line x1="${left}" x2="${W - right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" stroke="#e9ecef"/>`);
-    out.push(`<text x="${left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end" fill="#555">${escape(format(t, f.unit).replace(/ (ms|MiB|KiB)$/, ''))}</text>`);
+    const label = f.unit === 'ms' && t >= 1000 ? `${t / 1000} s` : `${t}`;
+    out.push(`<text x="${left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end" fill="#555">${escape(label)}</text>`);
   }
   for (const n of sizes) {
     out.push(`<line x1="${x(n).toFixed(1)}" x2="${x(n).toFixed(1)}" y1="${top}" y2="${H - bottom}" stroke="#f1f3f5"/>`);
@@ -120,12 +121,15 @@ function headline(f: Figure, n: number): { ours: string; peer: string; ratio: st
   let best: { label: string; median: number } | undefined;
   for (const l of labels) {
     if (l.startsWith('Lightwire')) continue;
+    // The floor is not a peer: it is what any client's sends cost here.
+    if (l.includes('(floor)')) continue;
     const p = f.clients[l]!.find((q) => q.n === n);
     if (p === undefined) continue;
     const m = summary(p).median;
     if (best === undefined || (f.lowerIsBetter ? m < best.median : m > best.median)) best = { label: l, median: m };
   }
-  const ratio = best !== undefined && Number.isFinite(best.median) && Number.isFinite(om) && best.median > 0 ? `${(om / best.median).toFixed(2)}` : '–';
+  const q = best !== undefined && Number.isFinite(best.median) && Number.isFinite(om) && best.median > 0 ? om / best.median : NaN;
+  const ratio = Number.isNaN(q) ? (best !== undefined && !Number.isFinite(best.median) && Number.isFinite(om) ? '< 0.01 (peer > cap)' : '–') : q < 0.1 ? q.toPrecision(2) : q.toFixed(2);
   return { ours: format(om, f.unit), peer: best === undefined ? '–' : `${format(best.median, f.unit)} (${best.label})`, ratio };
 }
 

@@ -21,7 +21,7 @@ import { assertPrivateNetns } from './lib/net-guard.js';
 import type { ParentToWorker, SetStateConfig, SetStateMode, SetStateResult, WorkerToParent } from './lib/set-state-worker.js';
 
 const WORKER = path.join(COMPILED, 'set-state-worker.js');
-const MODES: readonly SetStateMode[] = ['ours-acked', 'ours-fast', 'llc-acked', 'llc-fast', 'nll', 'nl-acked', 'nl-fast'];
+const MODES: readonly SetStateMode[] = ['ours-acked', 'ours-fast', 'llc-acked', 'llc-fast', 'nll', 'nl-acked', 'nl-fast', 'floor'];
 export const MODE_LABEL: Record<SetStateMode, string> = {
   'ours-acked': 'Lightwire',
   'ours-fast': 'Lightwire fast',
@@ -30,9 +30,10 @@ export const MODE_LABEL: Record<SetStateMode, string> = {
   nll: 'node-lifx-lan 0.5.0 (≤20 in flight)',
   'nl-acked': 'node-lifx 0.8.0',
   'nl-fast': 'node-lifx 0.8.0, no ack',
+  floor: 'bare dgram loop (floor)',
 };
 const CONFIRMED: readonly SetStateMode[] = ['ours-acked', 'llc-acked', 'nll', 'nl-acked'];
-const UNCONFIRMED: readonly SetStateMode[] = ['ours-fast', 'llc-fast', 'nl-fast'];
+const UNCONFIRMED: readonly SetStateMode[] = ['ours-fast', 'llc-fast', 'nl-fast', 'floor'];
 /** Where every light starts: off, in a dim warm white no run asks for. */
 const START = { power: 'off', color: { hue: 0, saturation: 0, brightness: 0.2, kelvin: 3500 } } as const;
 /** How long after the worker's answer the fleet still waits for lights that do not show the target yet. */
@@ -336,7 +337,9 @@ async function main(): Promise<void> {
       `lifx-lan-client and node-lifx with callbacks (ack_required, resent), node-lifx-lan awaiting each write's State reply with at most ` +
       `${20} lights in flight. Fast: Lightwire fast (setState resolves once every message is queued; a quiet light's go out within the ` +
       `call), lifx-lan-client and node-lifx without callbacks; "handed to the socket" is when the call's 2N-th unicast datagram was given ` +
-      `to socket.send() (counted in the client process).`,
+      `to socket.send() (counted in the client process; Lightwire's socket makes each send's system call within send(), the peers' ` +
+      `with Node's default lookup on a later tick). "bare dgram loop (floor)" is no library: every light's colour and power encoded and ` +
+      `handed in a loop to one socket that, like Lightwire's, sends within send(): the least any client can take on this machine.`,
     figures,
     details: ['Every run, median [min–max] over the client processes:', '', ...detailTable(o, runs)].join('\n'),
   });

@@ -9,6 +9,8 @@
 //               at most 20 lights in flight (its sequence numbers are shared by all lights: its best setting)
 //   nl-acked    node-lifx 0.8.0, colour and power with callbacks (ack_required)
 //   nl-fast     node-lifx 0.8.0, colour and power without callbacks
+//   floor       no library: every light's colour and power encoded and handed to one dgram socket in a loop (its
+//               lookup answering at once, so each send() is its system call); the least any client can take here
 //
 // Over IPC: the parent sends a SetStateConfig; the worker finds the fleet, gets ready and answers `ready`. For each
 // call the parent resets the fleet, arms its watch and sends `go` with the colour; the worker starts the call at the
@@ -31,7 +33,7 @@ guardLoopbackSends();
 /** Ours uses a 4 MiB receive buffer by default (transport receiveBufferBytes); lifx-lan-client gets the same. */
 const RECEIVE_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export type SetStateMode = 'ours-acked' | 'ours-fast' | 'llc-acked' | 'llc-fast' | 'nll' | 'nl-acked' | 'nl-fast';
+export type SetStateMode = 'ours-acked' | 'ours-fast' | 'llc-acked' | 'llc-fast' | 'nll' | 'nl-acked' | 'nl-fast' | 'floor';
 
 export interface SetStateConfig {
   readonly mode: SetStateMode;
@@ -248,6 +250,35 @@ async function prepareNll(cfg: SetStateConfig, t0: number): Promise<Prepared> {
   };
 }
 
+/** The floor: pre-encoded datagrams (our codec, outside the timing) handed to a plain socket in a loop. */
+async function prepareFloor(cfg: SetStateConfig, t0: number): Promise<Prepared> {
+  const dgram = await import('node:dgram');
+  const { encode, hsbkToWire } = await import('../../core/protocol/index.js');
+  // Like Lightwire's socket (transport/udp.ts), its destinations are resolved at once, so send() makes the system call
+  // there and then (with Node's default lookup the call would come on a later tick, after the figure is taken).
+  const socket = dgram.createSocket({ type: 'udp4', lookup: (host, _options, callback) => callback(null, host, 4) });
+  await new Promise<void>((resolve) => socket.bind(0, '0.0.0.0', resolve));
+  let sequence = 0;
+  return {
+    discoveryMs: performance.now() - t0,
+    found: () => cfg.lights.length,
+    run: async (t) => {
+      const color = hsbkToWire({ hue: t.hue, saturation: t.saturation, brightness: t.brightness, kelvin: t.kelvin });
+      const datagrams: [Buffer, string][] = [];
+      for (const l of cfg.lights) {
+        const header = { source: 0x4c575746, target: l.serial };
+        datagrams.push([encode({ name: 'SetColor', header: { ...header, sequence: sequence++ & 0xff }, payload: { color, durationMs: 0 } }), l.address]);
+        datagrams.push([encode({ name: 'SetLightPower', header: { ...header, sequence: sequence++ & 0xff }, payload: { level: 65535, durationMs: 0 } }), l.address]);
+      }
+      // The timed part starts when run() is called: encoding is included, as every client encodes too.
+      for (const [d, address] of datagrams) socket.send(d, LIFX_PORT, address);
+      return { ok: cfg.lights.length, other: new Map() };
+    },
+    localPort: () => socket.address().port,
+    stop: () => new Promise((resolve) => socket.close(() => resolve())),
+  };
+}
+
 function send(message: WorkerToParent): Promise<void> {
   return new Promise((resolve) => process.send?.(message, () => resolve()));
 }
@@ -264,6 +295,7 @@ const PREPARE: Record<SetStateMode, (cfg: SetStateConfig, t0: number) => Promise
   nll: prepareNll,
   'nl-acked': (cfg, t0) => prepareLlc(cfg, t0, 'node-lifx'),
   'nl-fast': (cfg, t0) => prepareLlc(cfg, t0, 'node-lifx'),
+  floor: prepareFloor,
 };
 
 const LIBRARY: Record<SetStateMode, string> = {
@@ -274,11 +306,13 @@ const LIBRARY: Record<SetStateMode, string> = {
   nll: 'node-lifx-lan',
   'nl-acked': 'node-lifx',
   'nl-fast': 'node-lifx',
+  floor: '../../core/protocol/index.js',
 };
 
 async function measure(cfg: SetStateConfig): Promise<void> {
   // Loading the library is outside every figure.
   if (cfg.mode.startsWith('ours')) await import('../../core/index.js');
+  else if (cfg.mode === 'floor') await import('../../core/protocol/index.js');
   else createRequire(__filename)(LIBRARY[cfg.mode]);
   const t0 = performance.now();
   const prepared = await PREPARE[cfg.mode](cfg, t0);
