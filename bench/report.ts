@@ -54,7 +54,7 @@ export function chart(f: Figure): string {
   const sizes = [...new Set(clients.flatMap((c) => f.clients[c]!.map((p) => p.n)))].sort((a, b) => a - b);
   const finite = clients.flatMap((c) => f.clients[c]!.flatMap((p) => p.values.filter((v): v is number => v !== null && Number.isFinite(v) && v > 0)));
   const anyUnfinished = clients.some((c) => f.clients[c]!.some((p) => p.values.some((v) => v === null)));
-  const lo = Math.max(Math.min(...finite) / 1.5, f.unit === 'ms' ? 0.5 : 0.1);
+  const lo = Math.max(Math.min(...finite) / 1.5, 0.05);
   const hi = Math.max(...finite) * (anyUnfinished ? 3 : 1.5);
   const x = sizes.length > 1 ? logScale(sizes[0]!, sizes.at(-1)!, left + 20, W - right - 20) : () => (left + W - right) / 2;
   const y = logScale(lo, hi, H - bottom, top);
@@ -133,6 +133,30 @@ function headline(f: Figure, n: number): { ours: string; peer: string; ratio: st
   return { ours: format(om, f.unit), peer: best === undefined ? '–' : `${format(best.median, f.unit)} (${best.label})`, ratio };
 }
 
+/** A client that did not find (or read) every light holds fewer: its memory figures say so, from the figure that counts. */
+function carryNotes(results: BenchResult[]): void {
+  for (const r of results) {
+    const counted = r.figures.find((f) => f.id.includes('-found') || f.id === 'read-time');
+    if (counted === undefined) continue;
+    (r as unknown as { figures: Figure[] }).figures = r.figures.map((f) =>
+      f.unit !== 'MiB'
+        ? f
+        : {
+            ...f,
+            clients: Object.fromEntries(
+              Object.entries(f.clients).map(([label, points]) => [
+                label,
+                points.map((p) => {
+                  const note = counted.clients[label]?.find((q) => q.n === p.n)?.note;
+                  return note !== undefined && p.note === undefined ? { ...p, note } : p;
+                }),
+              ]),
+            ),
+          },
+    );
+  }
+}
+
 function main(): void {
   const argv = process.argv.slice(2);
   const value = (flag: string, fallback: string): string => {
@@ -151,6 +175,7 @@ function main(): void {
     else missing.push(name);
   }
   if (results.length === 0) throw new Error(`no results in ${resultsDir}: run npm run bench first`);
+  carryNotes(results);
   const m = results[0]!.machine;
   const dates = results.map((r) => r.machine.date).sort();
   const lines: string[] = [
