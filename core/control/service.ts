@@ -318,6 +318,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** LightView per serial with the record revision it was built from: light(serial) is a map lookup. */
   private readonly viewCache = new Map<string, { readonly revision: number; readonly view: LightView }>();
   private namesCache: GroupNames | undefined;
+  /** Each light's group and location id as last seen (`group:serial`), to tell a light that moves group. */
+  private readonly memberships = new Map<string, string>();
   /** Lights whose first read is over (announced with `added`). */
   private readonly announced = new Set<string>();
   /** Lights whose first read is over but told nothing (no answer): announced once a later read succeeds. */
@@ -461,7 +463,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     });
     on('changed', (record: LightRecord, fields: readonly string[]) => {
       // A group's name is the newest label among its members: a change to one light renames it for all.
-      if (fields.includes('group') || fields.includes('location')) this.forgetNames();
+      if ((fields.includes('group') || fields.includes('location')) && this.renamesGroups(record)) this.forgetNames();
       // A light whose first read went unanswered is announced when a later read succeeds.
       if (this.unread.has(record.serial) && isRead(record)) {
         this.unread.delete(record.serial);
@@ -477,13 +479,31 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     on('online', (record: LightRecord) => {
       if (this.announced.has(record.serial)) this.emit('online', this.viewOf(record));
     });
-    on('added', () => this.forgetNames());
     on('error', (err: Error) => this.backgroundError(err));
   }
 
   private backgroundError(err: Error): void {
     if (this.listenerCount('error') > 0) this.emit('error', err);
     else process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
+  }
+
+  /**
+   * Whether a light's new group or location can change a resolved name: it left a group, or it carries a label other
+   * than the one resolved. A fleet read for the first time (every member with the same label) resolves names once,
+   * not once per light.
+   */
+  private renamesGroups(record: LightRecord): boolean {
+    let renames = false;
+    for (const kind of ['group', 'location'] as const) {
+      const key = `${kind}:${record.serial}`;
+      const membership = record.facts[kind]?.value;
+      const before = this.memberships.get(key);
+      if (membership === undefined) this.memberships.delete(key);
+      else this.memberships.set(key, membership.id);
+      if (before !== undefined && before !== membership?.id) renames = true;
+      else if (membership !== undefined && this.namesCache !== undefined && this.namesCache[kind].get(membership.id) !== membership.label) renames = true;
+    }
+    return renames;
   }
 
   private forgetNames(): void {
