@@ -41,6 +41,8 @@ describe('Confirmed writes from fresh state', function () {
     const [color, power] = [rig.fleet.light(BULB).received('SetColor')[0]!, rig.fleet.light(BULB).received('SetLightPower')[0]!];
     expect(color.payload).to.deep.include({ durationMs: 0 });
     expect(power.payload).to.deep.equal({ level: 65535, durationMs: 200 });
+    // The power fades in over 0.2 s from the acknowledgement: look once it is over (at 0 ms it is still dark).
+    await sleep(250);
     const s = rig.fleet.light(BULB).state;
     expect([s.power, Math.round(s.color.hue)]).to.deep.equal(['on', 250]);
   });
