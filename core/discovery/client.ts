@@ -65,8 +65,8 @@ const SWEEP_PROBE_TIMEOUT_MS = 600;
  * How many newly found lights have their first read in flight at once, at first and at least. One broadcast finds a
  * whole fleet within milliseconds; reading every light at once would ask ~3500 requests of 500 lights together. The
  * number follows the network instead (AdaptiveWindow, as TCP's congestion window): it starts here, doubles every
- * round trip while no read loses a packet, and halves on loss, up to FIRST_READ_MAX; each light's own requests are
- * paced besides (pacer.ts).
+ * round trip while no read loses a packet and round trips show no queueing, and halves on loss, up to FIRST_READ_MAX;
+ * each light's own requests are paced besides (pacer.ts).
  */
 export const FIRST_READ_CONCURRENCY = 8;
 /** The most lights whose first read is in flight at once. */
@@ -594,16 +594,19 @@ export class LightClient extends EventEmitter<ClientEvents> {
       this.firstReadsActive++;
       const started = performance.now();
       const lostBefore = this.requester.lostAttempts(serial);
-      // The slot is free once the state is read: facts that a light is slow to give (or never answers) do not hold
-      // up the lights behind it. The state read is asked first, so its request leads the light's pacing lane and
-      // the slot frees after one round trip: the window's measure of the network.
+      // A slot is held until the light's state and facts are read, so the window bounds every request of a first read
+      // in flight (and the memory they hold), not just the state reads. The state read is asked first, so its request
+      // leads the light's pacing lane: its round trip (and whether it lost a packet) is the window's measure of the
+      // network. A light slow to give its facts holds one slot until its reads time out, not the lights behind it.
       const state = this.refreshState(serial).finally(() => {
-        this.firstReadsActive--;
         const lost = this.requesterInstance !== undefined && this.requesterInstance.lostAttempts(serial) > lostBefore;
         window.completed(performance.now() - started, lost);
-        this.pumpFirstReads();
       });
       const info = this.refreshInfo(serial);
+      void Promise.allSettled([state, info]).then(() => {
+        this.firstReadsActive--;
+        this.pumpFirstReads();
+      });
       void this.describe(serial, info, state);
     }
   }

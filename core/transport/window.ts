@@ -2,8 +2,15 @@
 // window does (RFC 5681, in jobs rather than bytes): slow start doubles the window every round trip while no job
 // loses a packet, congestion avoidance then adds one job per window's worth of completions, and a job that lost a
 // packet (a retransmission or a timeout) halves it, at most once per smoothed round trip (RFC 6298) so one burst of
-// loss counts once. A fast, clean network (loopback, a wired LAN) opens the window to its ceiling within a few round
+// loss counts once. Like TCP Vegas, it also watches delay: a round trip more than twice the least one seen means the
+// requests queue (at busy lights, or in our own event loop) instead of travelling, and the window stops growing there,
+// so a fleet that answers slower than we ask is not sent its whole backlog at once (which only holds more requests,
+// and their memory, in flight). A fast, clean network (loopback, a wired LAN) opens the window to its ceiling within a few round
 // trips; a lossy Wi-Fi keeps it small. Per-light pacing (pacer.ts) still bounds what each light receives.
+
+/** A round trip above QUEUEING_FACTOR x the least one (plus QUEUEING_SLACK_MS of timer noise) is queueing. */
+const QUEUEING_FACTOR = 2;
+const QUEUEING_SLACK_MS = 2;
 
 export interface WindowOptions {
   /** Where the window starts and the least it shrinks to. */
@@ -18,6 +25,8 @@ export class AdaptiveWindow {
   /** Smoothed round trip and its variation, ms (RFC 6298); undefined until the first sample. */
   private srtt: number | undefined = undefined;
   private rttvar = 0;
+  /** The least round trip seen: the network without queueing (TCP Vegas's base RTT). */
+  private minRtt = Infinity;
   /** When (caller's clock, ms) the last decrease happened; losses within one srtt of it do not count again. */
   private lastDecreaseAt = -Infinity;
   /** Counts for diagnostics and tests. */
@@ -66,6 +75,13 @@ export class AdaptiveWindow {
       this.counts.decreases++;
       this.ssthresh = Math.max(this.options.min, this.cwnd / 2);
       this.cwnd = this.ssthresh;
+      return;
+    }
+    // Delay: a round trip well above the least one means requests queue (at the lights, or in our own event loop)
+    // rather than travel; more in flight would only lengthen the queue (and hold more memory), so the window holds.
+    if (Number.isFinite(rttMs) && rttMs >= 0) this.minRtt = Math.min(this.minRtt, rttMs);
+    if (rttMs > QUEUEING_FACTOR * this.minRtt + QUEUEING_SLACK_MS) {
+      if (this.cwnd < this.ssthresh) this.ssthresh = this.cwnd;
       return;
     }
     if (this.cwnd < this.ssthresh) this.cwnd += 1;

@@ -39,6 +39,21 @@ describe('AdaptiveWindow (first reads in flight)', () => {
     expect(w.size - before).to.be.within(1, 3);
   });
 
+  it('stops growing once round trips show queueing (more than twice the least one), without shrinking', () => {
+    const w = make();
+    round(w, 10);
+    round(w, 10);
+    expect(w.size).to.equal(32);
+    // Requests now wait at the lights: 40 ms where the network takes 10. More in flight would only queue longer.
+    for (let r = 0; r < 5; r++) round(w, 40);
+    expect(w.size).to.equal(32);
+    expect(w.counts.decreases).to.equal(0);
+    // The queue drains: congestion avoidance (one more per round), no longer slow start.
+    round(w, 11);
+    round(w, 11);
+    expect(w.size).to.be.within(33, 34);
+  });
+
   it('never shrinks below its floor, and a lossy network stays near it', () => {
     const w = make();
     for (let r = 0; r < 20; r++) round(w, 80, 1);
