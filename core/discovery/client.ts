@@ -332,13 +332,41 @@ export class LightClient extends EventEmitter<ClientEvents> {
         );
       }
       if (options.zones && reply !== undefined && product?.capabilities.multizone) {
-        const timeoutMs = options.remainingMs();
-        const replies = product.capabilities.extendedMultizone
-          ? await this.requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs })
-          : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
-        const zones = zonesFromReplies(replies);
-        if (zones) this.registry.update(serial, { zones: zones.map((z) => withinKelvin(z, range)) }, mark);
+        await this.readZonesOf(serial, device, product, mark, options.remainingMs());
       }
+    }
+  }
+
+  /** The zones of a multizone light (extended messages where its firmware has them) into the registry. */
+  private async readZonesOf(serial: string, device: DeviceAddress, product: Product, mark: number, timeoutMs: number): Promise<void> {
+    const replies = product.capabilities.extendedMultizone
+      ? await this.requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs })
+      : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
+    const zones = zonesFromReplies(replies);
+    const range = product.capabilities.kelvinRange ?? DEFAULT_KELVIN_RANGE;
+    if (zones) this.registry.update(serial, { zones: zones.map((z) => withinKelvin(z, range)) }, mark);
+  }
+
+  /**
+   * What a first read still lacks once the product is known (the state read ran before it was): the zones of a
+   * multizone light, the relays of a Switch. Only those are asked, not the state again, so a new light's whole first
+   * read fits its quiet burst (pacingQuietBurst) and is not held back by pacing. A miss counts like a state read's.
+   */
+  private async readMissingParts(serial: string): Promise<void> {
+    const device = this.addressOf(serial);
+    const record = this.registry.peek(serial);
+    const product = record?.facts.product?.value;
+    if (device === undefined || record === undefined || product === undefined) return;
+    const timeoutMs = this.discoveryOptions.readTimeoutMs;
+    try {
+      if (product.capabilities.multizone && record.facts.zones === undefined) {
+        await this.readZonesOf(serial, device, product, this.registry.mark(), timeoutMs);
+      }
+      if (product.capabilities.relays && record.facts.relays === undefined) await this.readRelays(serial, timeoutMs);
+      this.registry.answered(serial);
+    } catch (err) {
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.registry.missed(serial);
+      else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
     }
   }
 
@@ -632,11 +660,11 @@ export class LightClient extends EventEmitter<ClientEvents> {
         await this.refreshState(serial);
       }
       const record = this.registry.peek(serial);
-      // Zones of a multizone light and relays of a Switch are read by the state read once the product is known.
+      // Zones of a multizone light and relays of a Switch need the product: they are read once it is known.
       const caps = record?.facts.product?.value.capabilities;
       const partsMissing = (caps?.multizone === true && record?.facts.zones === undefined) || (caps?.relays === true && record?.facts.relays === undefined);
       if (this.running && record && partsMissing) {
-        await this.refreshState(serial);
+        await this.readMissingParts(serial);
       }
     } finally {
       this.describingCount--;

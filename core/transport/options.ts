@@ -28,8 +28,9 @@ export interface TransportOptions {
    */
   readonly pacingBurst: number;
   /**
-   * Messages a light that has had none for a whole second may be sent at once (a new light's first read, 7-8
-   * requests); the ones beyond pacingBurst count against the following turns, so the per-second cap still holds.
+   * Messages a light that has had none for a whole second may be sent at once (a new light's first read: 7 requests,
+   * 9 for a multizone light with its zones and effect); the ones beyond pacingBurst count against the following
+   * turns, so the per-second cap still holds.
    */
   readonly pacingQuietBurst: number;
   /** For replies of unknown count: finish this long after the last one (photons' gap_between_results). */
@@ -45,7 +46,7 @@ export const DEFAULT_TRANSPORT_OPTIONS: TransportOptions = Object.freeze({
   maxMessagesPerSecond: 20,
   broadcastReservePerSecond: 2,
   pacingBurst: 3,
-  pacingQuietBurst: 8,
+  pacingQuietBurst: 10,
   multiReplyGapMs: 400,
 });
 

@@ -9,7 +9,7 @@
 // L + 1 of them need W, one more than any window holds.
 //
 // A light that has had nothing for a whole window may take a larger burst Q (quietBurst, Q <= L: a new light's first
-// read, 7-8 requests) at once; each message beyond B moves its schedule on by T as if it had been paced, so the next
+// read, 7-9 requests) at once; each message beyond B moves its schedule on by T as if it had been paced, so the next
 // one waits (Q - B + 1) * T and any window still holds at most L: Q + (W / T - (Q - B + 1)) = L.
 //
 // Discovery broadcasts reach every light, so each light's unicast budget leaves room for them and broadcasts to one

@@ -128,6 +128,30 @@ describe('LightClient discovery against virtual lights', function () {
     expect(light!.facts.effect!.value).to.equal('OFF');
   });
 
+  it("describes a strip in one go: its whole first read fits the light's quiet burst, and the state is read once", async () => {
+    const serial = 'd073d5cc0002';
+    const fleet = await startFleet({
+      lights: [{ serial, product: 38, label: 'Beam', firmware: { major: 2, minor: 80 }, zoneCount: 20, color: { hue: 30, saturation: 1, brightness: 1, kelvin: 3500 } }],
+    });
+    cleanup.push(() => fleet.stop());
+    const client = testClient(fleet, { discovery: { burstScheduleMs: [0] } });
+    cleanup.push(() => client.stop());
+    const described = new Promise<LightRecord>((resolve) => client.once('described', resolve));
+    await client.start();
+    const record = await described;
+    expect(record.facts.zones?.value).to.have.length(20);
+    expect(record.facts.effect?.value).to.equal('OFF');
+    const light = fleet.light(serial);
+    const unicast = light.received().filter((p) => p.name !== 'GetService');
+    // GetColor, six facts, then (the product known) the zones and the effect: nine, none twice.
+    expect(unicast.map((p) => p.name).sort()).to.deep.equal(
+      ['GetColor', 'GetExtendedColorZones', 'GetGroup', 'GetHostFirmware', 'GetInfo', 'GetLocation', 'GetMultiZoneEffect', 'GetVersion', 'GetWifiInfo'],
+    );
+    // Nothing waited for a pacing turn: with a quiet burst of 8 the zones went out some 400 ms after the rest.
+    const spanMs = unicast[unicast.length - 1]!.atMs - unicast[0]!.atMs;
+    expect(spanMs).to.be.below(200);
+  });
+
   it('forwards changed events to a listener added after the client was built', async () => {
     const fleet = await startFleet(defaultFleet(1));
     cleanup.push(() => fleet.stop());

@@ -222,14 +222,14 @@ describe('Requester', () => {
     await clock.tickAsync(5000);
     await Promise.all(fires);
     const hues = endpoint.sentOf('SetColor').map((s) => (s.packet.name === 'SetColor' ? s.packet.payload.color.hue : -1));
-    // A light quiet for a second takes its quiet burst (8) at once; the 92 behind them collapse into the newest, which
-    // goes out next, (8 - 3 + 1) emission intervals of 65.6 ms later.
-    expect(hues).to.deep.equal([0, 100, 200, 300, 400, 500, 600, 700, 9900]);
-    expect(endpoint.sent.map((s) => s.atMs)).to.deep.equal([0, 0, 0, 0, 0, 0, 0, 0, 394]);
+    // A light quiet for a second takes its quiet burst (10) at once; the 90 behind them collapse into the newest, which
+    // goes out next, (10 - 3 + 1) emission intervals of 65.625 ms later.
+    expect(hues).to.deep.equal([0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 9900]);
+    expect(endpoint.sent.map((s) => s.atMs)).to.deep.equal([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 525]);
   });
 
   it('answers post() at once and sends the newest payload when the light is free', async () => {
-    for (let i = 0; i < 8; i++) expect(requester.post(LIGHT, 'SetPower', { level: 0 }, { coalesceKey: false })).to.equal('sent');
+    for (let i = 0; i < 10; i++) expect(requester.post(LIGHT, 'SetPower', { level: 0 }, { coalesceKey: false })).to.equal('sent');
     // The burst is spent: these wait, each replacing the last under its key (SetColor, SetPower), in first-queued order.
     const outcomes = new Set<string>();
     for (let i = 1; i <= 50; i++) {
@@ -237,14 +237,14 @@ describe('Requester', () => {
       outcomes.add(`power ${requester.post(LIGHT, 'SetPower', { level: i % 2 === 0 ? 0 : 65535 })}`);
     }
     expect([...outcomes]).to.deep.equal(['color queued', 'power queued', 'color replaced', 'power replaced']);
-    expect(endpoint.sent).to.have.length(8);
+    expect(endpoint.sent).to.have.length(10);
     await clock.tickAsync(1000);
-    const after = endpoint.sent.slice(8).map((s) => s.packet);
+    const after = endpoint.sent.slice(10).map((s) => s.packet);
     expect(after.map((p) => p.name)).to.deep.equal(['SetColor', 'SetPower']);
     expect(after[0]!.name === 'SetColor' && after[0]!.payload.color.brightness).to.equal(50);
     expect(after[1]!.name === 'SetPower' && after[1]!.payload.level).to.equal(0);
     // Encoded when sent: sequence numbers follow the order on the wire.
-    expect(endpoint.sent.map((s) => s.packet.header.sequence)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(endpoint.sent.map((s) => s.packet.header.sequence)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
     expect(endpoint.sent.every((s) => !s.packet.header.ackRequired && !s.packet.header.resRequired)).to.equal(true);
   });
 
@@ -253,8 +253,8 @@ describe('Requester', () => {
     await clock.tickAsync(0);
     requester.close();
     const outcomes = await Promise.all(fires);
-    expect(outcomes.filter((o) => o === 'sent')).to.have.length(8);
-    expect(outcomes.filter((o) => isLightwireError(o, 'CLIENT_STOPPED'))).to.have.length(22);
+    expect(outcomes.filter((o) => o === 'sent')).to.have.length(10);
+    expect(outcomes.filter((o) => isLightwireError(o, 'CLIENT_STOPPED'))).to.have.length(20);
     expect(requester.post(LIGHT, 'SetPower', { level: 0 })).to.equal('closed');
     expect(clock.countTimers()).to.equal(0);
   });
