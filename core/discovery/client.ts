@@ -271,8 +271,17 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private async readState(serial: string, timeoutMs: number): Promise<LightRecord | undefined> {
     if (!this.addressOf(serial) || !this.running) return undefined;
+    await this.countedRead(serial, () => this.readLightState(serial, { zones: true, remainingMs: () => timeoutMs }));
+    return this.registry.get(serial);
+  }
+
+  /**
+   * A background read of a light, counted: an answer brings it online, a timeout is a miss (and a light never read
+   * that keeps missing is forgotten), anything but a coded error is reported. Never rejects.
+   */
+  private async countedRead(serial: string, read: () => Promise<unknown>): Promise<void> {
     try {
-      await this.readLightState(serial, { zones: true, remainingMs: () => timeoutMs });
+      await read();
       this.registry.answered(serial);
     } catch (err) {
       if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
@@ -280,7 +289,6 @@ export class LightClient extends EventEmitter<ClientEvents> {
         this.forgetIfNeverRead(serial);
       } else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
     }
-    return this.registry.get(serial);
   }
 
   /**
@@ -350,7 +358,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   /**
    * What a first read still lacks once the product is known (the state read ran before it was): the zones of a
    * multizone light, the relays of a Switch. Only those are asked, not the state again, so a new light's whole first
-   * read fits its quiet burst (pacingQuietBurst) and is not held back by pacing. A miss counts like a state read's.
+   * read fits its quiet burst (pacingQuietBurst) and is not held back by pacing. Counted like a state read.
    */
   private async readMissingParts(serial: string): Promise<void> {
     const device = this.addressOf(serial);
@@ -358,16 +366,12 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const product = record?.facts.product?.value;
     if (device === undefined || record === undefined || product === undefined) return;
     const timeoutMs = this.discoveryOptions.readTimeoutMs;
-    try {
+    await this.countedRead(serial, async () => {
       if (product.capabilities.multizone && record.facts.zones === undefined) {
         await this.readZonesOf(serial, device, product, this.registry.mark(), timeoutMs);
       }
       if (product.capabilities.relays && record.facts.relays === undefined) await this.readRelays(serial, timeoutMs);
-      this.registry.answered(serial);
-    } catch (err) {
-      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.registry.missed(serial);
-      else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
-    }
+    });
   }
 
   /**

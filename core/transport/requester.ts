@@ -396,8 +396,8 @@ export class Requester {
   /**
    * Fast mode: no ack, no reply, nothing to wait for. The message is queued for the light's pacing and goes out at
    * once when the light is quiet; while it waits, a newer message to the same light with the same coalesce key
-   * (default: the message name; `false`: never) replaces its payload, keeping its place (latest wins). Returns false
-   * when the requester is closed (nothing queued).
+   * (default: the message name; `false`: never) replaces its payload, keeping its place (latest wins). Says what
+   * happened (PostOutcome): `closed` when the requester is closed (nothing queued).
    */
   post<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: PostOptions = {}): PostOutcome {
     const job = this.queueFast(device, name, payload, options.coalesceKey, options.observer);
@@ -687,24 +687,23 @@ export class Requester {
     this.pending.set(ex.pendingKey, ex);
     if (ex.coalesceId === undefined) {
       this.transmit(ex);
-      // Sent at once (the usual case): attempt() set the timer. Waiting for its pacing turn: the deadline runs.
-      if (ex.timer === undefined && !ex.settled) this.arm(ex);
-      return;
-    }
-    // Latest wins, one on the wire per key: while a Set is unacknowledged, a newer one waits and
-    // replaces any older waiting one, so a dragged slider sends one Set per round trip, never a backlog.
-    let slot = this.coalescing.get(ex.coalesceId);
-    if (!slot) {
-      slot = { inFlight: undefined, held: undefined };
-      this.coalescing.set(ex.coalesceId, slot);
-    }
-    if (slot.held) this.finish(slot.held, 'superseded');
-    if (slot.inFlight) {
-      slot.held = ex;
     } else {
-      slot.inFlight = ex;
-      this.transmit(ex);
+      // Latest wins, one on the wire per key: while a Set is unacknowledged, a newer one waits and
+      // replaces any older waiting one, so a dragged slider sends one Set per round trip, never a backlog.
+      let slot = this.coalescing.get(ex.coalesceId);
+      if (!slot) {
+        slot = { inFlight: undefined, held: undefined };
+        this.coalescing.set(ex.coalesceId, slot);
+      }
+      if (slot.held) this.finish(slot.held, 'superseded');
+      if (slot.inFlight) {
+        slot.held = ex;
+      } else {
+        slot.inFlight = ex;
+        this.transmit(ex);
+      }
     }
+    // Sent at once (the usual case): attempt() set the timer. Waiting (its pacing turn, or a Set held): the deadline runs.
     if (ex.timer === undefined && !ex.settled) this.arm(ex);
   }
 

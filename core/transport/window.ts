@@ -5,8 +5,8 @@
 // loss counts once. Like TCP Vegas, it also watches delay: a round trip more than twice the least one seen means the
 // requests queue (at busy lights, or in our own event loop) instead of travelling, and the window stops growing there,
 // so a fleet that answers slower than we ask is not sent its whole backlog at once (which only holds more requests,
-// and their memory, in flight). A fast, clean network (loopback, a wired LAN) opens the window to its ceiling within a few round
-// trips; a lossy Wi-Fi keeps it small. Per-light pacing (pacer.ts) still bounds what each light receives.
+// and their memory, in flight). A fast, clean network (loopback, a wired LAN) opens the window to its ceiling within
+// a few round trips; a lossy Wi-Fi keeps it small. Per-light pacing (pacer.ts) still bounds what each light receives.
 
 /** A round trip above QUEUEING_FACTOR x the least one (plus QUEUEING_SLACK_MS of timer noise) is queueing. */
 const QUEUEING_FACTOR = 2;
@@ -58,6 +58,7 @@ export class AdaptiveWindow {
     this.counts.completed++;
     if (Number.isFinite(rttMs) && rttMs >= 0 && !lost) {
       // Karn: only jobs that needed no retransmission give a sample.
+      this.minRtt = Math.min(this.minRtt, rttMs);
       if (this.srtt === undefined) {
         this.srtt = rttMs;
         this.rttvar = rttMs / 2;
@@ -79,7 +80,6 @@ export class AdaptiveWindow {
     }
     // Delay: a round trip well above the least one means requests queue (at the lights, or in our own event loop)
     // rather than travel; more in flight would only lengthen the queue (and hold more memory), so the window holds.
-    if (Number.isFinite(rttMs) && rttMs >= 0) this.minRtt = Math.min(this.minRtt, rttMs);
     if (rttMs > QUEUEING_FACTOR * this.minRtt + QUEUEING_SLACK_MS) {
       if (this.cwnd < this.ssthresh) this.ssthresh = this.cwnd;
       return;
