@@ -29,6 +29,19 @@ describe('Pacer', () => {
     return j;
   };
 
+  /** Seeded bursts of up to `maxBurst` jobs for light `a`, with random gaps, until `untilMs` of fake time. */
+  async function randomTraffic(target: Pacer, o: { seed: number; maxBurst: number; maxGapMs: number; untilMs: number }): Promise<void> {
+    let seed = o.seed;
+    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let t = 0; t < o.untilMs; ) {
+      const burst = Math.floor(random() * o.maxBurst);
+      for (let k = 0; k < burst; k++) target.schedule('a', job('a', t));
+      const gap = Math.floor(random() * o.maxGapMs);
+      await clock.tickAsync(gap);
+      t += gap;
+    }
+  }
+
   beforeEach(() => {
     clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     pacer = new Pacer(UNICAST, BROADCAST, () => Date.now());
@@ -55,15 +68,7 @@ describe('Pacer', () => {
   });
 
   it('never lets more than perWindow through in any window, whatever the arrival pattern', async () => {
-    let seed = 7;
-    const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    for (let t = 0; t < 20_000; ) {
-      const burst = Math.floor(random() * 6);
-      for (let k = 0; k < burst; k++) pacer.schedule('a', job('a', t));
-      const gap = Math.floor(random() * 400);
-      await clock.tickAsync(gap);
-      t += gap;
-    }
+    await randomTraffic(pacer, { seed: 7, maxBurst: 6, maxGapMs: 400, untilMs: 20_000 });
     await clock.tickAsync(60_000);
     const times = sent.map((s) => s.atMs);
     expect(times.length).to.be.greaterThan(100);
@@ -101,15 +106,7 @@ describe('Pacer', () => {
       await clock.tickAsync(2000);
       // Random traffic with quiet gaps: never over the cap.
       sent.length = 0;
-      let seed = 11;
-      const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-      for (let t = 0; t < 30_000; ) {
-        const burst = Math.floor(random() * 10);
-        for (let k = 0; k < burst; k++) quiet.schedule('a', job('a', t));
-        const gap = Math.floor(random() * 1500);
-        await clock.tickAsync(gap);
-        t += gap;
-      }
+      await randomTraffic(quiet, { seed: 11, maxBurst: 10, maxGapMs: 1500, untilMs: 30_000 });
       await clock.tickAsync(60_000);
       expect(mostInWindow(sent.map((s) => s.atMs), PACING_WINDOW_MS)).to.be.at.most(18);
     } finally {
