@@ -188,6 +188,8 @@ export function partKey(m: PlannedMessage): string {
   }
 }
 
+/** What a fast run makes the registry show once its batch is sent: a light's whole plan, or one message of it. */
+type FastShown = { readonly light: LightView; readonly plan: Plan; readonly message: undefined } | { readonly light: LightView; readonly plan: undefined; readonly message: PlannedMessage };
 
 export class Executor {
   /**
@@ -205,8 +207,15 @@ export class Executor {
   run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
     if (options.fast) {
       try {
-        const requester = this.client.requester;
-        return Promise.resolve(requester.batch(() => this.runFast(targets, planFor)));
+        // The registry learns what went out after the batch has handed every datagram to the socket: the views and
+        // events behind it (a few microseconds a light) do not stand between the lights and their messages.
+        const shown: FastShown[] = [];
+        const results = this.client.requester.batch(() => this.runFast(targets, planFor, shown));
+        for (const s of shown) {
+          if (s.plan !== undefined) this.wrote(s.light, s.plan);
+          else this.sentFast(s.light.serial, s.message.name, s.message.payload);
+        }
+        return Promise.resolve(results);
       } catch (err) {
         return Promise.reject(err as Error);
       }
@@ -221,7 +230,7 @@ export class Executor {
    * wins per light and part), and the run is answered then, not once they are sent. A quiet light's messages go out
    * within this call; a busy light's follow at its pace, the newest values first in line. `ok` means accepted.
    */
-  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor): LightResult[] {
+  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor, shown: FastShown[]): LightResult[] {
     const requester = this.client.requester;
     const registry = this.client.registry;
     const results = new Array<LightResult>(targets.length);
@@ -249,7 +258,7 @@ export class Executor {
           if (outcome === 'closed') closed = true;
           // A message that must wait its turn shows at once all the same (a light's latest state, as before); one that
           // replaced a waiting message shows when that goes out, so a flood updates the registry at the light's pace.
-          else if (outcome === 'queued') this.sentFast(device.serial, m.name, m.payload);
+          else if (outcome === 'queued') shown.push({ light, plan: undefined, message: m });
         }
       }
       if (closed) {
@@ -257,8 +266,8 @@ export class Executor {
         continue;
       }
       // A quiet light (the common case): the whole plan went out now, one registry update for it.
-      if (allSent) this.wrote(light, plan);
-      else for (const m of sent ?? []) this.sentFast(device.serial, m.name, m.payload);
+      if (allSent) shown.push({ light, plan, message: undefined });
+      else for (const m of sent ?? []) shown.push({ light, plan: undefined, message: m });
       results[i] = result(light, 'ok');
     }
     return results;

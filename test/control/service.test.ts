@@ -1,4 +1,6 @@
+import dgram from 'node:dgram';
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { isLightwireError } from '../../core/errors.js';
 import { hsbkToWire } from '../../core/protocol/index.js';
 import type { LightInput } from '../../core/simulator/fleet-file.js';
@@ -80,6 +82,26 @@ describe('LightService against virtual lights', function () {
     const names = light.received().map((p) => p.name);
     expect(names).to.not.include('GetColor');
     expect(names).to.include.members(['SetColor', 'SetLightPower']);
+  });
+
+  it('hands every datagram of a fast run to the socket before the registry and its events learn of it', async () => {
+    // Quiet lights (their pacing budget refilled): the whole run goes out within the call.
+    await new Promise((r) => setTimeout(r, 1100));
+    const send = sinon.spy(dgram.Socket.prototype, 'send');
+    const sendsAtChange: number[] = [];
+    const onChanged = (): void => void sendsAtChange.push(send.callCount);
+    rig.service.on('changed', onChanged);
+    try {
+      const results = await rig.service.setState('all', { power: 'on', color: 'hue:200 saturation:1 brightness:0.7' }, { fast: true });
+      expect(results.map((r) => r.status)).to.deep.equal(['ok', 'ok', 'ok', 'ok']);
+      const sent = send.callCount;
+      expect(sent).to.be.at.least(lights.length + 1);
+      expect(sendsAtChange).to.not.be.empty;
+      expect(sendsAtChange[0]).to.equal(sent);
+    } finally {
+      rig.service.off('changed', onChanged);
+      send.restore();
+    }
   });
 
   it('rejects bad requests with coded errors before sending anything', async () => {
