@@ -65,7 +65,8 @@ const SWEEP_PROBE_TIMEOUT_MS = 600;
  * How many newly found lights have their first read in flight at once, at first and at least. One broadcast finds a
  * whole fleet within milliseconds; reading every light at once would ask ~3500 requests of 500 lights together. The
  * number follows the network instead (AdaptiveWindow, as TCP's congestion window): it starts here, doubles every
- * round trip while no read loses a packet and round trips show no queueing, and halves on loss, up to FIRST_READ_MAX;
+ * round trip while no read loses a packet and more in flight delivers more reads per second, holds when it does not,
+ * and halves on loss, up to FIRST_READ_MAX;
  * each light's own requests are paced besides (pacer.ts).
  */
 export const FIRST_READ_CONCURRENCY = 8;
@@ -641,6 +642,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
       });
       void this.describe(serial, info, state);
     }
+    // Slots left over and nobody waiting: this round of the window says nothing of what the network could carry.
+    if (this.firstReadsActive < window.size) window.appLimited();
   }
 
   /** How many found lights have not finished their first read yet (being read, or waiting their turn). */

@@ -1,16 +1,24 @@
 // How many jobs (a newly found light's first read) are in flight at once, following the network as TCP's congestion
-// window does (RFC 5681, in jobs rather than bytes): slow start doubles the window every round trip while no job
-// loses a packet, congestion avoidance then adds one job per window's worth of completions, and a job that lost a
-// packet (a retransmission or a timeout) halves it, at most once per smoothed round trip (RFC 6298) so one burst of
-// loss counts once. Like TCP Vegas, it also watches delay: a round trip more than twice the least one seen means the
-// requests queue (at busy lights, or in our own event loop) instead of travelling, and the window stops growing there,
-// so a fleet that answers slower than we ask is not sent its whole backlog at once (which only holds more requests,
-// and their memory, in flight). A fast, clean network (loopback, a wired LAN) opens the window to its ceiling within
-// a few round trips; a lossy Wi-Fi keeps it small. Per-light pacing (pacer.ts) still bounds what each light receives.
+// window does (RFC 5681, in jobs rather than bytes): slow start doubles the window every round while no job loses a
+// packet, congestion avoidance then adds one job per round, and a job that lost a packet (a retransmission or a
+// timeout) halves it, at most once per smoothed round trip (RFC 6298) so one burst of loss counts once.
+//
+// Like TCP BBR's start-up, slow start also watches what the window buys: the delivery rate (jobs completed per
+// millisecond) of each round, a window's worth of completions lasting at least MIN_ROUND_MS. While a round delivers
+// at least a quarter more than the best one before it, more in flight is carrying more (a network round trip to wait
+// out: a LAN, Wi-Fi) and the window may double again. A round that does not (the lights, or our own event loop, are
+// the bottleneck, so more requests would only queue, each holding its memory) ends slow start: the window goes back
+// to what it was when that round began and holds there until a loss halves it (congestion avoidance then grows it,
+// as after any loss). On loopback that keeps a handful of first reads in flight, not hundreds, at the same speed;
+// with a 50 ms round trip the rate doubles every round and the window opens to its ceiling. A round in which the
+// caller had fewer jobs than the window allowed (appLimited()) says nothing of the network: it is neither judged nor
+// grows the window (RFC 7661). Per-light pacing (pacer.ts) still bounds what each light receives.
 
-/** A round trip above QUEUEING_FACTOR x the least one (plus QUEUEING_SLACK_MS of timer noise) is queueing. */
-const QUEUEING_FACTOR = 2;
-const QUEUEING_SLACK_MS = 2;
+/** A round must deliver this much more than the best one before it for slow start to go on (BBR's full-pipe test). */
+const RATE_GROWTH = 1.25;
+/** The least a round lasts (more completions than a window's, on a fast network), so its rate is not one bunch's:
+ * one event-loop turn reads many replies at once. */
+const MIN_ROUND_MS = 10;
 
 export interface WindowOptions {
   /** Where the window starts and the least it shrinks to. */
@@ -25,12 +33,19 @@ export class AdaptiveWindow {
   /** Smoothed round trip and its variation, ms (RFC 6298); undefined until the first sample. */
   private srtt: number | undefined = undefined;
   private rttvar = 0;
-  /** The least round trip seen: the network without queueing (TCP Vegas's base RTT). */
-  private minRtt = Infinity;
   /** When (caller's clock, ms) the last decrease happened; losses within one srtt of it do not count again. */
   private lastDecreaseAt = -Infinity;
+  /** The round being measured: when it began, the window then, completions so far, whether the caller starved it. */
+  private roundStartAt: number;
+  private roundWindow: number;
+  private roundDone = 0;
+  private roundAppLimited = false;
+  /** The best delivery rate of a judged round since slow start began (jobs per ms). */
+  private bestRate = 0;
+  /** Slow start ended on a flat delivery rate: the window holds until a loss halves it. */
+  private full = false;
   /** Counts for diagnostics and tests. */
-  readonly counts = { completed: 0, lossy: 0, decreases: 0 };
+  readonly counts = { completed: 0, lossy: 0, decreases: 0, rounds: 0 };
 
   constructor(
     private readonly options: WindowOptions,
@@ -41,6 +56,8 @@ export class AdaptiveWindow {
     }
     this.cwnd = options.initial;
     this.ssthresh = options.max;
+    this.roundStartAt = this.now();
+    this.roundWindow = options.initial;
   }
 
   /** Jobs allowed in flight now (whole jobs). */
@@ -53,12 +70,21 @@ export class AdaptiveWindow {
     return this.srtt;
   }
 
+  /** Whether slow start ended on a flat delivery rate (more in flight delivered no more). */
+  get holding(): boolean {
+    return this.full;
+  }
+
+  /** The caller had fewer jobs waiting than the window allowed: the round being measured is not judged. */
+  appLimited(): void {
+    this.roundAppLimited = true;
+  }
+
   /** A job ended: how long it took, and whether any of its packets had to be sent again or went unanswered. */
   completed(rttMs: number, lost: boolean): void {
     this.counts.completed++;
     if (Number.isFinite(rttMs) && rttMs >= 0 && !lost) {
       // Karn: only jobs that needed no retransmission give a sample.
-      this.minRtt = Math.min(this.minRtt, rttMs);
       if (this.srtt === undefined) {
         this.srtt = rttMs;
         this.rttvar = rttMs / 2;
@@ -71,21 +97,44 @@ export class AdaptiveWindow {
       this.counts.lossy++;
       const now = this.now();
       const guard = this.srtt === undefined ? 0 : this.srtt + 4 * this.rttvar;
-      if (now - this.lastDecreaseAt < guard) return;
-      this.lastDecreaseAt = now;
-      this.counts.decreases++;
-      this.ssthresh = Math.max(this.options.min, this.cwnd / 2);
-      this.cwnd = this.ssthresh;
-      return;
+      if (now - this.lastDecreaseAt >= guard) {
+        this.lastDecreaseAt = now;
+        this.counts.decreases++;
+        this.ssthresh = Math.max(this.options.min, this.cwnd / 2);
+        this.cwnd = this.ssthresh;
+        this.full = false;
+      }
+    } else if (!this.full && !this.roundAppLimited) {
+      // Slow start: one more per completion, at most doubling within a round (a long round on a fast network
+      // completes many windows' worth). Congestion avoidance: one more per round.
+      if (this.cwnd < this.ssthresh) this.cwnd = Math.min(this.cwnd + 1, 2 * this.roundWindow);
+      else this.cwnd += 1 / this.cwnd;
+      if (this.cwnd > this.options.max) this.cwnd = this.options.max;
     }
-    // Delay: a round trip well above the least one means requests queue (at the lights, or in our own event loop)
-    // rather than travel; more in flight would only lengthen the queue (and hold more memory), so the window holds.
-    if (rttMs > QUEUEING_FACTOR * this.minRtt + QUEUEING_SLACK_MS) {
-      if (this.cwnd < this.ssthresh) this.ssthresh = this.cwnd;
-      return;
+    this.countRound();
+  }
+
+  /** Counts a completion into the round; a round ends after a window's worth of them (and MIN_ROUND_MS) and is judged. */
+  private countRound(): void {
+    if (++this.roundDone < this.roundWindow) return;
+    const now = this.now();
+    const elapsedMs = now - this.roundStartAt;
+    if (elapsedMs < MIN_ROUND_MS) return;
+    // Only slow start is judged: congestion avoidance grows by one a round, too little to show in the rate.
+    if (!this.roundAppLimited && !this.full && this.cwnd < this.ssthresh) {
+      this.counts.rounds++;
+      const rate = this.roundDone / elapsedMs;
+      if (rate >= this.bestRate * RATE_GROWTH) this.bestRate = rate;
+      else {
+        // More in flight delivered no more: back to the window this round began with, and hold it.
+        this.full = true;
+        this.cwnd = Math.max(this.options.min, this.roundWindow);
+        this.ssthresh = this.cwnd;
+      }
     }
-    if (this.cwnd < this.ssthresh) this.cwnd += 1;
-    else this.cwnd += 1 / this.cwnd;
-    if (this.cwnd > this.options.max) this.cwnd = this.options.max;
+    this.roundStartAt = now;
+    this.roundWindow = Math.max(1, this.size);
+    this.roundDone = 0;
+    this.roundAppLimited = false;
   }
 }

@@ -39,19 +39,61 @@ describe('AdaptiveWindow (first reads in flight)', () => {
     expect(w.size - before).to.be.within(1, 3);
   });
 
-  it('stops growing once round trips show queueing (more than twice the least one), without shrinking', () => {
+  it('stops doubling when more in flight delivers no more, back to the window that round began with, and holds it', () => {
+    const w = make();
+    // A bottleneck, not a round trip: the lights (or our event loop) finish one job every 2 ms however many wait, so
+    // a round of 16 jobs takes twice as long as one of 8 and delivers no faster.
+    const sizes = [w.size];
+    for (let r = 0; r < 6; r++) sizes.push(round(w, 2 * w.size));
+    expect(sizes).to.deep.equal([8, 16, 16, 16, 16, 16, 16]);
+    expect(w.holding).to.equal(true);
+    expect(w.counts.decreases).to.equal(0);
+  });
+
+  it('goes on doubling while each round delivers a quarter more, and stops at the first round that does not', () => {
     const w = make();
     round(w, 10);
     round(w, 10);
     expect(w.size).to.equal(32);
-    // Requests now wait at the lights: 40 ms where the network takes 10. More in flight would only queue longer.
-    for (let r = 0; r < 5; r++) round(w, 40);
+    // Requests now wait at the lights: 32 jobs take 40 ms (0.8 a ms, the rate of the round of 8): no better.
+    round(w, 40);
     expect(w.size).to.equal(32);
-    expect(w.counts.decreases).to.equal(0);
-    // The queue drains: congestion avoidance (one more per round), no longer slow start.
-    round(w, 11);
-    round(w, 11);
-    expect(w.size).to.be.within(33, 34);
+    for (let r = 0; r < 5; r++) round(w, 11);
+    expect(w.size).to.equal(32);
+    expect(w.holding).to.equal(true);
+  });
+
+  it('judges no round the caller could not fill, and does not grow on one', () => {
+    const w = make();
+    for (let r = 0; r < 5; r++) {
+      w.appLimited();
+      nowMs += 50;
+      for (let i = 0; i < 3; i++) w.completed(50, false);
+      nowMs += 50;
+      for (let i = 0; i < 5; i++) w.completed(50, false);
+    }
+    expect(w.size).to.equal(8);
+    expect(w.counts.rounds).to.equal(0);
+    expect(w.holding).to.equal(false);
+    // Filled again: slow start takes up where it was.
+    round(w, 50);
+    expect(w.size).to.equal(16);
+  });
+
+  it('after holding, a loss halves the window and congestion avoidance grows it again', () => {
+    const w = make();
+    round(w, 10);
+    round(w, 10);
+    round(w, 40);
+    expect(w.holding).to.equal(true);
+    round(w, 40, 1);
+    expect(w.holding).to.equal(false);
+    expect(w.counts.decreases).to.equal(1);
+    // Halved to 16; the round's other completions already grow it (one per window's worth).
+    const halved = w.size;
+    expect(halved).to.be.within(16, 18);
+    for (let r = 0; r < 4; r++) round(w, 40);
+    expect(w.size - halved).to.be.within(3, 5);
   });
 
   it('never shrinks below its floor, and a lossy network stays near it', () => {
@@ -70,7 +112,7 @@ describe('AdaptiveWindow (first reads in flight)', () => {
     expect(w.rttMs).to.be.closeTo(20, 1);
   });
 
-  it('grows faster in wall time on a short round trip than on a long one', () => {
+  it('grows faster in wall time on a short round trip than on a long one, a round lasting at least 10 ms', () => {
     const fast = make();
     const slow = make();
     let tFast = 0;
@@ -83,8 +125,9 @@ describe('AdaptiveWindow (first reads in flight)', () => {
       round(slow, 100);
       tSlow += 100;
     }
-    expect(tFast).to.equal(25);
     expect(tSlow).to.equal(500);
+    // 5 ms round trips, rounds of at least 10 ms: five doublings take 40 to 50 ms, not 25.
+    expect(tFast).to.be.within(40, 50);
   });
 
   it('refuses nonsense bounds', () => {
