@@ -103,7 +103,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private readonly probed = new Map<string, Promise<Product | undefined>>();
   /** Devices that answered GetColor with StateUnhandled: read as devices even while their product is unknown. */
   private readonly notLights = new Set<string>();
-  private readonly stateInFlight = new Map<string, Promise<LightRecord | undefined>>();
+  private readonly stateInFlight = new Map<string, Promise<void>>();
   /** Lights found but not read yet, oldest first; firstReadsActive of them are being read. */
   private firstReads: string[] = [];
   private firstReadsActive = 0;
@@ -263,6 +263,11 @@ export class LightClient extends EventEmitter<ClientEvents> {
    * one light share one read, so a caller never races the background refresh into two reads (and retries).
    */
   refreshState(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<LightRecord | undefined> {
+    return this.sharedStateRead(serial, timeoutMs).then(() => this.registry.get(serial));
+  }
+
+  /** refreshState without the copy of the record at the end (the background reads and first reads need none). */
+  private sharedStateRead(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<void> {
     const running = this.stateInFlight.get(serial);
     if (running) return running;
     const promise = this.readState(serial, timeoutMs).finally(() => this.stateInFlight.delete(serial));
@@ -270,10 +275,9 @@ export class LightClient extends EventEmitter<ClientEvents> {
     return promise;
   }
 
-  private async readState(serial: string, timeoutMs: number): Promise<LightRecord | undefined> {
-    if (!this.addressOf(serial) || !this.running) return undefined;
+  private async readState(serial: string, timeoutMs: number): Promise<void> {
+    if (!this.addressOf(serial) || !this.running) return;
     await this.countedRead(serial, () => this.readLightState(serial, { zones: true, remainingMs: () => timeoutMs }));
-    return this.registry.get(serial);
   }
 
   /**
@@ -564,7 +568,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     this.registry.seen(serial, from.address, packet.payload.port);
     // An offline light answering discovery may be back: a read says whether it is (it stays offline otherwise).
     const record = this.registry.peek(serial);
-    if (record !== undefined && !record.online && this.running) void this.refreshState(serial);
+    if (record !== undefined && !record.online && this.running) void this.sharedStateRead(serial);
   }
 
   /**
@@ -631,7 +635,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
       // in flight (and the memory they hold), not just the state reads. The state read is asked first, so its request
       // leads the light's pacing lane: its round trip (and whether it lost a packet) is the window's measure of the
       // network. A light slow to give its facts holds one slot until its reads time out, not the lights behind it.
-      const state = this.refreshState(serial).finally(() => {
+      const state = this.sharedStateRead(serial).finally(() => {
         const lost = this.requesterInstance !== undefined && this.requesterInstance.lostAttempts(serial) > lostBefore;
         window.completed(performance.now() - started, lost);
       });
@@ -655,7 +659,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
    * Ends a light's first read: the state read ran before the product was known, so a multizone light's zones are
    * read once its info is in (otherwise they would be missing until the next background refresh).
    */
-  private async describe(serial: string, info: Promise<void>, state: Promise<LightRecord | undefined>): Promise<void> {
+  private async describe(serial: string, info: Promise<void>, state: Promise<void>): Promise<void> {
     this.describingCount++;
     try {
       await Promise.all([info, state]);
@@ -664,7 +668,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
       for (let reads = 1; reads < this.discoveryOptions.offlineAfterMisses; reads++) {
         const r = this.registry.peek(serial);
         if (!this.running || r === undefined || r.facts.power !== undefined || Object.keys(r.facts).length === 0) break;
-        await this.refreshState(serial);
+        await this.sharedStateRead(serial);
       }
       const record = this.registry.peek(serial);
       // Zones of a multizone light and relays of a Switch need the product: they are read once it is known.
@@ -702,7 +706,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
       }
       if (due.state <= now) {
         due.state = Infinity;
-        void this.refreshState(serial).finally(() => this.refreshed(serial, 'state'));
+        void this.sharedStateRead(serial).finally(() => this.refreshed(serial, 'state'));
       }
       if (due.info <= now) {
         due.info = Infinity;

@@ -79,7 +79,11 @@ export interface RegistryEvents {
   online: [LightRecord];
 }
 
-type MutableRecord = { -readonly [K in keyof LightRecord]: LightRecord[K] } & { facts: { -readonly [K in keyof LightFacts]: LightFacts[K] } };
+/** A record as the registry keeps it: its fields change in place, its facts object never does (it is replaced, so
+ * every copy handed out shares it: a copy costs the record's dozen fields, not its facts as well). */
+type MutableRecord = { -readonly [K in keyof LightRecord]: LightRecord[K] };
+
+const NO_FACTS: LightFacts = Object.freeze({});
 
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
@@ -157,7 +161,7 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     const now = this.clock();
     const existing = this.lights.get(serial);
     if (existing === undefined) {
-      const record: MutableRecord = { serial, address, port, firstSeenAt: now, lastSeenAt: now, online: true, misses: 0, revision: 0, facts: {} };
+      const record: MutableRecord = { serial, address, port, firstSeenAt: now, lastSeenAt: now, online: true, misses: 0, revision: 0, facts: NO_FACTS };
       this.lights.set(serial, record);
       this.sorted = undefined;
       this.emit('added', snapshot(record));
@@ -229,6 +233,7 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     const now = this.clock();
     const pins = this.pins.get(serial);
     let changed: string[] | undefined;
+    let next: Record<string, Fact<unknown>> | undefined;
     r.revision++;
     for (const key in facts) {
       const value = facts[key as keyof LightFacts];
@@ -240,8 +245,9 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
       }
       const before = r.facts[key as keyof LightFacts];
       if (!before || !sameValue(before.value, value)) (changed ??= []).push(key);
-      (r.facts as Record<string, Fact<unknown>>)[key] = Object.freeze({ value, readAt: now });
+      (next ??= { ...r.facts })[key] = Object.freeze({ value, readAt: now });
     }
+    if (next !== undefined) r.facts = Object.freeze(next) as LightFacts;
     // Every background read lands here: the snapshot is only built for someone listening.
     if (changed !== undefined && this.listenerCount('changed') > 0) this.emit('changed', snapshot(r), changed);
   }
@@ -309,5 +315,5 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
 }
 
 function snapshot(r: MutableRecord): LightRecord {
-  return Object.freeze({ ...r, facts: Object.freeze({ ...r.facts }) });
+  return Object.freeze({ ...r });
 }
