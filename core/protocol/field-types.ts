@@ -300,6 +300,8 @@ export function bytes(sizeBytes: number): FieldType<Uint8Array> {
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** Up to this many bytes, hex is joined from HEX (V8 keeps strings under 13 characters flat when joining). */
+const SHORT_HEX_BYTES = 6;
 /** Char code -> nibble value, -1 for anything that is not a hex digit. */
 const NIBBLE = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) {
@@ -326,6 +328,9 @@ export function hexBytes(sizeBytes: number): FieldType<string> {
   const zero = '00'.repeat(sizeBytes);
   return compiled(`hex(${sizeBytes})`, sizeBytes, () => zero, {
     read: (c, at) => {
+      // A serial (6 bytes) is fastest joined from a table; a longer id (16 bytes: group, location) would be built as a
+      // chain of a dozen string pieces that stays in memory as long as the id does, so it is read flat, in one call.
+      if (sizeBytes > SHORT_HEX_BYTES) return `b.toString('hex', ${src(at)}, ${src(plus(at, sizeBytes))})`;
       const table = c.ref(HEX);
       return `(${Array.from({ length: sizeBytes }, (_, i) => `${table}[b[${src(plus(at, i))}]]`).join(' + ')})`;
     },

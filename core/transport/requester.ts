@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { LightwireError } from '../errors.js';
 import {
   BROADCAST_TARGET,
-  decode,
+  decodePacket,
   encode,
   MESSAGES,
   type KnownPacket,
@@ -831,12 +831,11 @@ export class Requester {
   }
 
   private receive(datagram: Buffer, from: RemoteAddress): void {
-    const result = decode(datagram);
-    if (!result.ok) {
+    const packet = decodePacket(datagram);
+    if (packet instanceof LightwireError) {
       this.stats.malformed++;
       return;
     }
-    const { packet } = result;
     if (packet.header.source !== this.source) return;
     this.stats.received++;
     this.match(packet, from);

@@ -85,7 +85,8 @@ export class UdpEndpoint implements DatagramEndpoint {
     const endpoint = new UdpEndpoint(socket, socket.address().port);
     socket.on('message', (datagram, rinfo) => {
       try {
-        endpoint.handler(datagram, { address: rinfo.address, port: rinfo.port });
+        // Node's rinfo is a RemoteAddress already (address, port; family and size besides): no copy per datagram.
+        endpoint.handler(datagram, rinfo);
       } catch (err) {
         options.onError?.(err as Error);
       }
