@@ -98,28 +98,36 @@ export function encode<N extends MessageName>(input: PacketInput<N>): Buffer {
 
 /** Decodes one datagram. Never throws. */
 export function decode(datagram: Uint8Array): DecodeResult {
-  const decoded = decodePacket(datagram);
-  return decoded instanceof LightwireError ? { ok: false, error: decoded } : { ok: true, packet: decoded };
-}
-
-/** decode() without the result wrapper (the transport reads every reply through it): the packet, or the error. */
-export function decodePacket(datagram: Uint8Array): Packet | Extract<DecodeResult, { ok: false }>['error'] {
   const buf = Buffer.isBuffer(datagram) ? datagram : Buffer.from(datagram.buffer, datagram.byteOffset, datagram.byteLength);
-  if (buf.length < HEADER_BYTES) return new LightwireError('DATAGRAM_TOO_SHORT', { lengthBytes: buf.length });
+  if (buf.length < HEADER_BYTES) {
+    return { ok: false, error: new LightwireError('DATAGRAM_TOO_SHORT', { lengthBytes: buf.length }) };
+  }
   const header = readHeader(buf, 0);
   if (header.sizeBytes !== buf.length) {
-    return new LightwireError('SIZE_MISMATCH', { sizeField: header.sizeBytes, lengthBytes: buf.length });
+    return { ok: false, error: new LightwireError('SIZE_MISMATCH', { sizeField: header.sizeBytes, lengthBytes: buf.length }) };
   }
-  if (header.protocol !== PROTOCOL_NUMBER) return new LightwireError('PROTOCOL_UNSUPPORTED', { protocol: header.protocol });
+  if (header.protocol !== PROTOCOL_NUMBER) {
+    return { ok: false, error: new LightwireError('PROTOCOL_UNSUPPORTED', { protocol: header.protocol }) };
+  }
   const entry = header.type < BY_TYPE.length ? BY_TYPE[header.type] : undefined;
-  if (entry === undefined) return { name: null, header, payload: new Uint8Array(buf.subarray(HEADER_BYTES)) };
+  if (entry === undefined) {
+    return { ok: true, packet: { name: null, header, payload: new Uint8Array(buf.subarray(HEADER_BYTES)) } };
+  }
   const payloadBytes = buf.length - HEADER_BYTES;
   if (payloadBytes < entry.payloadBytes) {
-    return new LightwireError('PAYLOAD_TOO_SHORT', { messageName: entry.name, type: header.type, payloadBytes, neededBytes: entry.payloadBytes });
+    return {
+      ok: false,
+      error: new LightwireError('PAYLOAD_TOO_SHORT', {
+        messageName: entry.name,
+        type: header.type,
+        payloadBytes,
+        neededBytes: entry.payloadBytes,
+      }),
+    };
   }
   // A longer payload still decodes: newer firmware may append fields (§1.5).
   const payload = entry.payload.read(buf, HEADER_BYTES);
-  return { name: entry.name, header, payload } as KnownPacket;
+  return { ok: true, packet: { name: entry.name, header, payload } as KnownPacket };
 }
 
 /** Narrows a decoded packet to one message name. */

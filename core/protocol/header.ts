@@ -1,6 +1,6 @@
 // The 36-byte header (lan-protocol.md §1.2-1.4) as a field table plus its two flag words.
 
-import { field, hexBytes, reserved, struct, u16, u32, u8, type FieldType, type ValueOf } from './field-types.js';
+import { field, hexBytes, reserved, struct, u16, u32, u8, type ValueOf } from './field-types.js';
 
 export const PROTOCOL_NUMBER = 1024;
 export const HEADER_BYTES = 36;
@@ -64,39 +64,23 @@ export interface Header {
 
 type HeaderFields = ValueOf<typeof HEADER_FIELDS>;
 
-/** Where each header field is and how it reads, from the table: readHeader reads them straight into a Header. */
-function headerField<K extends keyof HeaderFields>(name: K): { readonly at: number; readonly read: (buf: Buffer, offset: number) => HeaderFields[K] } {
-  const spec = HEADER_FIELDS.fields.find((f): f is Extract<(typeof HEADER_FIELDS.fields)[number], { name: K }> => f.name === name)!;
-  const type = spec.type as FieldType<HeaderFields[K]>;
-  return { at: HEADER_FIELDS.offsets.get(name)!, read: (buf, offset) => type.read(buf, offset) };
-}
-const SIZE = headerField('sizeBytes');
-const FRAME_FLAGS = headerField('frameFlags');
-const SOURCE = headerField('source');
-const TARGET = headerField('target');
-const RESPONSE_FLAGS = headerField('responseFlags');
-const SEQUENCE = headerField('sequence');
-const TYPE = headerField('type');
-
-/**
- * Reads a header; the caller has checked that 36 bytes are there. Reserved bytes and bits are ignored (§1.4). One
- * object per datagram (every reply is read here), the fields read where the table puts them.
- */
+/** Reads a header; the caller has checked that 36 bytes are there. Reserved bytes and bits are ignored (§1.4). */
 export function readHeader(buf: Buffer, offset: number): Header {
-  const flags = FRAME_FLAGS.read(buf, offset + FRAME_FLAGS.at);
-  const response = RESPONSE_FLAGS.read(buf, offset + RESPONSE_FLAGS.at);
+  const h: HeaderFields = HEADER_FIELDS.read(buf, offset);
+  const flags = h.frameFlags;
+  const response = h.responseFlags;
   return {
-    sizeBytes: SIZE.read(buf, offset + SIZE.at),
+    sizeBytes: h.sizeBytes,
     protocol: flags & PROTOCOL_MASK,
     addressable: (flags & FLAG_ADDRESSABLE) !== 0,
     tagged: (flags & FLAG_TAGGED) !== 0,
     origin: flags >>> ORIGIN_SHIFT,
-    source: SOURCE.read(buf, offset + SOURCE.at),
-    target: TARGET.read(buf, offset + TARGET.at),
+    source: h.source,
+    target: h.target,
     resRequired: (response & RES_REQUIRED) !== 0,
     ackRequired: (response & ACK_REQUIRED) !== 0,
-    sequence: SEQUENCE.read(buf, offset + SEQUENCE.at),
-    type: TYPE.read(buf, offset + TYPE.at),
+    sequence: h.sequence,
+    type: h.type,
   };
 }
 

@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import { LightwireError } from '../errors.js';
 import {
   BROADCAST_TARGET,
-  decodePacket,
+  decode,
   encode,
   MESSAGES,
   type KnownPacket,
@@ -831,11 +831,12 @@ export class Requester {
   }
 
   private receive(datagram: Buffer, from: RemoteAddress): void {
-    const packet = decodePacket(datagram);
-    if (packet instanceof LightwireError) {
+    const result = decode(datagram);
+    if (!result.ok) {
       this.stats.malformed++;
       return;
     }
+    const { packet } = result;
     if (packet.header.source !== this.source) return;
     this.stats.received++;
     this.match(packet, from);
