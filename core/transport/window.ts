@@ -3,9 +3,10 @@
 // packet, congestion avoidance then adds one job per round, and a job that lost a packet (a retransmission or a
 // timeout) halves it, at most once per smoothed round trip (RFC 6298) so one burst of loss counts once.
 //
-// Like TCP BBR's start-up, slow start also watches what the window buys: the delivery rate (jobs completed per
-// millisecond) of each round, a window's worth of completions lasting at least MIN_ROUND_MS. While a round delivers
-// at least a quarter more than the best one before it, more in flight is carrying more (a network round trip to wait
+// Like TCP BBR's start-up, slow start also watches what the window buys: the delivery rate. Each job measures it
+// as BBR measures it per packet: the jobs completed while it was in flight, over its time in flight (ticket()
+// at its start). A round is a window's worth of completions lasting at least MIN_ROUND_MS, and its rate the mean
+// of its jobs' samples. While a round delivers at least a quarter more than the best one before it, more in flight is carrying more (a network round trip to wait
 // out: a LAN, Wi-Fi) and the window may double again. A round that does not (the lights, or our own event loop, are
 // the bottleneck, so more requests would only queue, each holding its memory) ends slow start: the window goes back
 // to what it was when that round began and holds there until a loss halves it (congestion avoidance then grows it,
@@ -40,6 +41,9 @@ export class AdaptiveWindow {
   private roundWindow: number;
   private roundDone = 0;
   private roundAppLimited = false;
+  /** Jobs completed so far (a job's ticket() is this count at its start), and the round's sum of rate samples. */
+  private delivered = 0;
+  private roundRateSum = 0;
   /** The best delivery rate of a judged round since slow start began (jobs per ms). */
   private bestRate = 0;
   /** Slow start ended on a flat delivery rate: the window holds until a loss halves it. */
@@ -80,9 +84,20 @@ export class AdaptiveWindow {
     this.roundAppLimited = true;
   }
 
-  /** A job ended: how long it took, and whether any of its packets had to be sent again or went unanswered. */
-  completed(rttMs: number, lost: boolean): void {
+  /** Taken when a job starts and given back to completed(): how many jobs had completed by then. */
+  ticket(): number {
+    return this.delivered;
+  }
+
+  /**
+   * A job ended: how long it took (from its start), whether any of its packets had to be sent again or went
+   * unanswered, and its ticket().
+   */
+  completed(rttMs: number, lost: boolean, ticket: number): void {
     this.counts.completed++;
+    this.delivered++;
+    // BBR's delivery rate sample: the jobs that completed while this one was in flight (itself included), per ms.
+    if (rttMs > 0) this.roundRateSum += (this.delivered - ticket) / rttMs;
     if (Number.isFinite(rttMs) && rttMs >= 0 && !lost) {
       // Karn: only jobs that needed no retransmission give a sample.
       if (this.srtt === undefined) {
@@ -123,7 +138,7 @@ export class AdaptiveWindow {
     // Only slow start is judged: congestion avoidance grows by one a round, too little to show in the rate.
     if (!this.roundAppLimited && !this.full && this.cwnd < this.ssthresh) {
       this.counts.rounds++;
-      const rate = this.roundDone / elapsedMs;
+      const rate = this.roundRateSum / this.roundDone;
       if (rate >= this.bestRate * RATE_GROWTH) this.bestRate = rate;
       else {
         // More in flight delivered no more: back to the window this round began with, and hold it.
@@ -135,6 +150,7 @@ export class AdaptiveWindow {
     this.roundStartAt = now;
     this.roundWindow = Math.max(1, this.size);
     this.roundDone = 0;
+    this.roundRateSum = 0;
     this.roundAppLimited = false;
   }
 }

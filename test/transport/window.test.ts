@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { AdaptiveWindow } from '../../core/transport/window.js';
 
 describe('AdaptiveWindow (first reads in flight)', () => {
-  let nowMs: number;
+  let nowMs = 0;
   const make = (initial = 8, min = 8, max = 256): AdaptiveWindow => new AdaptiveWindow({ initial, min, max }, () => nowMs);
 
   beforeEach(() => {
@@ -12,8 +12,9 @@ describe('AdaptiveWindow (first reads in flight)', () => {
   /** One round: every job in the window completes after `rttMs`, `lossy` of them with a lost packet. */
   function round(w: AdaptiveWindow, rttMs: number, lossy = 0): number {
     const n = w.size;
+    const tickets = Array.from({ length: n }, () => w.ticket());
     nowMs += rttMs;
-    for (let i = 0; i < n; i++) w.completed(rttMs, i < lossy);
+    for (let i = 0; i < n; i++) w.completed(rttMs, i < lossy, tickets[i]!);
     return w.size;
   }
 
@@ -68,9 +69,9 @@ describe('AdaptiveWindow (first reads in flight)', () => {
     for (let r = 0; r < 5; r++) {
       w.appLimited();
       nowMs += 50;
-      for (let i = 0; i < 3; i++) w.completed(50, false);
+      for (let i = 0; i < 3; i++) w.completed(50, false, w.ticket());
       nowMs += 50;
-      for (let i = 0; i < 5; i++) w.completed(50, false);
+      for (let i = 0; i < 5; i++) w.completed(50, false, w.ticket());
     }
     expect(w.size).to.equal(8);
     expect(w.counts.rounds).to.equal(0);
@@ -96,6 +97,55 @@ describe('AdaptiveWindow (first reads in flight)', () => {
     expect(w.size - halved).to.be.within(3, 5);
   });
 
+  /**
+   * Jobs started whenever the window has room (as the first reads are pumped). A job's measure (its state read) is
+   * answered at `answerAt(start)`; it keeps its slot `holdMs` longer (its other reads), as a first read does.
+   * Returns the window once `jobs` have been answered.
+   */
+  function pipeline(w: AdaptiveWindow, jobs: number, answerAt: (startMs: number) => number, holdMs = 0): number {
+    type Event = { at: number; kind: 'answer' | 'release'; startedAt: number; ticket: number };
+    const events: Event[] = [];
+    let inFlight = 0;
+    let started = 0;
+    let answered = 0;
+    while (answered < jobs) {
+      while (inFlight < w.size && started < jobs) {
+        events.push({ at: answerAt(nowMs), kind: 'answer', startedAt: nowMs, ticket: w.ticket() });
+        inFlight++;
+        started++;
+      }
+      events.sort((a, b) => a.at - b.at);
+      const next = events.shift()!;
+      nowMs = Math.max(nowMs, next.at);
+      if (next.kind === 'release') {
+        inFlight--;
+        continue;
+      }
+      w.completed(nowMs - next.startedAt, false, next.ticket);
+      answered++;
+      events.push({ ...next, at: nowMs + holdMs, kind: 'release' });
+    }
+    return w.size;
+  }
+
+  it('opens to its ceiling on a network round trip, jobs started as others end (rounds not in step with round trips)', () => {
+    const w = make(4, 4, 128);
+    // 50 ms and up to 40 ms more (a busy light, a busy event loop), from a fixed seed.
+    let seed = 7;
+    const jitter = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 40;
+    // Each first read holds its slot for a second round trip after its state read was answered.
+    expect(pipeline(w, 2000, (at) => at + 50 + jitter(), 45)).to.equal(128);
+    expect(w.holding).to.equal(false);
+  });
+
+  it('holds small when one server answers a job every 0.5 ms whatever the number waiting', () => {
+    const w = make(4, 4, 128);
+    let freeAt = 0;
+    const size = pipeline(w, 2000, (at) => (freeAt = Math.max(freeAt, at + 0.2) + 0.5));
+    expect(w.holding).to.equal(true);
+    expect(size).to.be.within(4, 16);
+  });
+
   it('never shrinks below its floor, and a lossy network stays near it', () => {
     const w = make();
     for (let r = 0; r < 20; r++) round(w, 80, 1);
@@ -104,11 +154,11 @@ describe('AdaptiveWindow (first reads in flight)', () => {
 
   it('measures the round trip from clean jobs only (Karn) and smooths it', () => {
     const w = make();
-    w.completed(100, true);
+    w.completed(100, true, w.ticket());
     expect(w.rttMs).to.equal(undefined);
-    w.completed(50, false);
+    w.completed(50, false, w.ticket());
     expect(w.rttMs).to.equal(50);
-    for (let i = 0; i < 50; i++) w.completed(20, false);
+    for (let i = 0; i < 50; i++) w.completed(20, false, w.ticket());
     expect(w.rttMs).to.be.closeTo(20, 1);
   });
 
