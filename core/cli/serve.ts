@@ -2,6 +2,7 @@
 // the same process (--virtual N / --fleet FILE: loopback only, the newcomer's first try).
 
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import {
   checkBind,
   DEFAULT_HOST,
@@ -181,6 +182,24 @@ export function listenAdvice(err: unknown, options: ServeOptions): string | null
   return `${options.host} is not an address of this machine; give one of its addresses (--host 127.0.0.1 for this machine only).`;
 }
 
+/**
+ * Opens and closes each port serve will listen on, before it spends a discovery round looking for lights: a port
+ * that is taken (or needs privileges) is said at once, not after --wait-ms. Port 0 is always free. Listening for real
+ * still reports the rare port taken in between.
+ */
+async function portsFree(options: ServeOptions): Promise<unknown> {
+  for (const port of [options.port, options.httpPort]) {
+    if (port === undefined || port === 0) continue;
+    const failure = await new Promise<unknown>((resolve) => {
+      const probe = createServer();
+      probe.once('error', resolve);
+      probe.listen({ host: options.host, port, exclusive: true }, () => probe.close(() => resolve(undefined)));
+    });
+    if (failure !== undefined) return failure;
+  }
+  return undefined;
+}
+
 async function readFlagFile(flag: string, file: string): Promise<Buffer> {
   try {
     return await readFile(file);
@@ -199,7 +218,7 @@ export const serveCommand = defineCommand({
   description: `Serves the LIFX HTTP API v1 locally: a script written for https://api.lifx.com/v1 works against
 http://HOST:PORT/v1 by changing only its base URL.
 
-Listens once the first discovery round has been read
+Checks first that its port is free, then listens once the first discovery round has been read
 (or --expect N lights have answered, at most --wait-ms); lights found later are served as they answer.
 Logs one line per request on stderr. Stop with Ctrl-C.`,
   footer: 'Exit codes: 0 stopped cleanly, 1 could not start (port in use, lights\' sockets), 2 bad options.',
@@ -211,6 +230,13 @@ Logs one line per request on stderr. Stop with Ctrl-C.`,
       options.tlsCertFile !== undefined && options.tlsKeyFile !== undefined
         ? { cert: await readFlagFile(flag('tls-cert'), options.tlsCertFile), key: await readFlagFile(flag('tls-key'), options.tlsKeyFile) }
         : undefined;
+    const taken = await portsFree(options);
+    if (taken !== undefined) {
+      const advice = listenAdvice(taken, options);
+      if (advice === null) throw taken;
+      io.stderr(`lightwire serve: ${advice}\n`);
+      return EXIT.FAILURE;
+    }
     let fleet: Fleet | null = null;
     // Virtual lights and the client that talks to them stay on loopback: the fleet hears discovery on the
     // loopback broadcast address alone, and the client binds 127.0.0.1.
