@@ -3,17 +3,18 @@
 // packet, congestion avoidance then adds one job per round, and a job that lost a packet (a retransmission or a
 // timeout) halves it, at most once per smoothed round trip (RFC 6298) so one burst of loss counts once.
 //
-// Like TCP BBR's start-up, slow start also watches what the window buys: the delivery rate. Each job measures it
-// as BBR measures it per packet: the jobs completed while it was in flight, over its time in flight (ticket()
-// at its start). A round is a window's worth of completions lasting at least MIN_ROUND_MS, and its rate the mean
-// of its jobs' samples. While a round delivers at least a quarter more than the best one before it, more in flight is carrying more (a network round trip to wait
-// out: a LAN, Wi-Fi) and the window may double again. A round that does not (the lights, or our own event loop, are
-// the bottleneck, so more requests would only queue, each holding its memory) ends slow start: the window goes back
-// to what it was when that round began and holds there until a loss halves it (congestion avoidance then grows it,
-// as after any loss). On loopback that keeps a handful of first reads in flight, not hundreds, at the same speed;
-// with a 50 ms round trip the rate doubles every round and the window opens to its ceiling. A round in which the
-// caller had fewer jobs than the window allowed (appLimited()) says nothing of the network: it is neither judged nor
-// grows the window (RFC 7661). Per-light pacing (pacer.ts) still bounds what each light receives.
+// Like TCP BBR's start-up, slow start also watches what the window buys: the delivery rate. Each job measures it as
+// BBR measures it per packet: the jobs completed while it was in flight, over its time in flight (ticket() at its
+// start). A round is a window's worth of completions lasting at least MIN_ROUND_MS, and its rate the mean of its
+// jobs' samples. While a round delivers at least a quarter more than the best one before it, more in flight is
+// carrying more (a network round trip to wait out: a LAN, Wi-Fi) and the window may double again. A round that does
+// not (the lights, or our own event loop, are the bottleneck, so more requests would only queue, each holding its
+// memory) ends slow start: the window goes back to what it was when that round began and holds there until a loss
+// halves it (congestion avoidance then grows it, as after any loss). On loopback that keeps a handful of first reads
+// in flight, not hundreds, at the same speed; with a 50 ms round trip the rate doubles every round and the window
+// opens to its ceiling. A round in which the caller had fewer jobs than the window allowed (appLimited()) says
+// nothing of the network: it is neither judged nor grows the window (RFC 7661). Per-light pacing (pacer.ts) still
+// bounds what each light receives.
 
 /** A round must deliver this much more than the best one before it for slow start to go on (BBR's full-pipe test). */
 const RATE_GROWTH = 1.25;
@@ -129,7 +130,7 @@ export class AdaptiveWindow {
     this.countRound();
   }
 
-  /** Counts a completion into the round; a round ends after a window's worth of them (and MIN_ROUND_MS) and is judged. */
+  /** Counts a completion; a round ends after a window's worth of them (and MIN_ROUND_MS), then is judged. */
   private countRound(): void {
     if (++this.roundDone < this.roundWindow) return;
     const now = this.now();
