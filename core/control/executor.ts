@@ -189,7 +189,9 @@ export function partKey(m: PlannedMessage): string {
 }
 
 /** What a fast run makes the registry show once its batch is sent: a light's whole plan, or one message of it. */
-type FastShown = { readonly light: LightView; readonly plan: Plan; readonly message: undefined } | { readonly light: LightView; readonly plan: undefined; readonly message: PlannedMessage };
+type FastShown =
+  | { readonly light: LightView; readonly plan: Plan; readonly message: undefined }
+  | { readonly light: LightView; readonly plan: undefined; readonly message: PlannedMessage };
 
 export class Executor {
   /**
