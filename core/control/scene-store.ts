@@ -8,9 +8,8 @@
 // A file that is not JSON or does not validate is renamed to `<file>.corrupt-<epoch ms>` and reported
 // (`problem` + the log callback); the store then starts empty and never writes over the bad bytes.
 
-import { randomBytes, randomUUID } from 'node:crypto';
-import * as fsp from 'node:fs/promises';
 import * as path from 'node:path';
+import { crypto, fsPromises } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type PowerState } from '../protocol/index.js';
 import type { LightView, PartialHsbk } from './types.js';
@@ -237,7 +236,7 @@ function stateOfLight(light: LightView): SceneState {
 // ---- the store ----
 
 /** The parts of node:fs/promises the store uses; tests pass one that fails on purpose. */
-export type SceneStoreFs = Pick<typeof fsp, 'readFile' | 'open' | 'rename' | 'unlink' | 'mkdir' | 'lstat'>;
+export type SceneStoreFs = Pick<typeof import('node:fs/promises'), 'readFile' | 'open' | 'rename' | 'unlink' | 'mkdir' | 'lstat'>;
 
 export interface SceneStoreOptions {
   /** Owner written into captured scenes (`account.uuid`); default LOCAL_ACCOUNT_UUID. */
@@ -275,7 +274,7 @@ function resolveOptions(filePath: unknown, options: SceneStoreOptions | undefine
     accountUuid: accountUuid.toLowerCase(),
     now: (o.now as (() => number) | undefined) ?? Date.now,
     log: (o.log as ((message: string) => void) | undefined) ?? (() => {}),
-    fs: (o.fs as SceneStoreFs | undefined) ?? fsp,
+    fs: (o.fs as SceneStoreFs | undefined) ?? fsPromises(),
   });
 }
 
@@ -391,7 +390,7 @@ export class SceneStore {
       }
       const nowS = this.nowS();
       const scene = makeScene({
-        uuid: existing?.uuid ?? requested ?? randomUUID(),
+        uuid: existing?.uuid ?? requested ?? crypto().randomUUID(),
         name: trimmed,
         account: { uuid: this.options.accountUuid },
         states,
@@ -460,7 +459,7 @@ export class SceneStore {
     const { fs } = this.options;
     const dir = path.dirname(this.filePath);
     const body = `${JSON.stringify({ version: SCENE_FILE_VERSION, scenes: [...scenes.values()].sort(compareScenes) }, null, 2)}\n`;
-    const temp = path.join(dir, `.${path.basename(this.filePath)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    const temp = path.join(dir, `.${path.basename(this.filePath)}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`);
     let created = false;
     try {
       await fs.mkdir(dir, { recursive: true });

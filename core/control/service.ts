@@ -2,7 +2,6 @@
 // the CLI call, so a HomeKit slider, a flow and `PUT /v1/lights/:selector/state` behave identically.
 // Requests arrive in user units (seconds, 0-1, colour strings); every check happens here, once.
 
-import { randomInt } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { LightClient } from '../discovery/client.js';
 import type { DiscoveryOptionsInput } from '../discovery/options.js';
@@ -31,6 +30,7 @@ import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from
 import { parseSelectors, resolveSelectors } from './selectors.js';
 import type { LightResult, LightView, PartialHsbk, Plan, RelayState, ResolvedLight, StateChange } from './types.js';
 import { groupNames, lightView, v1Light, type GroupNames, type V1Light } from './views.js';
+import { randomNonZeroUint32 } from '../builtins.js';
 
 export { DURATION_MAX_S, DEFAULT_DURATION_S };
 export const MAX_STATES = 50;
@@ -131,7 +131,7 @@ export interface CycleRequest {
 
 /** A fresh effect instance id, as photons sends (the firmware tells effects apart by it). */
 function newInstanceId(): number {
-  return randomInt(1, 0x1_0000_0000);
+  return randomNonZeroUint32();
 }
 
 export const CYCLE_STATES_MIN = 2;

@@ -1,7 +1,7 @@
 // Discovery options: validated once, frozen, units in the names.
 
-import { isIPv4 } from 'node:net';
 import os from 'node:os';
+import { isIPv4 } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 import { LIFX_PORT } from '../protocol/limits.js';
 

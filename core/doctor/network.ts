@@ -2,8 +2,8 @@
 // and whether UDP port 56700 can be bound here or which process holds it (Linux: /proc/net/udp and /proc/*/fd).
 
 import { createSocket } from 'node:dgram';
-import { readdir, readFile, readlink } from 'node:fs/promises';
 import type os from 'node:os';
+import { fsPromises } from '../builtins.js';
 import { intToIpv4, ipv4ToInt } from '../discovery/options.js';
 import type { InterfaceInfo, PortCheck, PortHolder } from './report.js';
 
@@ -39,6 +39,7 @@ export function udpSocketInodes(listing: string, port: number): string[] {
 /** The processes whose open files include one of these socket inodes (those this process may look at). */
 async function socketHolders(inodes: readonly string[]): Promise<PortHolder[]> {
   const wanted = new Set(inodes.map((i) => `socket:[${i}]`));
+  const { readdir, readFile, readlink } = fsPromises();
   const holders: PortHolder[] = [];
   let pids: string[];
   try {
@@ -80,7 +81,7 @@ export async function checkPort(port: number, address = '0.0.0.0'): Promise<Port
   });
   if (error === null) return { port, bindable: true, holders: [], detail: 'free: this machine can bind it' };
   if (error.code !== 'EADDRINUSE') return { port, bindable: false, holders: [], detail: `cannot be bound: ${error.code ?? error.message}` };
-  const listing = await readFile('/proc/net/udp', 'utf8').catch(() => '');
+  const listing = await fsPromises().readFile('/proc/net/udp', 'utf8').catch(() => '');
   const holders = await socketHolders(udpSocketInodes(listing, port));
   const who = holders.length > 0 ? `held by ${holders.map((h) => `pid ${h.pid} (${h.command})`).join(', ')}` : 'held by another program (not one this user can see)';
   return {

@@ -3,9 +3,9 @@
 // (PROBE_COPIES, PROBE_GAP_MS apart) so a lossy light is not taken for a silent one.
 
 import { createSocket, type Socket } from 'node:dgram';
-import { randomInt } from 'node:crypto';
 import { decode, encode } from '../protocol/index.js';
 import type { Endpoint } from './report.js';
+import { randomNonZeroUint32 } from '../builtins.js';
 
 export const PROBE_COPIES = 3;
 export const PROBE_GAP_MS = 150;
@@ -19,7 +19,7 @@ export interface ProbeAnswer {
 }
 
 export class Prober {
-  private readonly source = randomInt(1, 0x1_0000_0000);
+  private readonly source = randomNonZeroUint32();
   private sequence = 0;
   private readonly waiting = new Map<number, (answer: ProbeAnswer) => void>();
 

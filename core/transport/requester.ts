@@ -3,7 +3,6 @@
 // schedule inside the caller's deadline, per-light pacing and latest-wins coalescing of Sets.
 // lan-protocol.md §1.4-1.6, §5.3; users.md "Numbers worth knowing".
 
-import { randomInt } from 'node:crypto';
 import { LightwireError } from '../errors.js';
 import {
   BROADCAST_TARGET,
@@ -19,6 +18,7 @@ import {
 import type { TransportOptions } from './options.js';
 import { Pacer, type PacedJob } from './pacer.js';
 import type { DatagramEndpoint, RemoteAddress } from './udp.js';
+import { randomNonZeroUint32 } from '../builtins.js';
 
 /** Where one light lives. The serial is the target; the address and port come from StateService. */
 export interface DeviceAddress {
@@ -319,7 +319,7 @@ class Exchange implements PacedJob {
 
 export class Requester {
   /** Random, non-zero, once per client (lan-protocol.md §1.4). */
-  readonly source: number = randomInt(1, 0x1_0000_0000);
+  readonly source: number = randomNonZeroUint32();
   readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, timeouts: 0, invalid: 0 };
 
   private readonly perLight = new Map<string, LightCounters>();

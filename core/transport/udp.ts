@@ -2,8 +2,7 @@
 // after bind is reported, never thrown into the host process.
 
 import dgram from 'node:dgram';
-import dns from 'node:dns';
-import { isIPv4 } from 'node:net';
+import { dns, isIPv4 } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 
 export interface RemoteAddress {
@@ -40,7 +39,7 @@ export interface UdpEndpointOptions {
  */
 const lookupIpv4: NonNullable<dgram.SocketOptions['lookup']> = (hostname, options, callback) => {
   if (isIPv4(hostname)) callback(null, hostname, 4);
-  else dns.lookup(hostname, options, callback);
+  else dns().lookup(hostname, options, callback);
 };
 
 function ignoreSendResult(): void {

@@ -130,6 +130,28 @@ describe('the packed package, installed into an empty project', function () {
     expect((await node(project, 'named.mjs')).trim()).to.equal('function true function');
   });
 
+  it('loads node:crypto, node:net, node:dns and node:fs/promises only on the paths that need them', async () => {
+    // Each adds heap and resident code to every process that imports the library (core/builtins.ts).
+    await writeFile(
+      path.join(project, 'builtins.cjs'),
+      "const watched = ['crypto', 'net', 'dns', 'fs/promises'];\n" +
+        "const loaded = () => watched.filter((m) => process.moduleLoadList.includes('NativeModule ' + m));\n" +
+        "const before = loaded();\n" +
+        "const lw = require('homebridge-lightwire');\n" +
+        "const service = new lw.LightService({ discovery: { broadcastAddresses: ['127.255.255.255'] } });\n" +
+        "const constructed = loaded();\n" +
+        "const uuid = lw.uuidFromSerial('d073d5000001');\n" +
+        "console.log(JSON.stringify({ before, constructed, uuid, afterUuid: loaded(), service: typeof service.setState }));\n",
+    );
+    const out = JSON.parse(await node(project, 'builtins.cjs')) as Record<string, unknown>;
+    expect(out.before).to.deep.equal([]);
+    expect(out.constructed).to.deep.equal([]);
+    expect(out.service).to.equal('function');
+    // The first uuid loads node:crypto (SHA-1, RFC 4122 version 5).
+    expect(out.uuid).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(out.afterUuid).to.deep.equal(['crypto']);
+  });
+
   it('resolves homebridge-lightwire/http, /simulator and /protocol, from CommonJS and ESM', async () => {
     const cjs = await node(
       project,
