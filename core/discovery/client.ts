@@ -361,7 +361,12 @@ export class LightClient extends EventEmitter<ClientEvents> {
       : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
     const zones = zonesFromReplies(replies);
     const range = product.capabilities.kelvinRange ?? DEFAULT_KELVIN_RANGE;
-    if (zones) this.registry.update(serial, { zones: zones.map((z) => withinKelvin(z, range)) }, mark);
+    if (zones === undefined) return;
+    // Zones that share one colour object (zonesFromReplies) still share it once clamped.
+    let lastIn: Hsbk | undefined;
+    let lastOut: Hsbk | undefined;
+    const clamped = zones.map((z) => (z === lastIn ? lastOut! : (lastOut = withinKelvin((lastIn = z), range))));
+    this.registry.update(serial, { zones: clamped }, mark);
   }
 
   /**
