@@ -38,9 +38,14 @@ export interface SuiteOptions {
   readonly clients: readonly ClientName[];
   /** The fleet's latency fault: every reply leaves this long after the request arrived (0: none). */
   readonly latencyMs: number;
+  /** At these N every client's RSS is also taken at the same age, capMs + settleMs after it was created. */
+  readonly sameAgeSizes: readonly number[];
 }
 
-/** `--quick` (1 repetition), `--reps K`, `--sizes 10,100`, `--cap-ms`, `--settle-ms`, `--clients ours,llc`, `--latency-ms`. */
+/**
+ * `--quick` (1 repetition), `--reps K`, `--sizes 10,100`, `--cap-ms`, `--settle-ms`, `--clients ours,llc`, `--latency-ms`,
+ * `--same-age-sizes 500` (discovery's default; none for read-state, `--same-age-sizes none` for none).
+ */
 export function suiteOptions(task: BenchTask, argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
   const value = (flag: string): string | undefined => {
     const i = argv.indexOf(flag);
@@ -58,6 +63,7 @@ export function suiteOptions(task: BenchTask, argv: readonly string[] = process.
       return c as ClientName;
     }),
     latencyMs: Number(value('--latency-ms') ?? 0),
+    sameAgeSizes: (value('--same-age-sizes') ?? (task === 'discovery' ? '500' : 'none')).split(',').filter((v) => v !== 'none').map(Number),
   };
 }
 
@@ -120,8 +126,9 @@ export interface Run extends WorkerResult {
 function runWorker(cfg: WorkerConfig): Promise<WorkerResult> {
   const child = fork(WORKER, [], { execArgv: WORKER_NODE, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const output = collectOutput(child);
-  // Discovery cap + settle + read cap + start-up; past this the worker is stuck and is killed (it is our own child).
-  const hardLimitMs = 2 * cfg.capMs + cfg.settleMs + 20_000;
+  // Discovery cap + settle + read cap (or the wait for the same age) + start-up; past this the worker is stuck and
+  // is killed (it is our own child).
+  const hardLimitMs = 2 * cfg.capMs + 2 * cfg.settleMs + 20_000;
   return new Promise((resolve, reject) => {
     let result: WorkerResult | undefined;
     const timer = setTimeout(() => child.kill('SIGKILL'), hardLimitMs);
@@ -147,7 +154,9 @@ function progress(r: Run): string {
     if (r.wrongExamples.length > 0) parts.push(`e.g. ${r.wrongExamples[0]}`);
   }
   parts.push(
-    `peak RSS ${(r.maxRssKiB / 1024).toFixed(1)} MiB, at the end ${(r.endRssKiB / 1024).toFixed(1)} MiB, heap after GC ${(r.heapAfterGcKiB / 1024).toFixed(1)} MiB`,
+    `peak RSS ${(r.maxRssKiB / 1024).toFixed(1)} MiB, at the end ${(r.endRssKiB / 1024).toFixed(1)} MiB` +
+      (r.sameAgeRssKiB === null ? '' : `, at the same age ${(r.sameAgeRssKiB / 1024).toFixed(1)} MiB`) +
+      `, heap after GC ${(r.heapAfterGcKiB / 1024).toFixed(1)} MiB`,
     `max ${r.fleetMaxRate} msg/s to a light`,
   );
   return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)} ${parts.join(', ')}`;
@@ -178,7 +187,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         for (const client of order) {
           if (capped.has(client)) continue;
           await fleet.request({ type: 'clear' }, 'cleared');
-          const result = await runWorker({ client, task: options.task, expected: fleet.lights, capMs: options.capMs, settleMs: options.settleMs });
+          const sameAge = options.sameAgeSizes.includes(n) ? { sameAgeMs: options.capMs + options.settleMs } : {};
+          const result = await runWorker({ client, task: options.task, expected: fleet.lights, capMs: options.capMs, settleMs: options.settleMs, ...sameAge });
           const stats = await fleet.request({ type: 'stats' }, 'stats');
           const run: Run = { ...result, rep, fleetMaxRate: stats.maxMessagesPerSecond };
           runs.push(run);
@@ -200,11 +210,15 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
 type Get = (r: Run) => number | null;
 
 /** One figure: a value per client and N over the runs (null: the run did not finish). */
-function figure(o: SuiteOptions, suite: SuiteResult, spec: Omit<Figure, 'clients'> & { get: Get; note?: (rs: readonly Run[], n: number) => string | undefined; only?: readonly ClientName[] }): Figure {
+function figure(
+  o: SuiteOptions,
+  suite: SuiteResult,
+  spec: Omit<Figure, 'clients'> & { get: Get; note?: (rs: readonly Run[], n: number) => string | undefined; only?: readonly ClientName[]; sizes?: readonly number[] },
+): Figure {
   const clients: Record<string, Point[]> = {};
   for (const c of o.clients) {
     if (spec.only && !spec.only.includes(c)) continue;
-    clients[LABEL[c]] = o.sizes
+    clients[LABEL[c]] = (spec.sizes ?? o.sizes)
       .map((n) => {
         const rs = suite.runs.filter((r) => r.n === n && r.client === c);
         const note = spec.note?.(rs, n);
@@ -212,7 +226,7 @@ function figure(o: SuiteOptions, suite: SuiteResult, spec: Omit<Figure, 'clients
       })
       .filter((p) => p.values.length > 0);
   }
-  const { get: _get, note: _note, only: _only, ...rest } = spec;
+  const { get: _get, note: _note, only: _only, sizes: _sizes, ...rest } = spec;
   return { ...rest, clients };
 }
 
@@ -315,9 +329,30 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
   const end = figure(o, suite, { id: `${o.task}-rss-end`, title: 'RSS of the client process at the end of the run (the lights held, before stopping)', unit: 'MiB', lowerIsBetter: true, get: (r) => r.endRssKiB / 1024 });
   const lightest = bestPeerAt(end, 500);
   const ours500 = oursAt(end, 500);
+  figures.push(peak, lightest !== undefined && ours500 !== undefined ? { ...end, target: { text: 'Lightwire at most the lightest peer at N=500', met: ours500 <= lightest } } : end);
+  const sameAgeSizes = o.sizes.filter((n) => o.sameAgeSizes.includes(n));
+  if (sameAgeSizes.length > 0) {
+    const ageS = (o.capMs + o.settleMs) / 1000;
+    const sameAge = figure(o, suite, {
+      id: `${o.task}-rss-same-age${o.latencyMs > 0 ? `-latency${o.latencyMs}` : ''}`,
+      title:
+        `RSS of the client process ${ageS} s after it was created, the lights held (every client as old: one that finished early waits, ` +
+        'so the idle-time collections V8 makes in a long run count for each)',
+      unit: 'MiB',
+      lowerIsBetter: true,
+      sizes: sameAgeSizes,
+      get: (r) => (r.sameAgeRssKiB === null ? null : r.sameAgeRssKiB / 1024),
+      note: unfinished('found'),
+    });
+    const lightestSameAge = bestPeerAt(sameAge, 500);
+    const oursSameAge = oursAt(sameAge, 500);
+    figures.push(
+      lightestSameAge !== undefined && oursSameAge !== undefined
+        ? { ...sameAge, target: { text: 'Lightwire at most the lightest peer at N=500, at the same age', met: oursSameAge <= lightestSameAge } }
+        : sameAge,
+    );
+  }
   figures.push(
-    peak,
-    lightest !== undefined && ours500 !== undefined ? { ...end, target: { text: 'Lightwire at most the lightest peer at N=500', met: ours500 <= lightest } } : end,
     figure(o, suite, { id: `${o.task}-heap`, title: 'V8 heap in use after full collections at the end of the run', unit: 'MiB', lowerIsBetter: true, get: (r) => r.heapAfterGcKiB / 1024 }),
     figure(o, suite, { id: `${o.task}-rate`, title: 'Most messages one light received in any second (every run)', unit: 'msg/s', lowerIsBetter: true, get: (r) => r.fleetMaxRate }),
   );

@@ -23,6 +23,11 @@ export interface WorkerConfig {
   readonly capMs: number;
   /** After all lights are found: let the traffic discovery triggers die down before the next phase / the end. */
   readonly settleMs: number;
+  /**
+   * Also take the RSS once the client is this old (ms since it was created), holding what it found: a client that
+   * finished early waits for it, one that ran into the cap is that old already. Unset: not taken.
+   */
+  readonly sameAgeMs?: number;
 }
 
 export interface WorkerResult {
@@ -57,6 +62,8 @@ export interface WorkerResult {
   readonly maxRssKiB: number;
   /** RSS at the end of the run (after the reads and the settle, before stopping), KiB. */
   readonly endRssKiB: number;
+  /** RSS when the client was WorkerConfig.sameAgeMs old (before the collections below), KiB; null when not asked. */
+  readonly sameAgeRssKiB: number | null;
   /** V8 heap in use after two full collections at the end of the run, KiB. */
   readonly heapAfterGcKiB: number;
   /** Ours: from creating the client until every light it found was described (facts and state read); null otherwise. */

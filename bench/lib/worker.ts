@@ -223,6 +223,7 @@ function baseline(cfg: WorkerConfig): WorkerResult {
     wrongExamples: [],
     maxRssKiB: process.resourceUsage().maxRSS,
     endRssKiB: process.memoryUsage().rss / 1024,
+    sameAgeRssKiB: null,
     heapAfterGcKiB: heapAfterGcKiB(),
     describedMs: null,
   };
@@ -299,6 +300,12 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
     if (unanswered === 0 && undiscovered < n) readMs = lastAt - t1;
   }
 
+  const endRssKiB = process.memoryUsage().rss / 1024;
+  let sameAgeRssKiB: number | null = null;
+  if (cfg.sameAgeMs !== undefined) {
+    await sleep(Math.max(0, cfg.sameAgeMs - (performance.now() - t0)));
+    sameAgeRssKiB = process.memoryUsage().rss / 1024;
+  }
   const result: WorkerResult = {
     client: cfg.client,
     task: cfg.task,
@@ -316,7 +323,8 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
     missing,
     wrongExamples,
     maxRssKiB: process.resourceUsage().maxRSS,
-    endRssKiB: process.memoryUsage().rss / 1024,
+    endRssKiB,
+    sameAgeRssKiB,
     heapAfterGcKiB: heapAfterGcKiB(),
     describedMs: described >= n && found >= n ? describedMs : null,
   };

@@ -88,9 +88,12 @@ function jitter(ms: number): number {
 
 /** When a light's next background reads are due (client clock, ms); Infinity while one is running. */
 interface RefreshDue {
+  readonly serial: string;
   state: number;
   info: number;
 }
+
+type RefreshKind = 'state' | 'info';
 
 export class LightClient extends EventEmitter<ClientEvents> {
   readonly transportOptions: TransportOptions;
@@ -624,7 +627,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const d = this.discoveryOptions;
     if (d.refreshIntervalMs > 0) {
       const now = Date.now();
-      const due = { state: now + Math.round(Math.random() * d.refreshIntervalMs) + d.refreshIntervalMs, info: now + jitter(d.infoRefreshIntervalMs) };
+      const due: RefreshDue = { serial: light.serial, state: now + Math.round(Math.random() * d.refreshIntervalMs) + d.refreshIntervalMs, info: now + jitter(d.infoRefreshIntervalMs) };
       this.refreshDue.set(light.serial, due);
       this.armRefresh(Math.min(due.state, due.info));
     }
@@ -709,22 +712,28 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (!this.running) return;
     const now = Date.now();
     let next = Infinity;
-    for (const [serial, due] of this.refreshDue) {
-      if (!this.registry.has(serial)) {
-        this.refreshDue.delete(serial);
+    // This runs up to every REFRESH_TICK_MS over every light, so the loop allocates nothing per light: over the
+    // values (for-of over the entries builds an array per light), and no variable of it is captured by a closure
+    // (that makes a context object per iteration, read due or not). Measured with 500 lights, the two made 1 MB/s
+    // of garbage, most of what a client at rest allocated.
+    for (const due of this.refreshDue.values()) {
+      if (!this.registry.has(due.serial)) {
+        this.refreshDue.delete(due.serial);
         continue;
       }
-      if (due.state <= now) {
-        due.state = Infinity;
-        void this.sharedStateRead(serial).finally(() => this.refreshed(serial, 'state'));
-      }
-      if (due.info <= now) {
-        due.info = Infinity;
-        void this.refreshInfo(serial).finally(() => this.refreshed(serial, 'info'));
-      }
-      next = Math.min(next, due.state, due.info);
+      if (due.state <= now) this.startRefresh(due, 'state');
+      if (due.info <= now) this.startRefresh(due, 'info');
+      if (due.state < next) next = due.state;
+      if (due.info < next) next = due.info;
     }
     if (next < Infinity) this.armRefresh(next);
+  }
+
+  private startRefresh(due: RefreshDue, kind: RefreshKind): void {
+    const serial = due.serial;
+    due[kind] = Infinity;
+    const read = kind === 'state' ? this.sharedStateRead(serial) : this.refreshInfo(serial);
+    void read.finally(() => this.refreshed(serial, kind));
   }
 
   /**
@@ -732,7 +741,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
    * state read of a light still online the next one is due at once, so the misses that make a light offline
    * (offlineAfterMisses x readTimeoutMs) add up within one refresh interval rather than several.
    */
-  private refreshed(serial: string, kind: keyof RefreshDue): void {
+  private refreshed(serial: string, kind: RefreshKind): void {
     const due = this.refreshDue.get(serial);
     if (due === undefined || !this.running) return;
     const d = this.discoveryOptions;

@@ -85,12 +85,28 @@ type MutableRecord = { -readonly [K in keyof LightRecord]: LightRecord[K] };
 
 const NO_FACTS: LightFacts = Object.freeze({});
 
+/**
+ * Deep equality of fact values (plain objects, arrays, primitives and bigints). Every background read compares each
+ * fact it read with the one held, a strip's zones included, so it allocates nothing: no key lists, no closures.
+ */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let keys = 0;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k)) continue;
+    if (!Object.hasOwn(y, k) || !sameValue(x[k], y[k])) return false;
+    keys++;
+  }
+  for (const k in y) if (Object.hasOwn(y, k)) keys--;
+  return keys === 0;
 }
 
 /** The facts a write sets; a read may not replace them while the write's transition runs. */

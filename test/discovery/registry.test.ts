@@ -80,6 +80,26 @@ describe('LightRegistry', () => {
     expect(events.slice(1)).to.deep.equal(['changed d073d5000001 label,power', 'changed d073d5000001 power']);
   });
 
+
+  it('compares read values deeply: equal zones, colours and memberships in new objects are no change', () => {
+    const registry = new LightRegistry(3, clock);
+    const events = recorder(registry);
+    const serial = 'd073d5000001';
+    const red = (): { hue: number; saturation: number; brightness: number; kelvin: number } => ({ hue: 0, saturation: 1, brightness: 1, kelvin: 3500 });
+    const group = (label: string, updatedAtNs: bigint): { id: string; label: string; updatedAtNs: bigint } => ({ id: 'ab'.repeat(16), label, updatedAtNs });
+    registry.seen(serial, '127.0.0.2', 56700);
+    registry.update(serial, { zones: [red(), red(), red()], color: red(), group: group('Den', 5n) });
+    registry.update(serial, { zones: [red(), red(), red()], color: red(), group: group('Den', 5n) });
+    expect(events.slice(1)).to.deep.equal([`changed ${serial} zones,color,group`]);
+    // One zone differs, one zone more, a bigint differs, a colour lacks a field: each is a change.
+    registry.update(serial, { zones: [red(), { ...red(), hue: 120 }, red()] });
+    registry.update(serial, { zones: [red(), { ...red(), hue: 120 }, red(), red()] });
+    registry.update(serial, { group: group('Den', 6n) });
+    const { kelvin: _kelvin, ...noKelvin } = red();
+    registry.update(serial, { color: noKelvin as unknown as ReturnType<typeof red> });
+    registry.update(serial, { color: { ...red(), extra: 1 } as unknown as ReturnType<typeof red> });
+    expect(events.slice(2)).to.deep.equal([`changed ${serial} zones`, `changed ${serial} zones`, `changed ${serial} group`, `changed ${serial} color`, `changed ${serial} color`]);
+  });
   it('stamps each fact with the time it was read', () => {
     const registry = new LightRegistry(3, clock);
     registry.seen('d073d5000001', '127.0.0.2', 56700);
