@@ -109,6 +109,21 @@ function sameValue(a: unknown, b: unknown): boolean {
   return keys === 0;
 }
 
+/** Colours by name: a keyed load of a fractional field (sameValue's) boxes it, 96 bytes a colour compared. */
+function sameHsbk(a: Hsbk, b: Hsbk): boolean {
+  return a === b || (a.hue === b.hue && a.saturation === b.saturation && a.brightness === b.brightness && a.kelvin === b.kelvin);
+}
+
+function sameZones(a: readonly Hsbk[], b: readonly Hsbk[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameHsbk(a[i]!, b[i]!)) return false;
+  return true;
+}
+
+/** How a fact's new value is compared with the one held: colours (a strip's zones, on every refresh) by name. */
+const SAME_FACT: { readonly [K in keyof LightFacts]?: (a: never, b: never) => boolean } = { color: sameHsbk, zones: sameZones };
+
 /** The facts a write sets; a read may not replace them while the write's transition runs. */
 export type WrittenFact = 'power' | 'color' | 'zones' | 'infrared';
 
@@ -260,7 +275,8 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
         pins!.delete(key);
       }
       const before = r.facts[key as keyof LightFacts];
-      if (!before || !sameValue(before.value, value)) (changed ??= []).push(key);
+      const same = (SAME_FACT[key as keyof LightFacts] ?? sameValue) as (a: unknown, b: unknown) => boolean;
+      if (!before || !same(before.value, value)) (changed ??= []).push(key);
       (next ??= { ...r.facts })[key] = Object.freeze({ value, readAt: now });
     }
     if (next !== undefined) r.facts = Object.freeze(next) as LightFacts;
