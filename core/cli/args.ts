@@ -3,8 +3,8 @@
 // every error, suggests the nearest flag for a typo, and renders the option part of `--help` from the same
 // table. Old flag names live on as hidden aliases.
 
+import { isIPv4 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { isIPv4 } from '../builtins.js';
 import { LightwireError } from '../index.js';
 
 export interface FlagSpec {

@@ -1,6 +1,6 @@
 // `lightwire simulate`: runs a fleet of virtual lights until interrupted, with a loopback control endpoint.
 
-import { isIPv4 } from '../builtins.js';
+import { isIPv4 } from 'node:net';
 import { isLightwireError } from '../index.js';
 import { DEFAULT_PORT, defaultFleet, Fleet, loadFleetFile, MAX_LATENCY_MS, startControlServer, type AddressMode, type ControlServer, type FleetSpec } from '../simulator/index.js';
 import { choiceValue, intValue, numberValue, parseFlags, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
