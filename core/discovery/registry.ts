@@ -87,7 +87,8 @@ const NO_FACTS: LightFacts = Object.freeze({});
 
 /**
  * Deep equality of fact values (plain objects, arrays, primitives and bigints). Every background read compares each
- * fact it read with the one held, a strip's zones included, so it allocates nothing: no key lists, no closures.
+ * fact it read with the one held, so it builds no key lists and no closures; colours, the most compared (a strip's
+ * zones), go by name instead (SAME_FACT).
  */
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
