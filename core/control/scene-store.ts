@@ -9,7 +9,7 @@
 // (`problem` + the log callback); the store then starts empty and never writes over the bad bytes.
 
 import * as path from 'node:path';
-import { crypto, fsPromises } from '../builtins.js';
+import { fsPromises, nodeCrypto } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type PowerState } from '../protocol/index.js';
 import type { LightView, PartialHsbk } from './types.js';
@@ -390,7 +390,7 @@ export class SceneStore {
       }
       const nowS = this.nowS();
       const scene = makeScene({
-        uuid: existing?.uuid ?? requested ?? crypto().randomUUID(),
+        uuid: existing?.uuid ?? requested ?? nodeCrypto().randomUUID(),
         name: trimmed,
         account: { uuid: this.options.accountUuid },
         states,
@@ -459,7 +459,7 @@ export class SceneStore {
     const { fs } = this.options;
     const dir = path.dirname(this.filePath);
     const body = `${JSON.stringify({ version: SCENE_FILE_VERSION, scenes: [...scenes.values()].sort(compareScenes) }, null, 2)}\n`;
-    const temp = path.join(dir, `.${path.basename(this.filePath)}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`);
+    const temp = path.join(dir, `.${path.basename(this.filePath)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
     let created = false;
     try {
       await fs.mkdir(dir, { recursive: true });

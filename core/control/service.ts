@@ -3,6 +3,7 @@
 // Requests arrive in user units (seconds, 0-1, colour strings); every check happens here, once.
 
 import { EventEmitter } from 'node:events';
+import { randomNonZeroUint32 } from '../builtins.js';
 import { LightClient } from '../discovery/client.js';
 import type { DiscoveryOptionsInput } from '../discovery/options.js';
 import type { LightRecord } from '../discovery/registry.js';
@@ -30,7 +31,6 @@ import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from
 import { parseSelectors, resolveSelectors } from './selectors.js';
 import type { LightResult, LightView, PartialHsbk, Plan, RelayState, ResolvedLight, StateChange } from './types.js';
 import { groupNames, lightView, v1Light, type GroupNames, type V1Light } from './views.js';
-import { randomNonZeroUint32 } from '../builtins.js';
 
 export { DURATION_MAX_S, DEFAULT_DURATION_S };
 export const MAX_STATES = 50;

@@ -1,7 +1,7 @@
 // Views of the client's registry for the light service: LightView (what selectors and the planner read)
 // and the HTTP API's light record (http-api-v1.md §7.1), built in one place for every face.
 
-import { crypto } from '../builtins.js';
+import { nodeCrypto } from '../builtins.js';
 import type { LightRegistry, LightRecord } from '../discovery/registry.js';
 import { PRODUCTS, type Hsbk, type Product } from '../protocol/index.js';
 import type { LightView } from './types.js';
@@ -101,7 +101,7 @@ export function uuidFromSerial(serial: string): string {
 }
 
 function computeUuid(serial: string): string {
-  const hash = crypto().createHash('sha1').update(UUID_NAMESPACE).update(serial.toLowerCase()).digest();
+  const hash = nodeCrypto().createHash('sha1').update(UUID_NAMESPACE).update(serial.toLowerCase()).digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');

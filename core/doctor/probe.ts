@@ -3,9 +3,9 @@
 // (PROBE_COPIES, PROBE_GAP_MS apart) so a lossy light is not taken for a silent one.
 
 import { createSocket, type Socket } from 'node:dgram';
+import { randomNonZeroUint32 } from '../builtins.js';
 import { decode, encode } from '../protocol/index.js';
 import type { Endpoint } from './report.js';
-import { randomNonZeroUint32 } from '../builtins.js';
 
 export const PROBE_COPIES = 3;
 export const PROBE_GAP_MS = 150;

@@ -3,6 +3,7 @@
 // schedule inside the caller's deadline, per-light pacing and latest-wins coalescing of Sets.
 // lan-protocol.md §1.4-1.6, §5.3; users.md "Numbers worth knowing".
 
+import { randomNonZeroUint32 } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 import {
   BROADCAST_TARGET,
@@ -18,7 +19,6 @@ import {
 import type { TransportOptions } from './options.js';
 import { Pacer, type PacedJob } from './pacer.js';
 import type { DatagramEndpoint, RemoteAddress } from './udp.js';
-import { randomNonZeroUint32 } from '../builtins.js';
 
 /** Where one light lives. The serial is the target; the address and port come from StateService. */
 export interface DeviceAddress {
