@@ -18,6 +18,14 @@ const WORKER = path.join(COMPILED, 'worker.js');
 const PLAIN_NODE: string[] = [];
 /** Workers may collect garbage on demand: the heap a client holds is measured after full collections. */
 const WORKER_NODE: string[] = ['--expose-gc'];
+/**
+ * The diagnostic runs: V8's optimizing compilers (Maglev, Turbofan) on the main thread instead of its worker threads,
+ * so the malloc arenas of those threads stay empty. Not how anyone runs a client; it shows what that memory costs.
+ */
+const MAIN_THREAD_COMPILE: string[] = [...WORKER_NODE, '--no-concurrent-recompilation'];
+
+/** How the V8 of a run compiled optimized code: on its worker threads (node's default) or on the main thread. */
+export type Compilers = 'background' | 'main-thread';
 
 export const CLIENTS: readonly ClientName[] = ['ours', 'llc', 'nll', 'nl'];
 export const LABEL: Record<ClientName, string> = {
@@ -40,11 +48,14 @@ export interface SuiteOptions {
   readonly latencyMs: number;
   /** At these N every client's RSS is also taken at the same age, capMs + settleMs after it was created. */
   readonly sameAgeSizes: readonly number[];
+  /** At these N every client is also run (as often) with V8's optimizing compilers on the main thread (a diagnostic). */
+  readonly mainThreadCompileSizes: readonly number[];
 }
 
 /**
  * `--quick` (1 repetition), `--reps K`, `--sizes 10,100`, `--cap-ms`, `--settle-ms`, `--clients ours,llc`, `--latency-ms`,
- * `--same-age-sizes 500` (discovery's default; none for read-state, `--same-age-sizes none` for none).
+ * `--same-age-sizes 500` (discovery's default; none for read-state, `--same-age-sizes none` for none),
+ * `--main-thread-compile-sizes 500` (read-state's default; none for discovery, whose capped peers cost 30 s a run).
  */
 export function suiteOptions(task: BenchTask, argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
   const value = (flag: string): string | undefined => {
@@ -63,9 +74,13 @@ export function suiteOptions(task: BenchTask, argv: readonly string[] = process.
       return c as ClientName;
     }),
     latencyMs: Number(value('--latency-ms') ?? 0),
-    sameAgeSizes: (value('--same-age-sizes') ?? (task === 'discovery' ? '500' : 'none')).split(',').filter((v) => v !== 'none').map(Number),
+    sameAgeSizes: sizeList(value('--same-age-sizes') ?? (task === 'discovery' ? '500' : 'none')),
+    mainThreadCompileSizes: sizeList(value('--main-thread-compile-sizes') ?? (task === 'read-state' ? '500' : 'none')),
   };
 }
+
+/** `500,1000` or `none`. */
+const sizeList = (text: string): number[] => text.split(',').filter((v) => v !== 'none').map(Number);
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -121,10 +136,12 @@ export interface Run extends WorkerResult {
   readonly rep: number;
   /** Most messages one virtual light received in a sliding second during this run. */
   readonly fleetMaxRate: number;
+  readonly compilers: Compilers;
 }
 
-function runWorker(cfg: WorkerConfig): Promise<WorkerResult> {
-  const child = fork(WORKER, [], { execArgv: WORKER_NODE, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+function runWorker(cfg: WorkerConfig, compilers: Compilers = 'background'): Promise<WorkerResult> {
+  const execArgv = compilers === 'background' ? WORKER_NODE : MAIN_THREAD_COMPILE;
+  const child = fork(WORKER, [], { execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const output = collectOutput(child);
   // Discovery cap + settle + read cap (or the wait for the same age) + start-up; past this the worker is stuck and
   // is killed (it is our own child).
@@ -159,7 +176,8 @@ function progress(r: Run): string {
       `, heap after GC ${(r.heapAfterGcKiB / 1024).toFixed(1)} MiB`,
     `max ${r.fleetMaxRate} msg/s to a light`,
   );
-  return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)} ${parts.join(', ')}`;
+  const compilers = r.compilers === 'main-thread' ? ' (compilers on the main thread)' : '';
+  return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)}${compilers} ${parts.join(', ')}`;
 }
 
 export interface SuiteResult {
@@ -180,22 +198,26 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const fleet = await FleetProcess.start(n, options.latencyMs);
     // A client that does not find the fleet within the cap is not run again at this N: each such run costs the cap.
     const capped = new Set<ClientName>();
+    const variants: Compilers[] = options.mainThreadCompileSizes.includes(n) ? ['background', 'main-thread'] : ['background'];
     try {
-      for (let rep = 0; rep < options.reps; rep++) {
-        // Rotate who goes first, so no client always meets a fleet that has just been busy.
-        const order = options.clients.map((_, i) => options.clients[(i + rep) % options.clients.length]!);
-        for (const client of order) {
-          if (capped.has(client)) continue;
-          await fleet.request({ type: 'clear' }, 'cleared');
-          const sameAge = options.sameAgeSizes.includes(n) ? { sameAgeMs: options.capMs + options.settleMs } : {};
-          const result = await runWorker({ client, task: options.task, expected: fleet.lights, capMs: options.capMs, settleMs: options.settleMs, ...sameAge });
-          const stats = await fleet.request({ type: 'stats' }, 'stats');
-          const run: Run = { ...result, rep, fleetMaxRate: stats.maxMessagesPerSecond };
-          runs.push(run);
-          if (run.discoveryMs === null || (options.task === 'read-state' && run.readMs === null)) capped.add(client);
-          console.error(progress(run));
-          // Replies still in flight to the exited worker's port must not land in the next run.
-          await sleep(300);
+      for (const compilers of variants) {
+        for (let rep = 0; rep < options.reps; rep++) {
+          // Rotate who goes first, so no client always meets a fleet that has just been busy.
+          const order = options.clients.map((_, i) => options.clients[(i + rep) % options.clients.length]!);
+          for (const client of order) {
+            if (capped.has(client)) continue;
+            await fleet.request({ type: 'clear' }, 'cleared');
+            const sameAge = options.sameAgeSizes.includes(n) && compilers === 'background' ? { sameAgeMs: options.capMs + options.settleMs } : {};
+            const cfg: WorkerConfig = { client, task: options.task, expected: fleet.lights, capMs: options.capMs, settleMs: options.settleMs, ...sameAge };
+            const result = await runWorker(cfg, compilers);
+            const stats = await fleet.request({ type: 'stats' }, 'stats');
+            const run: Run = { ...result, rep, fleetMaxRate: stats.maxMessagesPerSecond, compilers };
+            runs.push(run);
+            if (run.discoveryMs === null || (options.task === 'read-state' && run.readMs === null)) capped.add(client);
+            console.error(progress(run));
+            // Replies still in flight to the exited worker's port must not land in the next run.
+            await sleep(300);
+          }
         }
       }
     } finally {
@@ -213,20 +235,28 @@ type Get = (r: Run) => number | null;
 function figure(
   o: SuiteOptions,
   suite: SuiteResult,
-  spec: Omit<Figure, 'clients'> & { get: Get; note?: (rs: readonly Run[], n: number) => string | undefined; only?: readonly ClientName[]; sizes?: readonly number[] },
+  spec: Omit<Figure, 'clients'> & {
+    get: Get;
+    note?: (rs: readonly Run[], n: number) => string | undefined;
+    only?: readonly ClientName[];
+    sizes?: readonly number[];
+    /** The runs it is taken from: node's defaults unless said otherwise. */
+    compilers?: Compilers;
+  },
 ): Figure {
+  const compilers = spec.compilers ?? 'background';
   const clients: Record<string, Point[]> = {};
   for (const c of o.clients) {
     if (spec.only && !spec.only.includes(c)) continue;
     clients[LABEL[c]] = (spec.sizes ?? o.sizes)
       .map((n) => {
-        const rs = suite.runs.filter((r) => r.n === n && r.client === c);
+        const rs = suite.runs.filter((r) => r.n === n && r.client === c && r.compilers === compilers);
         const note = spec.note?.(rs, n);
         return { n, values: rs.map(spec.get), ...(note ? { note } : {}) };
       })
       .filter((p) => p.values.length > 0);
   }
-  const { get: _get, note: _note, only: _only, sizes: _sizes, ...rest } = spec;
+  const { get: _get, note: _note, only: _only, sizes: _sizes, compilers: _compilers, ...rest } = spec;
   return { ...rest, clients };
 }
 
@@ -252,11 +282,12 @@ const unfinished = (what: string) => (rs: readonly Run[], n: number): string | u
 
 /** The marginal heap per light: the heap after GC at the largest N less at the smallest, per light (KiB). */
 function heapPerLight(o: SuiteOptions, suite: SuiteResult, c: ClientName): number | undefined {
-  const sizes = o.sizes.filter((n) => suite.runs.some((r) => r.n === n && r.client === c && r.found >= n));
+  const runs = suite.runs.filter((r) => r.compilers === 'background');
+  const sizes = o.sizes.filter((n) => runs.some((r) => r.n === n && r.client === c && r.found >= n));
   if (sizes.length < 2) return undefined;
   const lo = Math.min(...sizes);
   const hi = Math.max(...sizes);
-  const at = (n: number): number => median(suite.runs.filter((r) => r.n === n && r.client === c).map((r) => r.heapAfterGcKiB));
+  const at = (n: number): number => median(runs.filter((r) => r.n === n && r.client === c).map((r) => r.heapAfterGcKiB));
   return (at(hi) - at(lo)) / (hi - lo);
 }
 
@@ -352,6 +383,46 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
         : sameAge,
     );
   }
+  // Where the RSS at the end lives (at the targets' N): the parts in which the clients differ.
+  const suffix = o.latencyMs > 0 ? `-latency${o.latencyMs}` : '';
+  const partsAt = o.sizes.includes(500) ? [500] : [largest];
+  figures.push(
+    figure(o, suite, {
+      id: `${o.task}-rss-end-v8${suffix}`,
+      title: "RSS at the end, V8's part: resident pages of its heap spaces (JS objects, compiled code)",
+      unit: 'MiB',
+      lowerIsBetter: true,
+      sizes: partsAt,
+      get: (r) => r.endResident.v8HeapKiB / 1024,
+    }),
+    figure(o, suite, {
+      id: `${o.task}-rss-end-other-anon${suffix}`,
+      title:
+        "RSS at the end, other anonymous memory: what Node, libuv and V8's compilers and collectors allocate with malloc (and the " +
+        'allocator keeps once freed), and heap pages V8 keeps pooled',
+      unit: 'MiB',
+      lowerIsBetter: true,
+      sizes: partsAt,
+      get: (r) => r.endResident.otherAnonKiB / 1024,
+    }),
+  );
+  const mainThreadSizes = o.sizes.filter((n) => o.mainThreadCompileSizes.includes(n));
+  if (mainThreadSizes.length > 0) {
+    figures.push(
+      figure(o, suite, {
+        id: `${o.task}-rss-end-main-thread-compile${suffix}`,
+        title:
+          "RSS at the end with V8's optimizing compilers on the main thread (node --no-concurrent-recompilation), so their worker " +
+          "threads' malloc arenas stay empty: a diagnostic of where the memory goes, not how a client runs",
+        unit: 'MiB',
+        lowerIsBetter: true,
+        sizes: mainThreadSizes,
+        compilers: 'main-thread',
+        get: (r) => r.endRssKiB / 1024,
+        note: unfinished(o.task === 'read-state' ? 'answered' : 'found'),
+      }),
+    );
+  }
   figures.push(
     figure(o, suite, { id: `${o.task}-heap`, title: 'V8 heap in use after full collections at the end of the run', unit: 'MiB', lowerIsBetter: true, get: (r) => r.heapAfterGcKiB / 1024 }),
     figure(o, suite, { id: `${o.task}-rate`, title: 'Most messages one light received in any second (every run)', unit: 'msg/s', lowerIsBetter: true, get: (r) => r.fleetMaxRate }),
@@ -381,6 +452,9 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
       `where it would broadcast beyond this machine or share the lights' port (bench/lib/peers.ts); Lightwire is its LightClient with ` +
       `defaults (first reads of every light found, background refresh). ` +
       (o.task === 'read-state' ? `Each worker first finds the fleet with its library's defaults, waits ${o.settleMs / 1000} s for what discovery sets off, then reads every light once. ` : '') +
+      (mainThreadSizes.length > 0
+        ? `At N=${mainThreadSizes.join(', ')} every client also ran ${o.reps} more time(s) with V8's optimizing compilers on the main thread, for the diagnostic figure only. `
+        : '') +
       `A worker that loads no client peaks at ${(suite.baselineRssKiB / 1024).toFixed(1)} MiB RSS (node and the harness).`,
     figures,
     details,

@@ -62,12 +62,27 @@ export interface WorkerResult {
   readonly maxRssKiB: number;
   /** RSS at the end of the run (after the reads and the settle, before stopping), KiB. */
   readonly endRssKiB: number;
+  /** Where that RSS lived at that moment. */
+  readonly endResident: ResidentParts;
   /** RSS when the client was WorkerConfig.sameAgeMs old (before the collections below), KiB; null when not asked. */
   readonly sameAgeRssKiB: number | null;
   /** V8 heap in use after two full collections at the end of the run, KiB. */
   readonly heapAfterGcKiB: number;
   /** Ours: from creating the client until every light it found was described (facts and state read); null otherwise. */
   readonly describedMs: number | null;
+}
+
+/** Parts of a process's RSS at one moment, KiB (/proc/self/status and V8's heap space statistics). */
+export interface ResidentParts {
+  /** Resident pages of V8's heap spaces (new, old, code, ...): the JS objects and compiled code. */
+  readonly v8HeapKiB: number;
+  /**
+   * Anonymous memory outside V8's heap spaces: what Node, libuv and V8's compilers and collectors allocate with malloc
+   * (and keep, freed, in the allocator's arenas), and heap pages V8 keeps pooled for reuse.
+   */
+  readonly otherAnonKiB: number;
+  /** File-backed pages: node's own code and the libraries it maps. */
+  readonly fileKiB: number;
 }
 
 /** What a set-state run asks of every light: power on and this colour (user units; hue and saturation only where the product has colour). */

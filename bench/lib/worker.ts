@@ -6,9 +6,11 @@
 // Every client goes through the same adapter and the same measuring code below; they differ only in how they are
 // created, how they read one light's state and how the reply is normalised to user units for the check.
 
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
 import type { Hsbk, PowerState } from '../../core/protocol/index.js';
-import type { ExpectedLight, WorkerConfig, WorkerResult } from './messages.js';
+import type { ExpectedLight, ResidentParts, WorkerConfig, WorkerResult } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';
 import { BROADCAST, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, type LlcClient, type LlcLibrary, type NllDevice, type NllModule } from './peers.js';
 import { rcvbufErrors, socketDrops } from './udp-stats.js';
@@ -186,6 +188,18 @@ function heapAfterGcKiB(): number {
   return process.memoryUsage().heapUsed / 1024;
 }
 
+/** Where this process's RSS lives now (see ResidentParts). */
+function residentParts(): ResidentParts {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kib = (field: string): number => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    if (m === null) throw new Error(`/proc/self/status has no ${field}`);
+    return Number(m[1]);
+  };
+  const v8HeapKiB = v8.getHeapSpaceStatistics().reduce((sum, space) => sum + space.physical_space_size, 0) / 1024;
+  return { v8HeapKiB, otherAnonKiB: kib('RssAnon') - v8HeapKiB, fileKiB: kib('RssFile') + kib('RssShmem') };
+}
+
 /** Right light: same serial (when known), label, power and colour (within the rounding of either library). */
 export function mismatch(expected: ExpectedLight, got: Reading): string | null {
   const e = expected.color;
@@ -223,6 +237,7 @@ function baseline(cfg: WorkerConfig): WorkerResult {
     wrongExamples: [],
     maxRssKiB: process.resourceUsage().maxRSS,
     endRssKiB: process.memoryUsage().rss / 1024,
+    endResident: residentParts(),
     sameAgeRssKiB: null,
     heapAfterGcKiB: heapAfterGcKiB(),
     describedMs: null,
@@ -301,6 +316,7 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
   }
 
   const endRssKiB = process.memoryUsage().rss / 1024;
+  const endResident = residentParts();
   let sameAgeRssKiB: number | null = null;
   if (cfg.sameAgeMs !== undefined) {
     await sleep(Math.max(0, cfg.sameAgeMs - (performance.now() - t0)));
@@ -324,6 +340,7 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
     wrongExamples,
     maxRssKiB: process.resourceUsage().maxRSS,
     endRssKiB,
+    endResident,
     sameAgeRssKiB,
     heapAfterGcKiB: heapAfterGcKiB(),
     describedMs: described >= n && found >= n ? describedMs : null,
