@@ -450,7 +450,8 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
       `compiled JS), the clients in turn (${o.clients.map((c) => LABEL[c]).join(', ')}), ${o.reps} repetition(s) per N and client; median ` +
       `[min–max]; a client that does not finish within ${o.capMs / 1000} s is not run again at that N. Each client keeps its defaults except ` +
       `where it would broadcast beyond this machine or share the lights' port (bench/lib/peers.ts); Lightwire is its LightClient with ` +
-      `defaults (first reads of every light found, background refresh). ` +
+      `defaults (first reads of every light found, background refresh). A run ends ${o.settleMs / 1000} s after every light was found (Lightwire: ` +
+      `found and described, when that is later), so what discovery set off has run its course. ` +
       (o.task === 'read-state' ? `Each worker first finds the fleet with its library's defaults, waits ${o.settleMs / 1000} s for what discovery sets off, then reads every light once. ` : '') +
       (mainThreadSizes.length > 0
         ? `At N=${mainThreadSizes.join(', ')} every client also ran ${o.reps} more time(s) with V8's optimizing compilers on the main thread, for the diagnostic figure only. `

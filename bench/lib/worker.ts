@@ -254,8 +254,13 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
   // Ours: when every light found was described (its first read, facts and state, is over).
   let described = 0;
   let describedMs: number | null = null;
+  let allDescribed: (() => void) | undefined;
+  const everyLightDescribed = adapter.onDescribed ? new Promise<void>((resolve) => (allDescribed = resolve)) : undefined;
   adapter.onDescribed?.(() => {
-    if (++described >= n && describedMs === null) describedMs = performance.now() - t0;
+    if (++described >= n && describedMs === null) {
+      describedMs = performance.now() - t0;
+      allDescribed?.();
+    }
   });
   let discoveryMs: number | null = null;
   let dropsUntilFound = -1;
@@ -274,7 +279,11 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
   capped = true; // a light found after the cap does not make the run finish
   if (dropsUntilFound < 0) dropsUntilFound = rcvbufErrors() - dropsAtStart;
   const found = adapter.found();
-  // Let what discovery set off (our first reads of every light, lifx-lan-client's GetLabel) run its course.
+  // Let what discovery set off (our first reads of every light, lifx-lan-client's GetLabel) run its course: ours once
+  // it has described every light (within the cap; on a slow network that takes longer than the settle), then all alike.
+  if (everyLightDescribed !== undefined && found >= n) {
+    await Promise.race([everyLightDescribed, sleep(Math.max(0, cfg.capMs - (performance.now() - t0)))]);
+  }
   await sleep(cfg.settleMs);
 
   let readMs: number | null = null;
