@@ -361,11 +361,12 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
   const lightest = bestPeerAt(end, 500);
   const ours500 = oursAt(end, 500);
   figures.push(peak, lightest !== undefined && ours500 !== undefined ? { ...end, target: { text: 'Lightwire at most the lightest peer at N=500', met: ours500 <= lightest } } : end);
+  const suffix = o.latencyMs > 0 ? `-latency${o.latencyMs}` : '';
   const sameAgeSizes = o.sizes.filter((n) => o.sameAgeSizes.includes(n));
   if (sameAgeSizes.length > 0) {
     const ageS = (o.capMs + o.settleMs) / 1000;
     const sameAge = figure(o, suite, {
-      id: `${o.task}-rss-same-age${o.latencyMs > 0 ? `-latency${o.latencyMs}` : ''}`,
+      id: `${o.task}-rss-same-age${suffix}`,
       title:
         `RSS of the client process ${ageS} s after it was created, the lights held (every client as old: one that finished early waits, ` +
         'so the idle-time collections V8 makes in a long run count for each)',
@@ -384,7 +385,6 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
     );
   }
   // Where the RSS at the end lives (at the targets' N): the parts in which the clients differ.
-  const suffix = o.latencyMs > 0 ? `-latency${o.latencyMs}` : '';
   const partsAt = o.sizes.includes(500) ? [500] : [largest];
   figures.push(
     figure(o, suite, {

@@ -72,7 +72,7 @@ export interface WorkerResult {
   readonly describedMs: number | null;
 }
 
-/** Parts of a process's RSS at one moment, KiB (/proc/self/status and V8's heap space statistics). */
+/** The anonymous part of a process's RSS at one moment, KiB (/proc/self/status and V8's heap space statistics). */
 export interface ResidentParts {
   /** Resident pages of V8's heap spaces (new, old, code, ...): the JS objects and compiled code. */
   readonly v8HeapKiB: number;
@@ -81,8 +81,6 @@ export interface ResidentParts {
    * (and keep, freed, in the allocator's arenas), and heap pages V8 keeps pooled for reuse.
    */
   readonly otherAnonKiB: number;
-  /** File-backed pages: node's own code and the libraries it maps. */
-  readonly fileKiB: number;
 }
 
 /** What a set-state run asks of every light: power on and this colour (user units; hue and saturation only where the product has colour). */

@@ -190,14 +190,10 @@ function heapAfterGcKiB(): number {
 
 /** Where this process's RSS lives now (see ResidentParts). */
 function residentParts(): ResidentParts {
-  const status = readFileSync('/proc/self/status', 'utf8');
-  const kib = (field: string): number => {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-    if (m === null) throw new Error(`/proc/self/status has no ${field}`);
-    return Number(m[1]);
-  };
+  const rssAnon = /^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  if (rssAnon === null) throw new Error('/proc/self/status has no RssAnon');
   const v8HeapKiB = v8.getHeapSpaceStatistics().reduce((sum, space) => sum + space.physical_space_size, 0) / 1024;
-  return { v8HeapKiB, otherAnonKiB: kib('RssAnon') - v8HeapKiB, fileKiB: kib('RssFile') + kib('RssShmem') };
+  return { v8HeapKiB, otherAnonKiB: Number(rssAnon[1]) - v8HeapKiB };
 }
 
 /** Right light: same serial (when known), label, power and colour (within the rounding of either library). */
