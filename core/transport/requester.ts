@@ -17,6 +17,7 @@ import {
   type Payload,
 } from '../protocol/index.js';
 import type { TransportOptions } from './options.js';
+import { DueQueue, type DueItem } from './due-queue.js';
 import { Pacer, type PacedJob } from './pacer.js';
 import type { DatagramEndpoint, RemoteAddress } from './udp.js';
 
@@ -258,20 +259,16 @@ const ignore = (): void => undefined;
 interface ExchangeHost {
   /** The pacer's turn: transmit once and set the retransmission timer. */
   attempt(ex: Exchange): void;
-  /** The exchange's timer fired: a retransmission is due, or the deadline passed. */
-  timer(ex: Exchange): void;
 }
 
 type Timer = ReturnType<typeof setTimeout>;
 
-const onTimer = (host: ExchangeHost, ex: Exchange): void => host.timer(ex);
-
 /**
- * One request in flight, and its own pacer job (queued again for each retransmission). A plain class whose timers and
- * job call back through the requester's host object: a request keeps no closures, so a burst of requests in flight
- * holds as little memory as it can.
+ * One request in flight, and its own pacer job (queued again for each retransmission). A plain class whose job calls
+ * back through the requester's host object, and whose timer is its place in the requester's DueQueue: a request keeps
+ * no closures and no Timeout of its own, so a burst of requests in flight holds as little memory as it can.
  */
-class Exchange implements PacedJob {
+class Exchange implements PacedJob, DueItem {
   /** PacedJob: set when the exchange settles, so a queued transmission is skipped. */
   cancelled = false;
   attempts = 0;
@@ -283,10 +280,12 @@ class Exchange implements PacedJob {
   /** Identities of the replies so far, for rules that can answer more than once; created on first use. */
   replyKeys: Set<string> | undefined = undefined;
   /**
-   * One timer per exchange: the next retransmission or the deadline, whichever comes first (a request waiting for its
-   * pacing turn has only its deadline). `retryAtMs` is when the next transmission is due (Infinity: none pending).
+   * One due time per exchange (the requester's DueQueue): the next retransmission or the deadline, whichever comes
+   * first (a request waiting for its pacing turn has only its deadline). `retryAtMs` is when the next transmission is
+   * due (Infinity: none pending).
    */
-  timer: Timer | undefined = undefined;
+  dueAtMs = Infinity;
+  dueIndex = -1;
   retryAtMs = Infinity;
   gapTimer: Timer | undefined = undefined;
   /** Resolved when this Set settles: reads that wait for it (created on first use). */
@@ -339,10 +338,9 @@ export class Requester {
   private readonly unsentFires = new Set<FastJob>();
   private readonly fastHost: FastHost = { sendFast: (job) => this.sendFast(job) };
   private closed = false;
-  private readonly host: ExchangeHost = {
-    attempt: (ex) => this.attempt(ex),
-    timer: (ex) => this.onTimer(ex),
-  };
+  private readonly host: ExchangeHost = { attempt: (ex) => this.attempt(ex) };
+  /** Every exchange's next retransmission or deadline, on one timer. */
+  private readonly due: DueQueue<Exchange>;
 
   constructor(
     private readonly endpoint: DatagramEndpoint,
@@ -354,6 +352,7 @@ export class Requester {
       { perWindow: options.broadcastReservePerSecond, burst: options.broadcastReservePerSecond },
       now,
     );
+    this.due = new DueQueue((ex) => this.onTimer(ex), now);
     endpoint.onDatagram((datagram, from) => this.receive(datagram, from));
   }
 
@@ -553,6 +552,7 @@ export class Requester {
       this.finish(ex, new LightwireError('REQUEST_CANCELLED', { serial: ex.device.serial, message: ex.name }));
     }
     this.pacer.stop();
+    this.due.clear();
     for (const job of this.unsentFires) {
       job.cancelled = true;
       for (const w of job.waiters ?? []) w.reject(new LightwireError('CLIENT_STOPPED', {}));
@@ -704,18 +704,16 @@ export class Requester {
       }
     }
     // Sent at once (the usual case): attempt() set the timer. Waiting (its pacing turn, or a Set held): the deadline runs.
-    if (ex.timer === undefined && !ex.settled) this.arm(ex);
+    if (ex.dueIndex < 0 && !ex.settled) this.arm(ex);
   }
 
-  /** (Re)sets the exchange's one timer: its next retransmission or its deadline, whichever comes first. */
+  /** (Re)sets the exchange's due time: its next retransmission or its deadline, whichever comes first. */
   private arm(ex: Exchange): void {
-    if (ex.timer !== undefined) clearTimeout(ex.timer);
-    const at = Math.min(ex.retryAtMs, ex.deadlineAtMs);
-    ex.timer = setTimeout(onTimer, Math.max(0, Math.ceil(at - this.now())), this.host, ex);
+    this.due.set(ex, Math.min(ex.retryAtMs, ex.deadlineAtMs));
   }
 
+  /** The exchange's due time came (it has left the due queue). */
   private onTimer(ex: Exchange): void {
-    ex.timer = undefined;
     if (ex.settled) return;
     if (this.now() >= ex.deadlineAtMs - 0.5) {
       this.stats.timeouts++;
@@ -726,7 +724,7 @@ export class Requester {
       // A retransmission is due: it waits for the light's pacing turn (attempt() re-arms), the deadline running.
       ex.retryAtMs = Infinity;
       this.transmit(ex);
-      if (ex.timer === undefined && !ex.settled) this.arm(ex);
+      if (ex.dueIndex < 0 && !ex.settled) this.arm(ex);
       return;
     }
     this.arm(ex);
@@ -756,9 +754,8 @@ export class Requester {
     if (ex.settled) return;
     ex.settled = true;
     ex.cancelled = true;
-    if (ex.timer !== undefined) clearTimeout(ex.timer);
+    this.due.delete(ex);
     if (ex.gapTimer !== undefined) clearTimeout(ex.gapTimer);
-    ex.timer = undefined;
     if (this.pending.get(ex.pendingKey) === ex) this.pending.delete(ex.pendingKey);
     this.release(ex);
     this.count(ex, outcome);

@@ -37,6 +37,17 @@ describe('Requester', () => {
     expect((await p).name).to.equal('LightState');
   });
 
+  it('times every request in flight on one timer, and leaves none once they have settled', async () => {
+    const lights = Array.from({ length: 20 }, (_, i) => ({ ...LIGHT, serial: `d073d50001${String(i).padStart(2, '0')}` }));
+    const reads = lights.map((light) => requester.get(light, 'GetColor', {}));
+    await clock.tickAsync(0);
+    expect(endpoint.sent).to.have.length(20);
+    expect(clock.countTimers()).to.equal(1);
+    for (const s of endpoint.sent) endpoint.reply(s.packet, s.packet.header.target, 'LightState', lightState, FROM);
+    expect((await Promise.all(reads)).every((r) => r.name === 'LightState')).to.equal(true);
+    expect(clock.countTimers()).to.equal(0);
+  });
+
   it('retransmits on an escalating schedule starting at 200 ms and gives up at the deadline', async () => {
     const p = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 3000 });
     const outcome = p.then(() => 'resolved', (err: unknown) => err);
