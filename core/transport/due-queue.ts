@@ -10,7 +10,7 @@ export interface DueItem {
 }
 
 /** How early a timer may fire and still count as on time (Node's timers tick in whole milliseconds). */
-const EARLY_MS = 0.5;
+export const DUE_EARLY_MS = 0.5;
 
 type Timer = ReturnType<typeof setTimeout>;
 
@@ -75,7 +75,7 @@ export class DueQueue<T extends DueItem> {
   private runDue(): void {
     this.timer = undefined;
     this.timerAtMs = Infinity;
-    const limit = this.now() + EARLY_MS;
+    const limit = this.now() + DUE_EARLY_MS;
     try {
       // Items put back by `due` for a time already past run in this round too, after the ones due before them.
       while (this.heap.length > 0 && this.heap[0]!.dueAtMs <= limit) {

@@ -17,7 +17,7 @@ import {
   type Payload,
 } from '../protocol/index.js';
 import type { TransportOptions } from './options.js';
-import { DueQueue, type DueItem } from './due-queue.js';
+import { DUE_EARLY_MS, DueQueue, type DueItem } from './due-queue.js';
 import { Pacer, type PacedJob } from './pacer.js';
 import type { DatagramEndpoint, RemoteAddress } from './udp.js';
 
@@ -712,22 +712,21 @@ export class Requester {
     this.due.set(ex, Math.min(ex.retryAtMs, ex.deadlineAtMs));
   }
 
-  /** The exchange's due time came (it has left the due queue). */
+  /**
+   * The exchange's due time came (it has left the due queue, which hands it over only then): the deadline passed, or
+   * else a retransmission is due.
+   */
   private onTimer(ex: Exchange): void {
     if (ex.settled) return;
-    if (this.now() >= ex.deadlineAtMs - 0.5) {
+    if (this.now() >= ex.deadlineAtMs - DUE_EARLY_MS) {
       this.stats.timeouts++;
       this.finish(ex, new LightwireError('REQUEST_TIMED_OUT', { serial: ex.device.serial, message: ex.name, timeoutMs: ex.timeoutMs }));
       return;
     }
-    if (this.now() >= ex.retryAtMs - 0.5) {
-      // A retransmission is due: it waits for the light's pacing turn (attempt() re-arms), the deadline running.
-      ex.retryAtMs = Infinity;
-      this.transmit(ex);
-      if (ex.dueIndex < 0 && !ex.settled) this.arm(ex);
-      return;
-    }
-    this.arm(ex);
+    // The retransmission waits for the light's pacing turn (attempt() re-arms), the deadline running.
+    ex.retryAtMs = Infinity;
+    this.transmit(ex);
+    if (ex.dueIndex < 0 && !ex.settled) this.arm(ex);
   }
 
   private transmit(ex: Exchange): void {
