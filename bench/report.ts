@@ -124,7 +124,8 @@ function headline(f: Figure, n: number): { ours: string; peer: string; ratio: st
     // The floor is not a peer: it is what any client's sends cost here.
     if (l.includes('(floor)')) continue;
     const p = f.clients[l]!.find((q) => q.n === n);
-    if (p === undefined) continue;
+    // A peer that held fewer than half of the lights (Point.partial) is shown in the tables, not compared.
+    if (p === undefined || p.partial === true) continue;
     const m = summary(p).median;
     if (best === undefined || (f.lowerIsBetter ? m < best.median : m > best.median)) best = { label: l, median: m };
   }

@@ -13,6 +13,11 @@ export interface Point {
   readonly values: readonly (number | null)[];
   /** Shown after the cell, e.g. how many lights a run that did not finish had done. */
   readonly note?: string;
+  /**
+   * A memory figure of a client that in some run held fewer than half of the N lights (found fewer): shown, but not
+   * compared with Lightwire's, which held every light. Memory that holds no lights is not the lightest way to hold N.
+   */
+  readonly partial?: true;
 }
 
 export interface Figure {
@@ -97,7 +102,8 @@ export function cell(p: Point | undefined, unit: Unit): string {
   const s = summary(p);
   let text = format(s.median, unit);
   if (s.runs > 1) text += ` [${format(s.min, unit)}–${format(s.max, unit)}]`;
-  if (p.note) text += ` (${p.note})`;
+  const notes = [p.note, p.partial === true ? 'not compared: held fewer than half of the lights' : undefined].filter((x) => x !== undefined);
+  if (notes.length > 0) text += ` (${notes.join('; ')})`;
   return text;
 }
 

@@ -15,6 +15,7 @@ import {
   type FeatureSet,
   type FirmwareVersion,
   type KnownPacket,
+  type MessageName,
   type Payload,
   type Product,
   type Hsbk,
@@ -24,7 +25,7 @@ import {
   RELAYS_MAX,
 } from '../protocol/index.js';
 import { transportOptions, type TransportOptions } from '../transport/options.js';
-import { Requester, type DeviceAddress } from '../transport/requester.js';
+import { NO_PAYLOAD, Requester, type DeviceAddress } from '../transport/requester.js';
 import { AdaptiveWindow } from '../transport/window.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
 import { discoveryOptions, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
@@ -83,6 +84,19 @@ export const FIRST_READ_MAX = 64;
 const PRODUCT_CACHE_LIMIT = 256;
 /** The background refresh timer never fires more often than this; lights due within it are read together. */
 const REFRESH_TICK_MS = 50;
+
+/** A first read's place in the window (pumpFirstReads): what the window learns when its state read ends. */
+interface FirstReadSlot {
+  readonly window: AdaptiveWindow;
+  readonly ticket: ReturnType<AdaptiveWindow['ticket']>;
+  /** performance.now() when its state read was asked. */
+  readonly started: number;
+  /** The light's lost transmissions before it (Requester.lostAttempts). */
+  readonly lostBefore: number;
+}
+
+/** What a light's facts read asks, all at once (readInfo). */
+const INFO_READS = ['GetVersion', 'GetHostFirmware', 'GetGroup', 'GetLocation', 'GetWifiInfo', 'GetInfo'] as const satisfies readonly MessageName[];
 
 /** ±10 % around `ms` (users.md: refresh with jitter, so a fleet does not answer in lockstep). */
 function jitter(ms: number): number {
@@ -285,25 +299,35 @@ export class LightClient extends EventEmitter<ClientEvents> {
     return promise;
   }
 
+  /** The state read, counted like countedRead (written out here: it runs for every light, first read and refresh). */
   private async readState(serial: string, timeoutMs: number): Promise<void> {
     if (!this.addressOf(serial) || !this.running) return;
-    await this.countedRead(serial, () => this.readLightState(serial, { zones: true, remainingMs: () => timeoutMs }));
+    try {
+      await this.readLightState(serial, { zones: true, remainingMs: () => timeoutMs });
+      this.registry.answered(serial);
+    } catch (err) {
+      this.readFailed(serial, err);
+    }
   }
 
   /**
-   * A background read of a light, counted: an answer brings it online, a timeout is a miss (and a light never read
-   * that keeps missing is forgotten), anything but a coded error is reported. Never rejects.
+   * A background read of a light, counted: an answer brings it online, a failure counts (readFailed). Never rejects.
    */
   private async countedRead(serial: string, read: () => Promise<unknown>): Promise<void> {
     try {
       await read();
       this.registry.answered(serial);
     } catch (err) {
-      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
-        this.registry.missed(serial);
-        this.forgetIfNeverRead(serial);
-      } else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+      this.readFailed(serial, err);
     }
+  }
+
+  /** A background read failed: a timeout is a miss (and a light never read that keeps missing is forgotten), anything but a coded error is reported. */
+  private readFailed(serial: string, err: unknown): void {
+    if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
+      this.registry.missed(serial);
+      this.forgetIfNeverRead(serial);
+    } else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
   }
 
   /**
@@ -324,8 +348,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
       // Not a light (the LIFX Switch): power and label with the device messages (lan-protocol.md §8).
       const timeoutMs = options.remainingMs();
       const [power, label] = await Promise.all([
-        this.requester.get(device, 'GetPower', {}, { timeoutMs }),
-        this.requester.get(device, 'GetLabel', {}, { timeoutMs }),
+        this.requester.get(device, 'GetPower', NO_PAYLOAD, { timeoutMs }),
+        this.requester.get(device, 'GetLabel', NO_PAYLOAD, { timeoutMs }),
       ]);
       this.registry.update(
         serial,
@@ -340,7 +364,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (product ? !product.capabilities.isLight : this.notLights.has(serial)) {
       await readDevice();
     } else {
-      const reply = await this.requester.get(device, 'GetColor', {}, { timeoutMs: options.remainingMs() }).catch((err: unknown) => {
+      const reply = await this.requester.get(device, 'GetColor', NO_PAYLOAD, { timeoutMs: options.remainingMs() }).catch((err: unknown) => {
         // The first read runs before the product is known: a device that is no light says so (StateUnhandled).
         if (!(err instanceof LightwireError && err.code === 'UNHANDLED_BY_DEVICE')) throw err;
         this.notLights.add(serial);
@@ -363,7 +387,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   /** The zones of a multizone light (extended messages where its firmware has them) into the registry. */
   private async readZonesOf(serial: string, device: DeviceAddress, product: Product, mark: number, timeoutMs: number): Promise<void> {
     const replies = product.capabilities.extendedMultizone
-      ? await this.requester.getAll(device, 'GetExtendedColorZones', {}, { timeoutMs })
+      ? await this.requester.getAll(device, 'GetExtendedColorZones', NO_PAYLOAD, { timeoutMs })
       : await this.requester.getAll(device, 'GetColorZones', { startIndex: 0, endIndex: 255 }, { timeoutMs });
     const zones = zonesFromReplies(replies);
     const range = product.capabilities.kelvinRange ?? DEFAULT_KELVIN_RANGE;
@@ -431,18 +455,16 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (!device || !this.running) return;
     const r = this.requester;
     const read = (name: Parameters<Requester['get']>[1]): Promise<KnownPacket | undefined> =>
-      r.get(device, name, {} as never, { timeoutMs }).catch((err: unknown) => {
+      r.get(device, name, NO_PAYLOAD as never, { timeoutMs }).catch((err: unknown) => {
         if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
         return undefined;
       });
-    const [version, firmware, group, location, wifi, info] = await Promise.all([
-      read('GetVersion'),
-      read('GetHostFirmware'),
-      read('GetGroup'),
-      read('GetLocation'),
-      read('GetWifiInfo'),
-      read('GetInfo'),
-    ]);
+    // The six facts with one promise (getEach), not one per request: less held while they are in flight.
+    const [version, firmware, group, location, wifi, info] = (await r.getEach(device, INFO_READS, { timeoutMs })).map((reply) => {
+      if (!(reply instanceof Error)) return reply;
+      if (!(reply instanceof LightwireError)) this.backgroundError(reply);
+      return undefined;
+    });
     const facts: FactValues = {};
     let product: Product | undefined;
     const fw = firmware?.name === 'StateHostFirmware' ? firmware.payload : undefined;
@@ -651,16 +673,9 @@ export class LightClient extends EventEmitter<ClientEvents> {
       // in flight (and the memory they hold), not just the state reads. The state read is asked first, so its request
       // leads the light's pacing lane: its round trip (and whether it lost a packet) is the window's measure of the
       // network. A light slow to give its facts holds one slot until its reads time out, not the lights behind it.
-      const state = this.sharedStateRead(serial).finally(() => {
-        const lost = this.requesterInstance !== undefined && this.requesterInstance.lostAttempts(serial) > lostBefore;
-        window.completed(performance.now() - started, lost, ticket);
-      });
+      const state = this.sharedStateRead(serial);
       const info = this.refreshInfo(serial);
-      void Promise.allSettled([state, info]).then(() => {
-        this.firstReadsActive--;
-        this.pumpFirstReads();
-      });
-      void this.describe(serial, info, state);
+      void this.describe(serial, state, info, { window, ticket, started, lostBefore });
     }
     // Slots left over and nobody waiting: this round of the window says nothing of what the network could carry.
     if (this.firstReadsActive < window.size) window.appLimited();
@@ -672,13 +687,27 @@ export class LightClient extends EventEmitter<ClientEvents> {
   }
 
   /**
-   * Ends a light's first read: the state read ran before the product was known, so a multizone light's zones are
-   * read once its info is in (otherwise they would be missing until the next background refresh).
+   * A light's first read, once its two reads are asked: the window learns the state read's round trip when it ends,
+   * the slot is freed (and the next light's read begins) when both have, and then the read is completed. The state
+   * read ran before the product was known, so a multizone light's zones are read once its info is in (otherwise they
+   * would be missing until the next background refresh). Everything on one async function: no promise combinators
+   * per light, which a fleet's first reads hold for a round trip each.
    */
-  private async describe(serial: string, info: Promise<void>, state: Promise<void>): Promise<void> {
+  private async describe(serial: string, state: Promise<void>, info: Promise<void>, slot: FirstReadSlot): Promise<void> {
     this.describingCount++;
     try {
-      await Promise.all([info, state]);
+      try {
+        await state;
+      } finally {
+        const lost = this.requesterInstance !== undefined && this.requesterInstance.lostAttempts(serial) > slot.lostBefore;
+        slot.window.completed(performance.now() - slot.started, lost, slot.ticket);
+      }
+      try {
+        await info;
+      } finally {
+        this.firstReadsActive--;
+        this.pumpFirstReads();
+      }
       // A light that answered for its facts but whose state read went unanswered (a loss, a busy light) is asked
       // again, up to offlineAfterMisses reads in all, before its first read is over: it is listed only once read.
       for (let reads = 1; reads < this.discoveryOptions.offlineAfterMisses; reads++) {

@@ -323,13 +323,35 @@ function writeHex(b: Buffer, o: number, v: unknown, n: number): boolean {
   return true;
 }
 
+/** How many serials readSerial keeps (then it starts afresh): more than a LAN has lights. */
+export const SERIALS_KEPT = 4096;
+/** Serials read lately, by their last four bytes as a signed 32-bit integer: the first two bytes and the hex. */
+const SERIALS = new Map<number, { readonly head: number; readonly hex: string }>();
+
+/**
+ * A serial (6 bytes) as 12 hex digits: the same string as last time for the same bytes. Every header carries one (the
+ * target), and a fleet's packets name the same few hundred, so a packet usually builds no string for it.
+ */
+function readSerial(b: Buffer, o: number): string {
+  const key = b[o + 2]! | (b[o + 3]! << 8) | (b[o + 4]! << 16) | (b[o + 5]! << 24);
+  const head = b[o]! | (b[o + 1]! << 8);
+  const known = SERIALS.get(key);
+  if (known !== undefined && known.head === head) return known.hex;
+  const hex = HEX[b[o]!]! + HEX[b[o + 1]!]! + HEX[b[o + 2]!]! + HEX[b[o + 3]!]! + HEX[b[o + 4]!]! + HEX[b[o + 5]!]!;
+  if (SERIALS.size >= SERIALS_KEPT) SERIALS.clear();
+  SERIALS.set(key, { head, hex });
+  return hex;
+}
+
 /** Bytes shown as lowercase hex (serials, group and location ids). */
 export function hexBytes(sizeBytes: number): FieldType<string> {
   const zero = '00'.repeat(sizeBytes);
   return compiled(`hex(${sizeBytes})`, sizeBytes, () => zero, {
     read: (c, at) => {
-      // A serial (6 bytes) is fastest joined from a table; a longer id (16 bytes: group, location) would be built as a
-      // chain of a dozen string pieces that stays in memory as long as the id does, so it is read flat, in one call.
+      // A serial is read through its cache (readSerial). Other short ones are fastest joined from a table; a longer id
+      // (16 bytes: group, location) would be built as a chain of a dozen string pieces that stays in memory as long as
+      // the id does, so it is read flat, in one call.
+      if (sizeBytes === 6) return `${c.ref(readSerial)}(b, ${src(at)})`;
       if (sizeBytes > SHORT_HEX_BYTES) return `b.toString('hex', ${src(at)}, ${src(plus(at, sizeBytes))})`;
       const table = c.ref(HEX);
       return `(${Array.from({ length: sizeBytes }, (_, i) => `${table}[b[${src(plus(at, i))}]]`).join(' + ')})`;

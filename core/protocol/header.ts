@@ -1,6 +1,6 @@
 // The 36-byte header (lan-protocol.md §1.2-1.4) as a field table plus its two flag words.
 
-import { field, hexBytes, reserved, struct, u16, u32, u8, type ValueOf } from './field-types.js';
+import { field, hexBytes, reserved, struct, u16, u32, u8, type FieldType, type ValueOf } from './field-types.js';
 
 export const PROTOCOL_NUMBER = 1024;
 export const HEADER_BYTES = 36;
@@ -64,23 +64,43 @@ export interface Header {
 
 type HeaderFields = ValueOf<typeof HEADER_FIELDS>;
 
-/** Reads a header; the caller has checked that 36 bytes are there. Reserved bytes and bits are ignored (§1.4). */
+/** Where each header field is and how it reads, from the table. */
+function slot<K extends keyof HeaderFields>(name: K): { readonly at: number; readonly read: (buf: Buffer, offset: number) => HeaderFields[K] } {
+  const spec = HEADER_FIELDS.fields.find((f) => f.name === name);
+  const at = HEADER_FIELDS.offsets.get(name);
+  if (spec?.name === undefined || at === undefined) throw new Error(`header table has no field ${name}`);
+  const type = spec.type as FieldType<HeaderFields[K]>;
+  return { at, read: (buf, offset) => type.read(buf, offset + at) };
+}
+
+const SIZE = slot('sizeBytes');
+const FRAME_FLAGS = slot('frameFlags');
+const SOURCE = slot('source');
+const TARGET = slot('target');
+const RESPONSE_FLAGS = slot('responseFlags');
+const SEQUENCE = slot('sequence');
+const TYPE = slot('type');
+
+/**
+ * Reads a header; the caller has checked that 36 bytes are there. Reserved bytes and bits are ignored (§1.4). Each
+ * field is read where the table puts it, straight into the Header (every datagram received has one: no object of the
+ * raw fields in between).
+ */
 export function readHeader(buf: Buffer, offset: number): Header {
-  const h: HeaderFields = HEADER_FIELDS.read(buf, offset);
-  const flags = h.frameFlags;
-  const response = h.responseFlags;
+  const flags = FRAME_FLAGS.read(buf, offset);
+  const response = RESPONSE_FLAGS.read(buf, offset);
   return {
-    sizeBytes: h.sizeBytes,
+    sizeBytes: SIZE.read(buf, offset),
     protocol: flags & PROTOCOL_MASK,
     addressable: (flags & FLAG_ADDRESSABLE) !== 0,
     tagged: (flags & FLAG_TAGGED) !== 0,
     origin: flags >>> ORIGIN_SHIFT,
-    source: h.source,
-    target: h.target,
+    source: SOURCE.read(buf, offset),
+    target: TARGET.read(buf, offset),
     resRequired: (response & RES_REQUIRED) !== 0,
     ackRequired: (response & ACK_REQUIRED) !== 0,
-    sequence: h.sequence,
-    type: h.type,
+    sequence: SEQUENCE.read(buf, offset),
+    type: TYPE.read(buf, offset),
   };
 }
 

@@ -255,6 +255,9 @@ const enum Answer {
 
 const ignore = (): void => undefined;
 
+/** The payload of every request that has none: one frozen object, not one per request in flight. */
+export const NO_PAYLOAD: Readonly<Record<string, never>> = Object.freeze({});
+
 /** What an exchange needs from its requester, without a closure per exchange. */
 interface ExchangeHost {
   /** The pacer's turn: transmit once and set the retransmission timer. */
@@ -276,7 +279,8 @@ class Exchange implements PacedJob, DueItem {
   sentAtMs = 0;
   acked = false;
   settled = false;
-  readonly replies: KnownPacket[] = [];
+  /** The replies so far; created with the first (most requests in flight never hold one). */
+  replies: KnownPacket[] | undefined = undefined;
   /** Identities of the replies so far, for rules that can answer more than once; created on first use. */
   replyKeys: Set<string> | undefined = undefined;
   /**
@@ -296,7 +300,13 @@ class Exchange implements PacedJob, DueItem {
     readonly device: DeviceAddress,
     readonly name: MessageName,
     readonly request: Record<string, unknown>,
-    readonly datagram: Buffer,
+    readonly sequence: number,
+    /**
+     * The encoded request until its first transmission. Then dropped: a request waiting for its reply holds no
+     * buffer (they outlive young-generation collections at a real network's round trips), and a retransmission,
+     * which is rare, encodes it again.
+     */
+    public datagram: Buffer | undefined,
     readonly pendingKey: string,
     readonly laneKey: string,
     readonly wantAck: boolean,
@@ -307,12 +317,42 @@ class Exchange implements PacedJob, DueItem {
     readonly deadlineAtMs: number,
     readonly coalesceId: string | undefined,
     readonly answer: Answer,
-    readonly resolve: (value: unknown) => void,
-    readonly reject: (err: Error) => void,
+    /** How the caller learns the outcome: its promise's resolve and reject, or else its batch (getEach). */
+    readonly resolve: ((value: unknown) => void) | undefined,
+    readonly reject: ((err: Error) => void) | undefined,
+    readonly batch: Batch | undefined,
+    /** This request's place in its batch. */
+    readonly batchIndex: number,
   ) {}
 
   run(): void {
     this.host.attempt(this);
+  }
+}
+
+/** What getEach resolves with: each request's reply, or the error it ended with, in the order asked. */
+export type EachResult = (KnownPacket | Error)[];
+
+/**
+ * Several Gets to one light asked together (getEach): each exchange tells the batch how it ended, and the batch
+ * resolves one promise when all have. A light's first read asks six at once; one promise for them, instead of a
+ * promise, its two resolving functions and a reaction for each, holds less in flight for as long as a round trip.
+ */
+class Batch {
+  private left: number;
+  readonly results: EachResult;
+
+  constructor(
+    size: number,
+    private readonly resolve: (results: EachResult) => void,
+  ) {
+    this.left = size;
+    this.results = new Array<KnownPacket | Error>(size);
+  }
+
+  settle(index: number, outcome: KnownPacket | Error): void {
+    this.results[index] = outcome;
+    if (--this.left === 0) this.resolve(this.results);
   }
 }
 
@@ -365,6 +405,27 @@ export class Requester {
   /** A Get: resolves with its single State reply. */
   get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<KnownPacket> {
     return this.read(device, name, payload, options.timeoutMs, Answer.First) as Promise<KnownPacket>;
+  }
+
+  /**
+   * Gets without a payload (GetVersion, GetLabel, ...) to one light at once, with one promise for them all: resolves,
+   * once every one has ended, with each one's single State reply or the error it ended with (REQUEST_TIMED_OUT,
+   * UNHANDLED_BY_DEVICE, CLIENT_STOPPED, ...), in the order asked. Never rejects. Like get(), they wait for the
+   * light's unacknowledged Sets.
+   */
+  getEach(device: DeviceAddress, names: readonly MessageName[], options: RequestOptions = {}): Promise<EachResult> {
+    return new Promise<EachResult>((resolve) => {
+      if (names.length === 0) {
+        resolve([]);
+        return;
+      }
+      const batch = new Batch(names.length, resolve);
+      this.afterSets(device.serial, () => {
+        for (let i = 0; i < names.length; i++) {
+          this.begin(device, names[i]!, NO_PAYLOAD as never, false, true, options.timeoutMs, undefined, Answer.First, undefined, undefined, batch, i);
+        }
+      });
+    });
   }
 
   /** A Get with several replies (zones, tiles, services): resolves with all of them. */
@@ -604,16 +665,24 @@ export class Requester {
    * an extra promise per request.
    */
   private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined, answer: Answer): Promise<unknown> {
-    const sets = this.unackedSets.get(device.serial);
-    if (sets === undefined || sets.size === 0) return this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer);
+    if (this.pendingSets(device.serial) === 0) return this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer);
+    return new Promise<void>((resolve) => this.afterSets(device.serial, resolve)).then(() =>
+      this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer),
+    );
+  }
+
+  /** Runs `then` once the Sets to this light unacknowledged now have settled: at once when there are none. */
+  private afterSets(serial: string, then: () => void): void {
+    const sets = this.unackedSets.get(serial);
+    if (sets === undefined || sets.size === 0) {
+      then();
+      return;
+    }
     let left = sets.size;
-    const settled = new Promise<void>((resolve) => {
-      const one = (): void => {
-        if (--left === 0) resolve();
-      };
-      for (const set of sets) (set.settleWaiters ??= []).push(one);
-    });
-    return settled.then(() => this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer));
+    const one = (): void => {
+      if (--left === 0) then();
+    };
+    for (const set of sets) (set.settleWaiters ??= []).push(one);
   }
 
   private exchange<N extends MessageName>(
@@ -622,11 +691,34 @@ export class Requester {
     payload: Payload<N>,
     ack: boolean,
     reply: boolean,
-    timeoutMsIn: number | undefined,
+    timeoutMs: number | undefined,
     coalesceKey: string | undefined,
     answer: Answer,
   ): Promise<unknown> {
-    if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
+    return new Promise<unknown>((resolve, reject) => {
+      this.begin(device, name, payload, ack, reply, timeoutMs, coalesceKey, answer, resolve, reject, undefined, 0);
+    });
+  }
+
+  /** Starts one exchange; its outcome goes to resolve/reject, or to its batch. */
+  private begin<N extends MessageName>(
+    device: DeviceAddress,
+    name: N,
+    payload: Payload<N>,
+    ack: boolean,
+    reply: boolean,
+    timeoutMsIn: number | undefined,
+    coalesceKey: string | undefined,
+    answer: Answer,
+    resolve: ((value: unknown) => void) | undefined,
+    reject: ((err: Error) => void) | undefined,
+    batch: Batch | undefined,
+    batchIndex: number,
+  ): void {
+    if (this.closed) {
+      this.refuse(new LightwireError('CLIENT_STOPPED', {}), reject, batch, batchIndex);
+      return;
+    }
     const timeoutMs = timeoutMsIn ?? this.options.requestTimeoutMs;
     const tagged = device.serial === BROADCAST_TARGET;
     const sequence = this.nextSequence(tagged ? `${device.address}:${device.port}` : device.serial);
@@ -640,20 +732,16 @@ export class Requester {
         payload,
       });
     } catch (err) {
-      return Promise.reject(err);
+      this.refuse(err as Error, reject, batch, batchIndex);
+      return;
     }
-    let resolve!: (value: unknown) => void;
-    let reject!: (err: Error) => void;
-    const promise = new Promise<unknown>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
     const laneKey = tagged ? `${device.address}:${device.port}` : device.serial;
     const ex = new Exchange(
       this.host,
       device,
       name,
       payload as Record<string, unknown>,
+      sequence,
       datagram,
       `${laneKey}/${sequence}`,
       laneKey,
@@ -666,6 +754,8 @@ export class Requester {
       answer,
       resolve,
       reject,
+      batch,
+      batchIndex,
     );
     if (answer === Answer.Set) {
       let sets = this.unackedSets.get(device.serial);
@@ -678,7 +768,12 @@ export class Requester {
       // An endpoint that throws while sending (not the UDP one): the request fails like it used to, as a rejection.
       this.finish(ex, err as Error);
     }
-    return promise;
+  }
+
+  /** A request that never started (closed, or a payload that does not encode): its caller is told at once. */
+  private refuse(err: Error, reject: ((err: Error) => void) | undefined, batch: Batch | undefined, batchIndex: number): void {
+    if (batch === undefined) reject!(err);
+    else batch.settle(batchIndex, err);
   }
 
   private start(ex: Exchange): void {
@@ -741,12 +836,23 @@ export class Requester {
     ex.sentAtMs = this.now();
     this.stats.sent++;
     if (ex.attempts > 1) this.stats.retransmits++;
+    const datagram = ex.datagram ?? this.encodeAgain(ex);
+    ex.datagram = undefined;
     // A failed send is a lost packet: the retry schedule covers it.
-    if (this.endpoint.post) this.endpoint.post(ex.datagram, ex.device.port, ex.device.address);
-    else this.endpoint.send(ex.datagram, ex.device.port, ex.device.address).catch(ignore);
+    if (this.endpoint.post) this.endpoint.post(datagram, ex.device.port, ex.device.address);
+    else this.endpoint.send(datagram, ex.device.port, ex.device.address).catch(ignore);
     const schedule = this.options.retryScheduleMs;
     ex.retryAtMs = ex.sentAtMs + schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
     this.arm(ex);
+  }
+
+  /** A retransmission's datagram: the request as exchange() encoded it (validated there), same sequence. */
+  private encodeAgain(ex: Exchange): Buffer {
+    return encode({
+      name: ex.name,
+      header: { source: this.source, sequence: ex.sequence, target: ex.device.serial, ackRequired: ex.wantAck, resRequired: ex.wantReply },
+      payload: ex.request as never,
+    });
   }
 
   private finish(ex: Exchange, outcome: 'done' | 'superseded' | Error): void {
@@ -759,19 +865,24 @@ export class Requester {
     this.release(ex);
     this.count(ex, outcome);
     if (ex.answer === Answer.Set) this.unacked(ex);
-    if (outcome instanceof Error) ex.reject(outcome);
-    else if (ex.answer === Answer.First) ex.resolve(ex.replies[0]);
-    else if (ex.answer === Answer.All) ex.resolve(ex.replies);
+    if (ex.batch !== undefined) {
+      // Batches are of single-reply Gets: 'done' means the reply came (maybeComplete).
+      ex.batch.settle(ex.batchIndex, outcome instanceof Error ? outcome : ex.replies![0]!);
+      return;
+    }
+    if (outcome instanceof Error) ex.reject!(outcome);
+    else if (ex.answer === Answer.First) ex.resolve!(ex.replies?.[0]);
+    else if (ex.answer === Answer.All) ex.resolve!(ex.replies ?? []);
     else {
       const superseded = outcome === 'superseded';
       const result: SetResult = {
         acked: !superseded,
         superseded,
-        reply: ex.replies[0],
+        reply: ex.replies?.[0],
         attempts: ex.attempts,
         rttMs: Math.round(this.now() - (ex.deadlineAtMs - ex.timeoutMs)),
       };
-      ex.resolve(result);
+      ex.resolve!(result);
     }
   }
 
@@ -882,7 +993,7 @@ export class Requester {
       this.stats.duplicates++;
       return;
     }
-    ex.replies.push(packet);
+    (ex.replies ??= []).push(packet);
     if (ex.rule.gap) {
       if (ex.gapTimer !== undefined) clearTimeout(ex.gapTimer);
       ex.gapTimer = setTimeout(() => {
@@ -895,7 +1006,7 @@ export class Requester {
 
   /** A reply seen before (retransmits, duplicated datagrams): by its identity, or any second one for single replies. */
   private isDuplicate(ex: Exchange, packet: KnownPacket): boolean {
-    if (ex.rule.key === undefined) return ex.replies.length > 0;
+    if (ex.rule.key === undefined) return ex.replies !== undefined;
     const key = ex.rule.key(packet);
     if (ex.replyKeys === undefined) ex.replyKeys = new Set();
     else if (ex.replyKeys.has(key)) return true;
@@ -906,7 +1017,7 @@ export class Requester {
   private maybeComplete(ex: Exchange): void {
     if (ex.wantAck && !ex.acked) return;
     if (ex.wantReply) {
-      if (ex.replies.length === 0) return;
+      if (ex.replies === undefined) return;
       const complete = ex.rule.complete ? ex.rule.complete(ex.request, ex.replies) : !ex.rule.gap;
       if (!complete) return;
     }

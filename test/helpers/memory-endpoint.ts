@@ -3,6 +3,8 @@ import type { DatagramEndpoint, DatagramHandler, RemoteAddress } from '../../cor
 
 export interface SentDatagram {
   readonly packet: KnownPacket;
+  /** The datagram's bytes as sent (a copy). */
+  readonly bytes: Buffer;
   readonly to: RemoteAddress;
   readonly atMs: number;
 }
@@ -19,7 +21,7 @@ export class MemoryEndpoint implements DatagramEndpoint {
   send(datagram: Buffer, port: number, address: string): Promise<void> {
     const result = decode(datagram);
     if (!result.ok || result.packet.name === null) throw new Error('requester sent an invalid datagram');
-    const entry = { packet: result.packet, to: { address, port }, atMs: Date.now() };
+    const entry = { packet: result.packet, bytes: Buffer.from(datagram), to: { address, port }, atMs: Date.now() };
     this.sent.push(entry);
     this.respond(result.packet, entry.to);
     return Promise.resolve();

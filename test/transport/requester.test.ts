@@ -63,6 +63,59 @@ describe('Requester', () => {
     expect(clock.countTimers()).to.equal(0);
   });
 
+  it('retransmits the very bytes it sent first, though a request in flight keeps no datagram', async () => {
+    const p = requester.get(LIGHT, 'GetColorZones', { startIndex: 2, endIndex: 9 }, { timeoutMs: 1000 });
+    const outcome = p.then(() => 'resolved', (err: unknown) => err);
+    await clock.tickAsync(1000);
+    expect(isLightwireError(await outcome, 'REQUEST_TIMED_OUT')).to.equal(true);
+    expect(endpoint.sent.length).to.be.greaterThan(2);
+    for (const s of endpoint.sent) expect(s.bytes.equals(endpoint.sent[0]!.bytes)).to.equal(true);
+    expect(endpoint.sent[0]!.packet.payload).to.deep.equal({ startIndex: 2, endIndex: 9 });
+  });
+
+  it('getEach: asks several Gets at once and resolves once with each reply or error, in the order asked', async () => {
+    const each = requester.getEach(LIGHT, ['GetLabel', 'GetPower', 'GetVersion', 'GetInfrared'], { timeoutMs: 1000 });
+    let settled = false;
+    void each.then(() => (settled = true));
+    await clock.tickAsync(0);
+    expect(endpoint.sent.map((s) => s.packet.name)).to.deep.equal(['GetLabel', 'GetPower', 'GetVersion', 'GetInfrared']);
+    const asked = (name: string) => endpoint.sent.find((s) => s.packet.name === name)!.packet;
+    // Answered out of order; GetVersion is left unanswered, GetInfrared is not supported.
+    endpoint.reply(asked('GetPower'), LIGHT.serial, 'StatePower', { level: 65535 }, FROM);
+    endpoint.reply(asked('GetInfrared'), LIGHT.serial, 'StateUnhandled', { unhandledType: 120 }, FROM);
+    endpoint.reply(asked('GetLabel'), LIGHT.serial, 'StateLabel', { label: 'Porch' }, FROM);
+    await clock.tickAsync(500);
+    expect(settled).to.equal(false);
+    await clock.tickAsync(500);
+    const [label, power, version, infrared] = await each;
+    expect(label).to.include({ name: 'StateLabel' });
+    expect(label instanceof Error || label!.name !== 'StateLabel' ? undefined : label!.payload.label).to.equal('Porch');
+    expect(power instanceof Error ? power : power!.name).to.equal('StatePower');
+    expect(isLightwireError(version, 'REQUEST_TIMED_OUT')).to.equal(true);
+    expect(isLightwireError(infrared, 'UNHANDLED_BY_DEVICE')).to.equal(true);
+    expect(requester.lightStats(LIGHT.serial)).to.include({ requests: 4, answered: 3, timeouts: 1 });
+    expect(clock.countTimers()).to.equal(0);
+  });
+
+  it('getEach: waits for the light\'s unacknowledged Set, answers an empty list at once, and says CLIENT_STOPPED once closed', async () => {
+    expect(await requester.getEach(LIGHT, [])).to.deep.equal([]);
+    const set = requester.set(LIGHT, 'SetColor', { color: RED, durationMs: 0 });
+    const each = requester.getEach(LIGHT, ['GetColor', 'GetLabel']);
+    await clock.tickAsync(100);
+    expect(endpoint.sent.map((s) => s.packet.name)).to.deep.equal(['SetColor']);
+    endpoint.reply(endpoint.sent[0]!.packet, LIGHT.serial, 'Acknowledgement', {}, FROM);
+    await set;
+    await clock.tickAsync(0);
+    expect(endpoint.sent.map((s) => s.packet.name)).to.deep.equal(['SetColor', 'GetColor', 'GetLabel']);
+    endpoint.reply(endpoint.sentOf('GetColor')[0]!.packet, LIGHT.serial, 'LightState', lightState, FROM);
+    requester.close();
+    const [color, label] = await each;
+    expect(color instanceof Error ? color : color!.name).to.equal('LightState');
+    expect(isLightwireError(label, 'REQUEST_CANCELLED')).to.equal(true);
+    const after = await requester.getEach(LIGHT, ['GetPower']);
+    expect(isLightwireError(after[0], 'CLIENT_STOPPED')).to.equal(true);
+  });
+
   it('stops retransmitting once the reply arrives', async () => {
     const p = requester.get(LIGHT, 'GetColor', {});
     await clock.tickAsync(250);
