@@ -307,7 +307,7 @@ class Exchange implements PacedJob, DueItem {
      * which is rare, encodes it again.
      */
     public datagram: Buffer | undefined,
-    readonly pendingKey: string,
+    readonly pendingKey: number,
     readonly laneKey: string,
     readonly wantAck: boolean,
     readonly wantReply: boolean,
@@ -328,6 +328,20 @@ class Exchange implements PacedJob, DueItem {
   run(): void {
     this.host.attempt(this);
   }
+}
+
+/**
+ * One destination's sequence numbers: the last one used, and a small number of its own, so that a request in flight is
+ * keyed by a number (pendingKey), not by a string built for each request and each reply.
+ */
+interface SequenceLane {
+  readonly id: number;
+  last: number;
+}
+
+/** The key of a request in flight: its destination's lane and its sequence number (0-255). */
+function pendingKey(lane: SequenceLane, sequence: number): number {
+  return lane.id * 256 + sequence;
 }
 
 /** What getEach resolves with: each request's reply, or the error it ended with, in the order asked. */
@@ -362,8 +376,10 @@ export class Requester {
   readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, timeouts: 0, invalid: 0 };
 
   private readonly perLight = new Map<string, LightCounters>();
-  private readonly pending = new Map<string, Exchange>();
-  private readonly sequences = new Map<string, number>();
+  /** Requests in flight by pendingKey(): destination and sequence. */
+  private readonly pending = new Map<number, Exchange>();
+  /** Per destination (a light's serial; address:port for a tagged request): its sequence numbers (nextSequence). */
+  private readonly lanes = new Map<string, SequenceLane>();
   /** Open GetService requests: destination ('*' for broadcasts) -> sequence -> until when answers count (ms). */
   private readonly discoveryOpen = new Map<string, Map<number, number>>();
   /** Per light and coalesce key: the Set on the wire (sent, not yet acknowledged) and the newest one waiting. */
@@ -653,10 +669,19 @@ export class Requester {
     open.set(sequence, now + DISCOVERY_REPLY_WINDOW_MS);
   }
 
+  private laneOf(key: string): SequenceLane {
+    let lane = this.lanes.get(key);
+    if (lane === undefined) {
+      lane = { id: this.lanes.size, last: -1 };
+      this.lanes.set(key, lane);
+    }
+    return lane;
+  }
+
   private nextSequence(key: string): number {
-    const next = ((this.sequences.get(key) ?? -1) + 1) & 0xff;
-    this.sequences.set(key, next);
-    return next;
+    const lane = this.laneOf(key);
+    lane.last = (lane.last + 1) & 0xff;
+    return lane.last;
   }
 
   /**
@@ -721,8 +746,10 @@ export class Requester {
     }
     const timeoutMs = timeoutMsIn ?? this.options.requestTimeoutMs;
     const tagged = device.serial === BROADCAST_TARGET;
-    const sequence = this.nextSequence(tagged ? `${device.address}:${device.port}` : device.serial);
-    if (tagged && name === 'GetService') this.noteDiscovery(`${device.address}:${device.port}`, sequence);
+    const laneKey = tagged ? `${device.address}:${device.port}` : device.serial;
+    const lane = this.laneOf(laneKey);
+    const sequence = (lane.last = (lane.last + 1) & 0xff);
+    if (tagged && name === 'GetService') this.noteDiscovery(laneKey, sequence);
     // Encoding validates the payload; a bad value rejects here, before anything is sent.
     let datagram: Buffer;
     try {
@@ -735,7 +762,6 @@ export class Requester {
       this.refuse(err as Error, reject, batch, batchIndex);
       return;
     }
-    const laneKey = tagged ? `${device.address}:${device.port}` : device.serial;
     const ex = new Exchange(
       this.host,
       device,
@@ -743,7 +769,7 @@ export class Requester {
       payload as Record<string, unknown>,
       sequence,
       datagram,
-      `${laneKey}/${sequence}`,
+      pendingKey(lane, sequence),
       laneKey,
       ack,
       reply,
@@ -964,9 +990,11 @@ export class Requester {
     const { sequence, target } = packet.header;
     // Key = (source, sequence, target); tagged requests are keyed by the address they were sent to (§1.5).
     if (packet.name !== null) {
-      const byTarget = this.pending.get(`${target}/${sequence}`);
+      const targetLane = this.lanes.get(target);
+      const byTarget = targetLane === undefined ? undefined : this.pending.get(pendingKey(targetLane, sequence));
       if (byTarget && this.wants(byTarget, packet)) return this.accept(byTarget, packet);
-      const byAddress = this.pending.get(`${from.address}:${from.port}/${sequence}`);
+      const addressLane = this.lanes.get(`${from.address}:${from.port}`);
+      const byAddress = addressLane === undefined ? undefined : this.pending.get(pendingKey(addressLane, sequence));
       if (byAddress && this.wants(byAddress, packet)) return this.accept(byAddress, packet);
     }
     this.stats.unmatched++;
