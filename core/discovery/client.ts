@@ -344,33 +344,18 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const range = product?.capabilities.kelvinRange ?? DEFAULT_KELVIN_RANGE;
     // What our own writes set is not replaced by a reply to a read sent before them (registry.mark()).
     const mark = this.registry.mark();
-    const readDevice = async (): Promise<void> => {
-      // Not a light (the LIFX Switch): power and label with the device messages (lan-protocol.md §8).
-      const timeoutMs = options.remainingMs();
-      const [power, label] = await Promise.all([
-        this.requester.get(device, 'GetPower', NO_PAYLOAD, { timeoutMs }),
-        this.requester.get(device, 'GetLabel', NO_PAYLOAD, { timeoutMs }),
-      ]);
-      this.registry.update(
-        serial,
-        {
-          ...(power.name === 'StatePower' ? { power: powerFromWire(power.payload.level) } : {}),
-          ...(label.name === 'StateLabel' ? { label: label.payload.label } : {}),
-        },
-        mark,
-      );
-      if (product?.capabilities.relays) await this.readRelays(serial, options.remainingMs());
-    };
     if (product ? !product.capabilities.isLight : this.notLights.has(serial)) {
-      await readDevice();
+      await this.readDeviceState(serial, device, product, mark, options.remainingMs);
     } else {
-      const reply = await this.requester.get(device, 'GetColor', NO_PAYLOAD, { timeoutMs: options.remainingMs() }).catch((err: unknown) => {
+      let reply: KnownPacket | undefined;
+      try {
+        reply = await this.requester.get(device, 'GetColor', NO_PAYLOAD, { timeoutMs: options.remainingMs() });
+      } catch (err) {
         // The first read runs before the product is known: a device that is no light says so (StateUnhandled).
         if (!(err instanceof LightwireError && err.code === 'UNHANDLED_BY_DEVICE')) throw err;
         this.notLights.add(serial);
-        return undefined;
-      });
-      if (reply === undefined) await readDevice();
+      }
+      if (reply === undefined) await this.readDeviceState(serial, device, product, mark, options.remainingMs);
       else if (reply.name === 'LightState') {
         this.registry.update(
           serial,
@@ -382,6 +367,24 @@ export class LightClient extends EventEmitter<ClientEvents> {
         await this.readZonesOf(serial, device, product, mark, options.remainingMs());
       }
     }
+  }
+
+  /** readLightState of a device that is no light (the LIFX Switch): power and label with the device messages (lan-protocol.md §8), and its relays. */
+  private async readDeviceState(serial: string, device: DeviceAddress, product: Product | undefined, mark: number, remainingMs: () => number): Promise<void> {
+    const timeoutMs = remainingMs();
+    const [power, label] = await Promise.all([
+      this.requester.get(device, 'GetPower', NO_PAYLOAD, { timeoutMs }),
+      this.requester.get(device, 'GetLabel', NO_PAYLOAD, { timeoutMs }),
+    ]);
+    this.registry.update(
+      serial,
+      {
+        ...(power.name === 'StatePower' ? { power: powerFromWire(power.payload.level) } : {}),
+        ...(label.name === 'StateLabel' ? { label: label.payload.label } : {}),
+      },
+      mark,
+    );
+    if (product?.capabilities.relays) await this.readRelays(serial, remainingMs());
   }
 
   /** The zones of a multizone light (extended messages where its firmware has them) into the registry. */
@@ -460,11 +463,13 @@ export class LightClient extends EventEmitter<ClientEvents> {
         return undefined;
       });
     // The six facts with one promise (getEach), not one per request: less held while they are in flight.
-    const [version, firmware, group, location, wifi, info] = (await r.getEach(device, INFO_READS, { timeoutMs })).map((reply) => {
-      if (!(reply instanceof Error)) return reply;
-      if (!(reply instanceof LightwireError)) this.backgroundError(reply);
-      return undefined;
-    });
+    const replies = await r.getEach(device, INFO_READS, { timeoutMs });
+    const version = this.replyOrNone(replies[0]!);
+    const firmware = this.replyOrNone(replies[1]!);
+    const group = this.replyOrNone(replies[2]!);
+    const location = this.replyOrNone(replies[3]!);
+    const wifi = this.replyOrNone(replies[4]!);
+    const info = this.replyOrNone(replies[5]!);
     const facts: FactValues = {};
     let product: Product | undefined;
     const fw = firmware?.name === 'StateHostFirmware' ? firmware.payload : undefined;
@@ -502,6 +507,13 @@ export class LightClient extends EventEmitter<ClientEvents> {
       const fx = await read('GetTileEffect');
       if (fx?.name === 'StateTileEffect') this.registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
     }
+  }
+
+  /** A background read's reply, or undefined when it failed (a failure that is not a coded error is reported). */
+  private replyOrNone(reply: KnownPacket | Error): KnownPacket | undefined {
+    if (!(reply instanceof Error)) return reply;
+    if (!(reply instanceof LightwireError)) this.backgroundError(reply);
+    return undefined;
   }
 
   /**

@@ -506,6 +506,29 @@ export function struct<const F extends readonly FieldSpec[]>(fields: F): StructT
   return { ...built, fields, offsets };
 }
 
+/**
+ * A writer of a struct from its named fields' values as arguments, in table order: reserved bytes zeroed and each value
+ * checked as the struct's own writer checks it (VALUE_OUT_OF_RANGE naming `<path>.<field>`). For a table written into
+ * every datagram (the header) by a caller that has the values at hand: no object of them is built first.
+ */
+export function argumentWriter(table: StructType<readonly FieldSpec[]>, path: string): (b: Buffer, o: number, ...values: never[]) => void {
+  const c = new Compiler();
+  const params: string[] = [];
+  let at = 0;
+  for (const spec of table.fields) {
+    if (spec.name === undefined) {
+      emitZeros(c, { base: 'o', k: at }, spec.reservedBytes);
+      at += spec.reservedBytes;
+      continue;
+    }
+    const v = `v${params.length}`;
+    params.push(v);
+    genOf(spec.type as FieldType<unknown>).write(c, { base: 'o', k: at }, v, lit(`${path}.${spec.name}`));
+    at += spec.type.sizeBytes;
+  }
+  return c.compile(['b', 'o', ...params], null, `write_args_${path.replace(/\W+/g, '_')}`);
+}
+
 /** A fixed-length array. Encoding accepts fewer elements and zero-fills the rest; decoding returns all. */
 export interface ArrayType<T> extends FieldType<T[]> {
   readonly element: FieldType<T>;

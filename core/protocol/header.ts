@@ -1,6 +1,6 @@
 // The 36-byte header (lan-protocol.md §1.2-1.4) as a field table plus its two flag words.
 
-import { field, hexBytes, reserved, struct, u16, u32, u8, type FieldType, type ValueOf } from './field-types.js';
+import { argumentWriter, field, hexBytes, reserved, struct, u16, u32, u8, type FieldType, type ValueOf } from './field-types.js';
 
 export const PROTOCOL_NUMBER = 1024;
 export const HEADER_BYTES = 36;
@@ -64,13 +64,13 @@ export interface Header {
 
 type HeaderFields = ValueOf<typeof HEADER_FIELDS>;
 
-/** Where each header field is and how it reads, from the table. */
-function slot<K extends keyof HeaderFields>(name: K): { readonly at: number; readonly read: (buf: Buffer, offset: number) => HeaderFields[K] } {
+/** Where a header field is and how it reads, from the table. */
+function slot<K extends keyof HeaderFields>(name: K): (buf: Buffer, offset: number) => HeaderFields[K] {
   const spec = HEADER_FIELDS.fields.find((f) => f.name === name);
   const at = HEADER_FIELDS.offsets.get(name);
   if (spec?.name === undefined || at === undefined) throw new Error(`header table has no field ${name}`);
   const type = spec.type as FieldType<HeaderFields[K]>;
-  return { at, read: (buf, offset) => type.read(buf, offset + at) };
+  return (buf, offset) => type.read(buf, offset + at);
 }
 
 const SIZE = slot('sizeBytes');
@@ -87,35 +87,57 @@ const TYPE = slot('type');
  * raw fields in between).
  */
 export function readHeader(buf: Buffer, offset: number): Header {
-  const flags = FRAME_FLAGS.read(buf, offset);
-  const response = RESPONSE_FLAGS.read(buf, offset);
+  const flags = FRAME_FLAGS(buf, offset);
+  const response = RESPONSE_FLAGS(buf, offset);
   return {
-    sizeBytes: SIZE.read(buf, offset),
+    sizeBytes: SIZE(buf, offset),
     protocol: flags & PROTOCOL_MASK,
     addressable: (flags & FLAG_ADDRESSABLE) !== 0,
     tagged: (flags & FLAG_TAGGED) !== 0,
     origin: flags >>> ORIGIN_SHIFT,
-    source: SOURCE.read(buf, offset),
-    target: TARGET.read(buf, offset),
+    source: SOURCE(buf, offset),
+    target: TARGET(buf, offset),
     resRequired: (response & RES_REQUIRED) !== 0,
     ackRequired: (response & ACK_REQUIRED) !== 0,
-    sequence: SEQUENCE.read(buf, offset),
-    type: TYPE.read(buf, offset),
+    sequence: SEQUENCE(buf, offset),
+    type: TYPE(buf, offset),
   };
 }
 
-/** Writes a complete header with zeros in every reserved byte and origin 0 (we never send origin, §1.3). */
+/** The header's named fields, in table order: what WRITE_HEADER takes. */
+const HEADER_ORDER = ['sizeBytes', 'frameFlags', 'source', 'target', 'responseFlags', 'sequence', 'type'] as const;
+if (HEADER_FIELDS.fields.flatMap((f) => (f.name === undefined ? [] : [f.name])).join() !== HEADER_ORDER.join()) {
+  throw new Error('header table fields are not in the order WRITE_HEADER takes them');
+}
+const WRITE_HEADER = argumentWriter(HEADER_FIELDS, 'header') as unknown as (
+  buf: Buffer,
+  offset: number,
+  sizeBytes: number,
+  frameFlags: number,
+  source: number,
+  target: string,
+  responseFlags: number,
+  sequence: number,
+  type: number,
+) => void;
+
+/**
+ * Writes a complete header with zeros in every reserved byte and origin 0 (we never send origin, §1.3). Each value is
+ * checked by its field's type (VALUE_OUT_OF_RANGE naming `header.<field>`) and written where the table puts it, with
+ * no object of the raw fields in between (every request sent has a header).
+ */
 export function writeHeader(buf: Buffer, offset: number, input: HeaderInput, type: number, sizeBytes: number): void {
   const target = input.target ?? BROADCAST_TARGET;
   const tagged = input.tagged ?? target === BROADCAST_TARGET;
-  const fields: HeaderFields = {
+  WRITE_HEADER(
+    buf,
+    offset,
     sizeBytes,
-    frameFlags: PROTOCOL_NUMBER | FLAG_ADDRESSABLE | (tagged ? FLAG_TAGGED : 0),
-    source: input.source,
+    PROTOCOL_NUMBER | FLAG_ADDRESSABLE | (tagged ? FLAG_TAGGED : 0),
+    input.source,
     target,
-    responseFlags: (input.resRequired ? RES_REQUIRED : 0) | (input.ackRequired ? ACK_REQUIRED : 0),
-    sequence: input.sequence,
+    (input.resRequired ? RES_REQUIRED : 0) | (input.ackRequired ? ACK_REQUIRED : 0),
+    input.sequence,
     type,
-  };
-  HEADER_FIELDS.write(buf, offset, fields, 'header');
+  );
 }

@@ -1021,7 +1021,9 @@ export class Requester {
       this.stats.duplicates++;
       return;
     }
-    (ex.replies ??= []).push(packet);
+    // Most requests get one reply: an array of exactly one, not an empty one grown on the first push.
+    if (ex.replies === undefined) ex.replies = [packet];
+    else ex.replies.push(packet);
     if (ex.rule.gap) {
       if (ex.gapTimer !== undefined) clearTimeout(ex.gapTimer);
       ex.gapTimer = setTimeout(() => {

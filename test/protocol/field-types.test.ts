@@ -213,6 +213,39 @@ describe('encode validation', () => {
     assert.deepEqual(result.packet.payload.colors, [zone, zone, ...Array.from({ length: 6 }, () => ({ hue: 0, saturation: 0, brightness: 0, kelvin: 0 }))]);
   });
 
+  it('writes every reserved header byte as zero in a dirty buffer, the same bytes as a fresh encode', () => {
+    const input: PacketInput<'GetColor'> = { name: 'GetColor', header: { source: 0xdeadbeef, sequence: 255, target: 'd073d5012345', ackRequired: true, resRequired: true }, payload: {} };
+    const buf = Buffer.alloc(encodingLength('GetColor'), 0xff);
+    encodeInto(input, buf);
+    assert.deepEqual(buf, encode(input));
+    // Reserved by the table: 14-15 (the target's last two bytes), 16-21, 24-31, 34-35; byte 22 has the two flags, 23 the sequence.
+    for (const i of [14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 26, 27, 28, 29, 30, 31, 34, 35]) assert.equal(buf[i], 0, `byte ${i}`);
+    assert.equal(buf[22], 0x03);
+    assert.equal(buf[23], 255);
+  });
+
+  it('reads the same serial as the same string, and tells serials apart that share their last four bytes', () => {
+    const at = (serial: string): string => {
+      const input: PacketInput<'GetColor'> = { name: 'GetColor', header: { source: 1, sequence: 1, target: serial }, payload: {} };
+      const result = decode(encode(input));
+      assert.ok(result.ok);
+      return result.packet.header.target;
+    };
+    assert.equal(at('d073d5012345'), 'd073d5012345');
+    assert.equal(at('d073d5012345'), 'd073d5012345');
+    assert.equal(at('0102d5012345'), '0102d5012345');
+    assert.equal(at('d073d5012345'), 'd073d5012345');
+    assert.equal(at('000000000000'), '000000000000');
+    assert.equal(at('ffffffffffff'), 'ffffffffffff');
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 6, maxLength: 6 }), (bytes) => {
+        const serial = Buffer.from(bytes).toString('hex');
+        return at(serial) === serial;
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('names nested array paths down to the field: StateButton.buttons[2].actions[4].gesture', () => {
     const action = { gesture: 1, targetType: 2, target: new Uint8Array(16) };
     const button = { actionsCount: 5, actions: Array.from({ length: 5 }, () => action) };
