@@ -708,17 +708,28 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private async describe(serial: string, state: Promise<void>, info: Promise<void>, slot: FirstReadSlot): Promise<void> {
     this.describingCount++;
     try {
+      // Both reads count failures themselves and never reject; were one to, its slot is still freed, and the error
+      // is reported rather than left unhandled in the host process.
+      let failure: unknown;
       try {
         await state;
+      } catch (err) {
+        failure = err;
       } finally {
         const lost = this.requesterInstance !== undefined && this.requesterInstance.lostAttempts(serial) > slot.lostBefore;
         slot.window.completed(performance.now() - slot.started, lost, slot.ticket);
       }
       try {
         await info;
+      } catch (err) {
+        failure ??= err;
       } finally {
         this.firstReadsActive--;
         this.pumpFirstReads();
+      }
+      if (failure !== undefined) {
+        this.backgroundError(failure instanceof Error ? failure : new Error(String(failure)));
+        return;
       }
       // A light that answered for its facts but whose state read went unanswered (a loss, a busy light) is asked
       // again, up to offlineAfterMisses reads in all, before its first read is over: it is listed only once read.

@@ -94,4 +94,37 @@ describe('LightClient first read', function () {
     expect(performance.now() - started).to.be.below(400);
     expect(light.colorAsked()).to.be.at.most(2);
   });
+
+  it('frees the slot and reports the error when a first read fails unexpectedly, and holds nothing back', async () => {
+    const endpoint = new MemoryEndpoint();
+    playLight(endpoint, 0);
+    // The facts read of the first light throws something that is no coded error (a bug, say).
+    const proto = LightClient.prototype as unknown as { readInfo: (serial: string, timeoutMs: number) => Promise<void> };
+    const original = proto.readInfo;
+    const readInfo = sinon.stub(proto, 'readInfo').callsFake(function (this: unknown, serial: string, timeoutMs: number) {
+      return readInfo.callCount === 1 ? Promise.reject(new TypeError('boom')) : original.call(this, serial, timeoutMs);
+    });
+    const errors: Error[] = [];
+    const described: string[] = [];
+    try {
+      client = new LightClient({
+        transport: { requestTimeoutMs: 1000 },
+        discovery: { broadcastAddresses: ['127.255.255.255'], burstScheduleMs: [0], refreshIntervalMs: 0, readTimeoutMs: 150 },
+      });
+      client.on('error', (err) => errors.push(err));
+      client.on('described', (record) => described.push(record.serial));
+      const found = new Promise<void>((resolve) => client.once('added', () => resolve()));
+      await client.start(endpoint);
+      await found;
+      while (client.describing > 0) await new Promise((r) => setTimeout(r, 5));
+      expect(errors.map((e) => e.message)).to.deep.equal(['boom']);
+      expect(described).to.deep.equal([]);
+      expect((client as unknown as { firstReadsActive: number }).firstReadsActive).to.equal(0);
+      // The light is read again like any other (here by a refresh of its facts): the failure held nothing back.
+      await client.refreshInfo(SERIAL);
+      expect(client.registry.get(SERIAL)?.facts.product?.value.productId).to.equal(91);
+    } finally {
+      readInfo.restore();
+    }
+  });
 });
