@@ -118,7 +118,7 @@ function headline(f: Figure, n: number): { ours: string; peer: string; ratio: st
   const ours = f.clients[oursLabel]!.find((p) => p.n === n);
   if (ours === undefined) return undefined;
   const om = summary(ours).median;
-  let best: { label: string; median: number } | undefined;
+  let best: { label: string; median: number; note?: string } | undefined;
   for (const l of labels) {
     if (l.startsWith('Lightwire')) continue;
     // The floor is not a peer: it is what any client's sends cost here.
@@ -127,11 +127,13 @@ function headline(f: Figure, n: number): { ours: string; peer: string; ratio: st
     // A peer that held fewer than half of the lights (Point.partial) is shown in the tables, not compared.
     if (p === undefined || p.partial === true) continue;
     const m = summary(p).median;
-    if (best === undefined || (f.lowerIsBetter ? m < best.median : m > best.median)) best = { label: l, median: m };
+    if (best === undefined || (f.lowerIsBetter ? m < best.median : m > best.median)) best = { label: l, median: m, ...(p.note ? { note: p.note } : {}) };
   }
   const q = best !== undefined && Number.isFinite(best.median) && Number.isFinite(om) && best.median > 0 ? om / best.median : NaN;
   const ratio = Number.isNaN(q) ? (best !== undefined && !Number.isFinite(best.median) && Number.isFinite(om) ? '< 0.01 (peer > cap)' : '–') : q < 0.1 ? q.toPrecision(2) : q.toFixed(2);
-  return { ours: format(om, f.unit), peer: best === undefined ? '–' : `${format(best.median, f.unit)} (${best.label})`, ratio };
+  // What the peer did not finish (lights it did not find or read) stays next to its figure in the summary too.
+  const peer = best === undefined ? '–' : `${format(best.median, f.unit)} (${best.label}${best.note ? `; ${best.note}` : ''})`;
+  return { ours: format(om, f.unit), peer, ratio };
 }
 
 /** A client that did not find (or read) every light holds fewer: its memory figures say so, from the figure that counts. */
