@@ -324,7 +324,7 @@ function writeHex(b: Buffer, o: number, v: unknown, n: number): boolean {
 }
 
 /** How many serials readSerial keeps (then it starts afresh): more than a LAN has lights. */
-export const SERIALS_KEPT = 4096;
+const SERIALS_KEPT = 4096;
 /** Serials read lately, by their last four bytes as a signed 32-bit integer: the first two bytes and the hex. */
 const SERIALS = new Map<number, { readonly head: number; readonly hex: string }>();
 

@@ -550,7 +550,7 @@ export class Requester {
     try {
       datagram = encode({
         name: job.name,
-        header: { source: this.source, sequence: this.nextSequence(job.device.serial), target: job.device.serial },
+        header: { source: this.source, sequence: this.nextSequence(this.laneOf(job.device.serial)), target: job.device.serial },
         payload: job.payload as never,
       });
     } catch (err) {
@@ -569,7 +569,7 @@ export class Requester {
   /** A tagged message to a broadcast address (discovery); replies reach onPacket listeners. */
   broadcast<N extends MessageName>(address: string, port: number, name: N, payload: Payload<N>): Promise<void> {
     if (this.closed) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
-    const sequence = this.nextSequence(BROADCAST_TARGET);
+    const sequence = this.nextSequence(this.laneOf(BROADCAST_TARGET));
     const datagram = encode({ name, header: { source: this.source, sequence, resRequired: true }, payload });
     if (name === 'GetService') this.noteDiscovery('*', sequence);
     return new Promise((resolve, reject) => {
@@ -678,8 +678,8 @@ export class Requester {
     return lane;
   }
 
-  private nextSequence(key: string): number {
-    const lane = this.laneOf(key);
+  /** The next sequence number to a destination (0-255, then round again). */
+  private nextSequence(lane: SequenceLane): number {
     lane.last = (lane.last + 1) & 0xff;
     return lane.last;
   }
@@ -748,16 +748,12 @@ export class Requester {
     const tagged = device.serial === BROADCAST_TARGET;
     const laneKey = tagged ? `${device.address}:${device.port}` : device.serial;
     const lane = this.laneOf(laneKey);
-    const sequence = (lane.last = (lane.last + 1) & 0xff);
+    const sequence = this.nextSequence(lane);
     if (tagged && name === 'GetService') this.noteDiscovery(laneKey, sequence);
     // Encoding validates the payload; a bad value rejects here, before anything is sent.
     let datagram: Buffer;
     try {
-      datagram = encode({
-        name,
-        header: { source: this.source, sequence, target: device.serial, ackRequired: ack, resRequired: reply },
-        payload,
-      });
+      datagram = this.encodeRequest(name, payload as Record<string, unknown>, sequence, device.serial, ack, reply);
     } catch (err) {
       this.refuse(err as Error, reject, batch, batchIndex);
       return;
@@ -862,7 +858,7 @@ export class Requester {
     ex.sentAtMs = this.now();
     this.stats.sent++;
     if (ex.attempts > 1) this.stats.retransmits++;
-    const datagram = ex.datagram ?? this.encodeAgain(ex);
+    const datagram = ex.datagram ?? this.encodeRequest(ex.name, ex.request, ex.sequence, ex.device.serial, ex.wantAck, ex.wantReply);
     ex.datagram = undefined;
     // A failed send is a lost packet: the retry schedule covers it.
     if (this.endpoint.post) this.endpoint.post(datagram, ex.device.port, ex.device.address);
@@ -872,13 +868,12 @@ export class Requester {
     this.arm(ex);
   }
 
-  /** A retransmission's datagram: the request as exchange() encoded it (validated there), same sequence. */
-  private encodeAgain(ex: Exchange): Buffer {
-    return encode({
-      name: ex.name,
-      header: { source: this.source, sequence: ex.sequence, target: ex.device.serial, ackRequired: ex.wantAck, resRequired: ex.wantReply },
-      payload: ex.request as never,
-    });
+  /**
+   * A request's datagram: when it starts (which validates the payload) and again for a retransmission, from what the
+   * exchange kept (same sequence, same bytes).
+   */
+  private encodeRequest(name: MessageName, payload: Record<string, unknown>, sequence: number, target: string, ack: boolean, reply: boolean): Buffer {
+    return encode({ name, header: { source: this.source, sequence, target, ackRequired: ack, resRequired: reply }, payload: payload as never });
   }
 
   private finish(ex: Exchange, outcome: 'done' | 'superseded' | Error): void {
