@@ -279,6 +279,7 @@ export class Executor {
     const { light } = target;
     const device = this.client.addressOf(light.serial);
     if (!light.online || device === undefined) return result(light, 'offline');
+    const asked = this.client.answeredMark(light.serial);
     const deadline = performance.now() + options.deadlineMs;
     const remaining = (): number => Math.max(1, Math.round(deadline - performance.now()));
     const requester = this.client.requester;
@@ -309,7 +310,7 @@ export class Executor {
       return result(current, 'ok');
     } catch (err) {
       if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
-        this.client.registry.missed(light.serial);
+        this.client.missedSince(light.serial, asked);
         return result(light, 'timed_out');
       }
       if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) {
@@ -325,12 +326,13 @@ export class Executor {
    * by index. REQUEST_TIMED_OUT (and a miss) when none did; an offline device is asked too (an answer brings it back).
    */
   async readRelays(light: LightView, deadlineMs: number): Promise<RelayState[]> {
+    const asked = this.client.answeredMark(light.serial);
     try {
       const relays = await this.client.readRelays(light.serial, deadlineMs);
       this.client.registry.answered(light.serial);
       return [...relays];
     } catch (err) {
-      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.client.registry.missed(light.serial);
+      if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') this.client.missedSince(light.serial, asked);
       throw err;
     }
   }
@@ -339,6 +341,7 @@ export class Executor {
   async setRelay(light: LightView, relayIndex: number, on: boolean, options: Pick<ExecuteOptions, 'fast' | 'deadlineMs'>): Promise<LightResult> {
     const device = this.client.addressOf(light.serial);
     if (!light.online || device === undefined) return result(light, 'offline');
+    const asked = this.client.answeredMark(light.serial);
     const payload = { relayIndex, level: powerToWire(on ? 'on' : 'off') };
     try {
       if (options.fast) {
@@ -355,7 +358,7 @@ export class Executor {
       return result(light, 'ok');
     } catch (err) {
       if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
-        this.client.registry.missed(light.serial);
+        this.client.missedSince(light.serial, asked);
         return result(light, 'timed_out');
       }
       if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) return result(light, 'offline');

@@ -302,11 +302,12 @@ export class LightClient extends EventEmitter<ClientEvents> {
   /** The state read, counted like countedRead (written out here: it runs for every light, first read and refresh). */
   private async readState(serial: string, timeoutMs: number): Promise<void> {
     if (!this.addressOf(serial) || !this.running) return;
+    const asked = this.answeredMark(serial);
     try {
       await this.readLightState(serial, { zones: true, remainingMs: () => timeoutMs });
       this.registry.answered(serial);
     } catch (err) {
-      this.readFailed(serial, err);
+      this.readFailed(serial, err, asked);
     }
   }
 
@@ -314,20 +315,40 @@ export class LightClient extends EventEmitter<ClientEvents> {
    * A background read of a light, counted: an answer brings it online, a failure counts (readFailed). Never rejects.
    */
   private async countedRead(serial: string, read: () => Promise<unknown>): Promise<void> {
+    const asked = this.answeredMark(serial);
     try {
       await read();
       this.registry.answered(serial);
     } catch (err) {
-      this.readFailed(serial, err);
+      this.readFailed(serial, err, asked);
     }
   }
 
-  /** A background read failed: a timeout is a miss (and a light never read that keeps missing is forgotten), anything but a coded error is reported. */
-  private readFailed(serial: string, err: unknown): void {
+  /**
+   * A background read failed: a timeout is a miss (missedSince), and a light never read that keeps missing is
+   * forgotten; anything but a coded error is reported.
+   */
+  private readFailed(serial: string, err: unknown, asked: number): void {
     if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT') {
-      this.registry.missed(serial);
+      this.missedSince(serial, asked);
       this.forgetIfNeverRead(serial);
     } else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
+  }
+
+  /** Taken when a read or write of a light is asked, for missedSince: how many of its requests had been answered. */
+  answeredMark(serial: string): number {
+    return this.requester.answeredCount(serial);
+  }
+
+  /**
+   * A read or write asked at `asked` (answeredMark) timed out: a miss (LightRegistry.missed), unless the light has
+   * answered another of our requests since. Then it is answering, and what timed out was held back in our own queue
+   * (a flood of writes to it) or lost one packet too many: congestion on our side does not take the light offline for
+   * every other caller. Replies to discovery are no answer here: a light that answers GetService but no read is still
+   * offline.
+   */
+  missedSince(serial: string, asked: number): void {
+    if (this.requester.answeredCount(serial) === asked) this.registry.missed(serial);
   }
 
   /**

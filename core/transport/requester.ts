@@ -436,11 +436,20 @@ export class Requester {
         return;
       }
       const batch = new Batch(names.length, resolve);
-      this.afterSets(device.serial, () => {
-        for (let i = 0; i < names.length; i++) {
-          this.begin(device, names[i]!, NO_PAYLOAD as never, false, true, options.timeoutMs, undefined, Answer.First, undefined, undefined, batch, i);
-        }
-      });
+      this.whenSetsSettle(
+        device.serial,
+        options.timeoutMs ?? this.options.requestTimeoutMs,
+        (timeoutMs) => {
+          for (let i = 0; i < names.length; i++) {
+            this.begin(device, names[i]!, NO_PAYLOAD as never, false, true, timeoutMs, undefined, Answer.First, undefined, undefined, batch, i);
+          }
+        },
+        (err) => {
+          this.stats.timeouts += names.length;
+          for (let i = 0; i < names.length; i++) batch.settle(i, err);
+        },
+        names.join(','),
+      );
     });
   }
 
@@ -621,6 +630,14 @@ export class Requester {
     return this.perLight.get(serial)?.lostAttempts ?? 0;
   }
 
+  /**
+   * How many of this light's requests have been answered so far (lightStats().answered, without the copy): a light
+   * whose count has moved since a request was asked is answering, whatever became of that request.
+   */
+  answeredCount(serial: string): number {
+    return this.perLight.get(serial)?.answered ?? 0;
+  }
+
   /** Cancels every request, clears every timer. The endpoint is closed by its owner. */
   close(): void {
     if (this.closed) return;
@@ -691,9 +708,49 @@ export class Requester {
    */
   private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined, answer: Answer): Promise<unknown> {
     if (this.pendingSets(device.serial) === 0) return this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer);
-    return new Promise<void>((resolve) => this.afterSets(device.serial, resolve)).then(() =>
-      this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer),
+    return new Promise<unknown>((resolve, reject) =>
+      this.whenSetsSettle(
+        device.serial,
+        timeoutMs ?? this.options.requestTimeoutMs,
+        (leftMs) => this.begin(device, name, payload, false, true, leftMs, undefined, answer, resolve, reject, undefined, 0),
+        (err) => {
+          this.stats.timeouts++;
+          reject(err);
+        },
+        name,
+      ),
     );
+  }
+
+  /**
+   * Runs `start` once the Sets to this light unacknowledged now have settled, with what is left of `timeoutMs` (all of
+   * it, at once, when there are none): a request's timeout runs from when it is asked, so the caller's deadline covers
+   * the wait. When the timeout runs out first, `expire` gets REQUEST_TIMED_OUT (`message` names what was asked) and
+   * nothing is sent.
+   */
+  private whenSetsSettle(serial: string, timeoutMs: number, start: (leftMs: number) => void, expire: (err: LightwireError) => void, message: string): void {
+    if (this.pendingSets(serial) === 0) {
+      start(timeoutMs);
+      return;
+    }
+    const askedAtMs = this.now();
+    let over = false;
+    const timeOut = (): void => {
+      over = true;
+      expire(new LightwireError('REQUEST_TIMED_OUT', { serial, message, timeoutMs }));
+    };
+    const timer = setTimeout(() => {
+      if (!over) timeOut();
+    }, timeoutMs);
+    this.afterSets(serial, () => {
+      if (over) return;
+      clearTimeout(timer);
+      const leftMs = timeoutMs - (this.now() - askedAtMs);
+      if (leftMs > 0) {
+        over = true;
+        start(Math.ceil(leftMs));
+      } else timeOut();
+    });
   }
 
   /** Runs `then` once the Sets to this light unacknowledged now have settled: at once when there are none. */

@@ -30,7 +30,7 @@ describe('LightService and lights that do not answer', function () {
     await fleet.stop();
   });
 
-  async function start(input: LightInput[], extra: { refreshIntervalMs?: number; readyTimeoutMs?: number } = {}): Promise<LightService> {
+  async function start(input: LightInput[], extra: { refreshIntervalMs?: number; readyTimeoutMs?: number; deadlineMs?: number } = {}): Promise<LightService> {
     fleet = new Fleet({ lights: input }, { port: 0 });
     await fleet.start();
     service = await LightService.start({
@@ -46,6 +46,7 @@ describe('LightService and lights that do not answer', function () {
       },
       transport: { requestTimeoutMs: 1000 },
       readyTimeoutMs: extra.readyTimeoutMs ?? 10_000,
+      ...(extra.deadlineMs === undefined ? {} : { deadlineMs: extra.deadlineMs }),
     });
     await service.ready;
     return service;
@@ -91,6 +92,27 @@ describe('LightService and lights that do not answer', function () {
       [HALL, 'offline'],
     ]);
     expect(fleet.light(HALL).receivedCount('SetLightPower')).to.equal(0);
+  });
+
+  it('keeps a light that answers online when a flood of our own writes times out in its queue', async () => {
+    // 40 confirmed writes at once to one light, 400 ms each: at 20 messages a second most wait in its pacing lane
+    // past their deadline and answer timed_out. The light answered the ones that went out: it is not offline.
+    const s = await start(lights, { refreshIntervalMs: 0, deadlineMs: 400 });
+    const offline: LightView[] = [];
+    s.on('offline', (v) => offline.push(v));
+    const flood = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => s.setState(`id:${DESK}`, { brightness: 0.2 + i / 100, durationS: 0 })),
+    );
+    const statuses = flood.map((r) => r[0]!.status);
+    expect(statuses.filter((st) => st === 'timed_out').length).to.be.greaterThan(10);
+    expect(statuses.filter((st) => st === 'ok').length).to.be.greaterThan(0);
+    expect(statuses.filter((st) => st !== 'ok' && st !== 'timed_out')).to.deep.equal([]);
+    expect(offline).to.deep.equal([]);
+    expect(s.light(DESK)!.online).to.equal(true);
+    // Every other caller's write still goes out.
+    const after = await s.setState(`id:${DESK}`, { power: 'off', durationS: 0 });
+    expect(after.map((r) => r.status)).to.deep.equal(['ok']);
+    expect(fleet.light(DESK).state.power).to.equal('off');
   });
 
   it('comes back online when it answers reads again', async () => {

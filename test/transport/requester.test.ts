@@ -272,6 +272,45 @@ describe('Requester', () => {
     expect((await get).name).to.equal('LightState');
   });
 
+  it('counts the wait for a Set in a read\'s timeout: it ends at its deadline, sent with what is left or not at all', async () => {
+    // The Set has 3 s; the reads 1 s and 2 s, from when they are asked. The light never acknowledges.
+    const set = requester.set(LIGHT, 'SetColor', { color: RED, durationMs: 0 }, { timeoutMs: 3000 });
+    const get = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 1000 });
+    const each = requester.getEach(LIGHT, ['GetLabel', 'GetPower'], { timeoutMs: 2000 });
+    let getError: unknown;
+    get.catch((err: unknown) => (getError = err));
+    await clock.tickAsync(999);
+    expect(getError).to.equal(undefined);
+    await clock.tickAsync(1);
+    expect(isLightwireError(getError, 'REQUEST_TIMED_OUT')).to.equal(true);
+    expect(getError).to.have.nested.property('params.timeoutMs', 1000);
+    await clock.tickAsync(1000);
+    const results = await each;
+    expect(results.map((r) => isLightwireError(r, 'REQUEST_TIMED_OUT'))).to.deep.equal([true, true]);
+    // Neither read was ever sent: the Set was still unacknowledged at their deadlines, and is until its own.
+    expect(endpoint.sent.map((s) => s.packet.name).filter((n) => n !== 'SetColor')).to.deep.equal([]);
+    expect(requester.stats.timeouts).to.equal(3);
+    const setOutcome = set.catch((err: unknown) => err);
+    await clock.tickAsync(1000);
+    expect(isLightwireError(await setOutcome, 'REQUEST_TIMED_OUT')).to.equal(true);
+
+    // A read whose wait ends in time is sent with what is left of its timeout, and times out at its own deadline.
+    endpoint.sent.length = 0;
+    const set2 = requester.set(LIGHT, 'SetPower', { level: 65535 }, { timeoutMs: 5000 });
+    const late = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 1500 });
+    let lateError: unknown;
+    late.catch((err: unknown) => (lateError = err));
+    await clock.tickAsync(1000);
+    endpoint.reply(endpoint.sentOf('SetPower')[0]!.packet, LIGHT.serial, 'Acknowledgement', {}, FROM);
+    await set2;
+    await clock.tickAsync(0);
+    expect(endpoint.sentOf('GetColor')).to.have.length(1);
+    await clock.tickAsync(499);
+    expect(lateError).to.equal(undefined);
+    await clock.tickAsync(1);
+    expect(isLightwireError(lateError, 'REQUEST_TIMED_OUT')).to.equal(true);
+  });
+
   it('wraps the sequence number after 255', async () => {
     for (let i = 0; i < 258; i++) void requester.fire(LIGHT, 'GetPower', {}, { coalesceKey: false });
     await clock.tickAsync(30_000);
