@@ -106,9 +106,14 @@ export const ERRORS = {
   // core/http: the local HTTP API v1 (http-api-v1.md §2-4)
   BODY_INVALID: spec<{ reason: string }>(400, (p) => `the request body is invalid: ${p.reason}`),
   BODY_TOO_LARGE: spec<{ limitBytes: number }>(413, (p) => `the request body is larger than ${p.limitBytes} bytes`),
+  BODY_ENCODING_UNSUPPORTED: spec<{ encoding: string }>(
+    415,
+    (p) => `the request body is sent with Content-Encoding ${JSON.stringify(p.encoding)}, which is not supported: send it unencoded`,
+  ),
   URL_INVALID: spec<{ reason: string }>(400, (p) => `the URL is invalid: ${p.reason}`),
   URL_TOO_LONG: spec<{ maxChars: number }>(414, (p) => `a path segment is longer than ${p.maxChars} characters`),
   REQUEST_MALFORMED: spec<{ reason: string }>(400, (p) => `the request cannot be parsed as HTTP/1.1: ${p.reason}`),
+  EXPECTATION_FAILED: spec<{ expect: string }>(417, (p) => `the server cannot meet Expect: ${p.expect} (only 100-continue is supported)`),
   HEADERS_TOO_LARGE: spec<{ limitBytes: number }>(431, (p) => `the request headers are larger than ${p.limitBytes} bytes`),
   REQUEST_TIMEOUT: spec<{ timeoutMs: number }>(408, (p) => `the request did not arrive completely within ${p.timeoutMs} ms`),
   UNAUTHORIZED: spec<{ reason: string }>(401, (p) => `Bad access token: ${p.reason}`),

@@ -335,6 +335,11 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
 
   // ---- step 1: every request, every route of this plugin, the 404 handler included ----
   app.addHook('onRequest', async (request, reply) => {
+    // A compressed body would otherwise be parsed as if it were not (RFC 9110 §8.4: 415 for a coding not supported).
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity' && encoding.trim() !== '') {
+      throw new LightwireError('BODY_ENCODING_UNSUPPORTED', { encoding });
+    }
     const auth = open ? null : o.tokens.authenticate(request.headers.authorization);
     const caller = auth?.ok ? auth.identity : `ip:${request.ip}`;
     const rate = o.limiter.take(caller);
@@ -385,7 +390,8 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     json(request, text, (err: Error | null, value?: unknown) => {
-      if (err) return done(new LightwireError('BODY_INVALID', { reason: /prototype|constructor/i.test(err.message) ? 'it sets __proto__ or constructor.prototype' : 'it is not valid JSON' }), undefined);
+      // Fastify's parser says only "invalid JSON" either way: JSON that parses as plain data was refused for its keys.
+      if (err) return done(new LightwireError('BODY_INVALID', { reason: isPlainJson(text) ? 'it sets __proto__ or constructor.prototype' : 'it is not valid JSON' }), undefined);
       if (nestingDepth(value, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
         return done(new LightwireError('BODY_INVALID', { reason: `it nests deeper than ${MAX_BODY_DEPTH} levels` }), undefined);
       }
@@ -468,7 +474,12 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
           cache.clear();
         }
         if (fast) return reply.code(202).send();
-        if (prepared.unknown !== undefined) body.warnings = [{ warning: 'Unknown params', unknown_params: prepared.unknown }];
+        const warnings: Record<string, unknown>[] = [];
+        if (prepared.unknown !== undefined) warnings.push({ warning: 'Unknown params', unknown_params: prepared.unknown });
+        // A write takes its parameters from the body only: any in the query string are echoed, not silently dropped.
+        const ignored = endpoint.body ? queryParams(request.query) : undefined;
+        if (ignored !== undefined) warnings.push({ warning: QUERY_IGNORED, unknown_params: ignored });
+        if (warnings.length > 0) body.warnings = warnings;
         return reply.code(207).send(body);
       },
     });
@@ -541,4 +552,27 @@ async function setStates(service: LightApi, p: Params, options: WriteOptions): P
     const operation = operationEcho(r.operation, str(states[i]!, 'selector')!);
     return 'results' in r ? { operation, results: r.results } : { operation, error: r.error };
   });
+}
+
+/** Whether JSON.parse (which keeps `__proto__` as an ordinary key, unlike Fastify's secure parser) takes the text. */
+function isPlainJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The warning for parameters a write was given in its query string (§4.3's shape, its own text). */
+const QUERY_IGNORED = 'Params in the query string are ignored: send them in the body';
+
+/** The query string's parameters (as plain data), or undefined when it has none. */
+function queryParams(query: unknown): Record<string, unknown> | undefined {
+  if (!isRecord(query)) return undefined;
+  const keys = Object.keys(query);
+  if (keys.length === 0) return undefined;
+  const out = bareObject();
+  for (const key of keys) out[key] = query[key];
+  return out;
 }

@@ -113,19 +113,41 @@ function parserError(err: Error & { code?: string }, timeoutMs: number): Lightwi
 function clientErrorHandler(limiter: RateLimiter, bodyLimit: number, timeoutMs: number): (err: Error & { code?: string }, socket: Duplex) => void {
   return (err, socket) => {
     if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || socket.destroyed) return;
-    const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? 'unknown';
-    const problem = toProblem(parserError(err, timeoutMs), undefined, bodyLimit);
-    const body = JSON.stringify(problem.body);
-    const headers = Object.entries(limiter.take(`ip:${address}`).headers).map(([k, v]) => `${k}: ${String(v)}\r\n`).join('');
-    if (socket.writable) {
-      socket.end(
-        `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status] ?? 'Error'}\r\n` +
-          `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
-      );
-    }
-    // Gone for good after a grace period even if the client never reads.
-    setTimeout(() => socket.destroy(), 1000).unref();
+    answerOnSocket(socket, limiter, parserError(err, timeoutMs), bodyLimit);
   };
+}
+
+/** Writes a v1 error answer (with the rate-limit headers) straight to a connection and closes it. */
+function answerOnSocket(socket: Duplex, limiter: RateLimiter, err: LightwireError, bodyLimit: number): void {
+  const address = (socket as Duplex & { remoteAddress?: string }).remoteAddress ?? 'unknown';
+  const problem = toProblem(err, undefined, bodyLimit);
+  const body = JSON.stringify(problem.body);
+  const headers = Object.entries(limiter.take(`ip:${address}`).headers).map(([k, v]) => `${k}: ${String(v)}\r\n`).join('');
+  if (socket.writable) {
+    socket.end(
+      `HTTP/1.1 ${problem.status} ${http.STATUS_CODES[problem.status] ?? 'Error'}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${headers}connection: close\r\n\r\n${body}`,
+    );
+  }
+  // Gone for good after a grace period even if the client never reads.
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * What Node would otherwise answer itself, with an empty body, in the v1 shape: an Expect it cannot meet (417), a
+ * CONNECT (there is no endpoint for it: 404, as for any other unknown route). An HTTP/1.1 request without a Host
+ * header is answered by the onRequest hook in buildServer (Node's own check is off for that).
+ */
+function answerNodeLevelRequests(server: http.Server, limiter: RateLimiter, bodyLimit: number): void {
+  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const problem = toProblem(new LightwireError('EXPECTATION_FAILED', { expect: String(req.headers.expect) }), undefined, bodyLimit);
+    const body = JSON.stringify(problem.body);
+    res.writeHead(problem.status, { ...limiter.take(`ip:${req.socket.remoteAddress ?? 'unknown'}`).headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+    res.end(body);
+  });
+  server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
+    answerOnSocket(socket, limiter, new LightwireError('ROUTE_NOT_FOUND', { method: 'CONNECT', path: String(req.url), hint: `the API lives under ${API_PREFIX}` }), bodyLimit);
+  });
 }
 
 /**
@@ -149,14 +171,24 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     bodyLimit,
     // Node's own guard against slow clients, which Fastify turns off by default.
     requestTimeout: timeoutMs,
-    http: { headersTimeout: headersMs, connectionsCheckingInterval: checkMs },
+    // Node answers a Host-less HTTP/1.1 request itself, with an empty body; the hook below does, in the v1 shape.
+    http: { headersTimeout: headersMs, connectionsCheckingInterval: checkMs, requireHostHeader: false },
     clientErrorHandler: clientErrorHandler(limiter, bodyLimit, timeoutMs),
     routerOptions: { maxParamLength: MAX_PARAM_CHARS },
     ...(options.tls && !extra.plain
-      ? { https: { cert: options.tls.cert, key: options.tls.key, headersTimeout: headersMs, connectionsCheckingInterval: checkMs } }
+      ? { https: { cert: options.tls.cert, key: options.tls.key, headersTimeout: headersMs, connectionsCheckingInterval: checkMs, requireHostHeader: false } }
       : {}),
     frameworkErrors: (err, request, reply) => answer(reply, request, frameworkError(err)),
   }) as unknown as FastifyInstance;
+  answerNodeLevelRequests(app.server as http.Server, limiter, bodyLimit);
+  app.addHook('onRequest', async (request, reply) => {
+    const raw = request.raw;
+    if (raw.headers.host === undefined && raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1) {
+      answer(reply, request, new LightwireError('REQUEST_MALFORMED', { reason: 'an HTTP/1.1 request needs a Host header' }));
+      return reply;
+    }
+    return undefined;
+  });
   const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, dashboard, ...api } = options;
   void app.register(lightwireApi, {
     ...api,

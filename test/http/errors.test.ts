@@ -40,6 +40,16 @@ describe('HTTP API v1 error answers (inject)', function () {
       });
     }
 
+    it('names the reason when valid JSON sets __proto__ or constructor.prototype', async () => {
+      for (const payload of ['{"__proto__": {"power": "off"}}', '{"constructor": {"prototype": {"power": "off"}}}']) {
+        const res = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, headers: JSON_TYPE, payload });
+        expect(res.statusCode).to.equal(400);
+        expect(res.json().error).to.equal('the request body is invalid: it sets __proto__ or constructor.prototype');
+      }
+      const broken = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, headers: JSON_TYPE, payload: '{"__proto__": ' });
+      expect(broken.json().error).to.equal('the request body is invalid: it is not valid JSON');
+    });
+
     it('answers 400 for JSON nested deeper than 32 levels, and still works afterwards', async () => {
       const deep = `{"power":"on","x":${'['.repeat(40)}${']'.repeat(40)}}`;
       const res = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, headers: JSON_TYPE, payload: deep });
@@ -124,6 +134,24 @@ describe('HTTP API v1 error answers (inject)', function () {
       const res = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, payload: { color: 'x'.repeat(300 * 1024) } });
       expect(res.statusCode).to.equal(413);
       expect(res.json()).to.deep.equal({ error: 'the request body is larger than 262144 bytes', errors: [], code: 'BODY_TOO_LARGE' });
+    });
+
+    it('answers 415 for a body with a Content-Encoding, compressed or not, and takes identity', async () => {
+      const powerOf = async (): Promise<unknown> => (await call({ method: 'GET', url: `/v1/lights/id:${DESK}` })).json()[0].power;
+      const before = await powerOf();
+      expect(before).to.equal('on');
+      for (const encoding of ['gzip', 'br, gzip', 'x-unknown']) {
+        const res = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, headers: { ...JSON_TYPE, 'content-encoding': encoding }, payload: '{"power": "off"}' });
+        expect(res.statusCode).to.equal(415);
+        expect(res.json()).to.deep.equal({
+          error: `the request body is sent with Content-Encoding ${JSON.stringify(encoding)}, which is not supported: send it unencoded`,
+          errors: [],
+          code: 'BODY_ENCODING_UNSUPPORTED',
+        });
+      }
+      expect(await powerOf()).to.equal('on');
+      const plain = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, headers: { ...JSON_TYPE, 'content-encoding': 'identity' }, payload: '{"duration": 0}' });
+      expect(plain.statusCode).to.equal(207);
     });
 
     it('answers 414 for a selector segment over 8192 characters and 400 for a broken percent-escape', async () => {

@@ -186,6 +186,21 @@ describe('hostile HTTP input', function () {
     expectV1Error(await raw(port, many), 431, 'HEADERS_TOO_LARGE', 'headers');
   });
 
+  it("answers what Node would answer with an empty body in the v1 shape: an unmet Expect, no Host, a CONNECT", async () => {
+    const expectation = await raw(port, 'PUT /v1/lights/all/state HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ctok\r\nexpect: bogus\r\ncontent-type: application/json\r\ncontent-length: 16\r\n\r\n{"power": "off"}');
+    expectV1Error(expectation, 417, 'EXPECTATION_FAILED', 'Expect');
+    expect(JSON.parse(expectation.body).error).to.equal('the server cannot meet Expect: bogus (only 100-continue is supported)');
+    const hostless = await raw(port, 'GET /v1/lights/all HTTP/1.1\r\nauthorization: Bearer rtok\r\nconnection: close\r\n\r\n');
+    expectV1Error(hostless, 400, 'REQUEST_MALFORMED', 'no Host');
+    expect(JSON.parse(hostless.body).error).to.equal('the request cannot be parsed as HTTP/1.1: an HTTP/1.1 request needs a Host header');
+    // HTTP/1.0 needs none.
+    const old = await raw(port, 'GET /v1/lights/all HTTP/1.0\r\nauthorization: Bearer rtok\r\n\r\n');
+    expect(old.status).to.equal(200);
+    const connect = await raw(port, `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n\r\n`);
+    expectV1Error(connect, 404, 'ROUTE_NOT_FOUND', 'CONNECT');
+    expect(connect.closed).to.equal(true);
+  });
+
   it('cuts a slow body off in the configured time with 408 in the v1 shape', async () => {
     const started = Date.now();
     const a = await raw(port, `PUT /v1/lights/all/state HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ctok\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"pow`, 8000);

@@ -59,6 +59,17 @@ describe('HTTP API v1 writes (inject, virtual lights)', function () {
       expect(state(DESK).power).to.equal('off');
     });
 
+    it('echoes parameters sent in the query string of a write as a warning: they are not used', async () => {
+      const before = state(DESK).power;
+      const res = await rig.call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state?power=${before === 'on' ? 'off' : 'on'}&color=blorp`, payload: { duration: 0, foo: 1 } });
+      expect(res.statusCode).to.equal(207);
+      expect((res.json() as Body).warnings).to.deep.equal([
+        { warning: 'Unknown params', unknown_params: { foo: 1 } },
+        { warning: 'Params in the query string are ignored: send them in the body', unknown_params: { power: before === 'on' ? 'off' : 'on', color: 'blorp' } },
+      ]);
+      expect(state(DESK).power).to.equal(before);
+    });
+
     it('echoes unknown form fields as strings, as they arrived', async () => {
       const res = await rig.call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, headers: FORM, payload: 'power=on&colour=red' });
       expect((res.json() as Body).warnings).to.deep.equal([{ warning: 'Unknown params', unknown_params: { colour: 'red' } }]);
