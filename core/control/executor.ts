@@ -188,6 +188,15 @@ export function partKey(m: PlannedMessage): string {
   }
 }
 
+/** A state read confirmed writes to one light share (Executor.read). */
+interface SharedRead {
+  /** Requester.setsBegun() for the light when it was asked. */
+  readonly setsBegun: number;
+  /** Whether it reads the zones too. */
+  readonly zones: boolean;
+  readonly done: Promise<void>;
+}
+
 /** What a fast run makes the registry show once its batch is sent: a light's whole plan, or one message of it. */
 type FastShown =
   | { readonly light: LightView; readonly plan: Plan; readonly message: undefined }
@@ -203,6 +212,9 @@ export class Executor {
   private readonly fastObserver: FastObserver = {
     sent: (device, name, payload) => this.sentFast(device.serial, name, payload),
   };
+
+  /** Per light, the state read confirmed writes share (read()). */
+  private readonly readsInFlight = new Map<string, SharedRead>();
 
   constructor(private readonly client: LightClient) {}
 
@@ -417,12 +429,29 @@ export class Executor {
     return light.power === 'on' ? { ...light, power: null } : light;
   }
 
-  /** Reads power, colour and label (and zones) and returns the light's refreshed view. */
+  /**
+   * Reads power, colour and label (and zones) and returns the light's refreshed view. Writes to one light asked
+   * together share one read (a flood of confirmed writes would otherwise queue a read each in the light's pacing
+   * lane, and time out behind them): a read in flight is joined when no confirmed Set to the light has begun since
+   * it was asked, so it waits for the very Sets this write's own read would have waited for, and has the zones
+   * when this write needs them. Its deadline is that of the write that asked it, a moment earlier.
+   */
   private async read(light: LightView, zones: boolean, remaining: () => number, names: GroupNames): Promise<LightView> {
     const registry = this.client.registry;
-    // The client's one state read: a reply to a read sent before one of our writes, or taken while its transition
-    // runs, does not replace what the write set, so a relative change starts from the target, not a mid-fade sample.
-    await this.client.readLightState(light.serial, { zones, remainingMs: remaining });
+    const setsBegun = this.client.requester.setsBegun(light.serial);
+    let shared = this.readsInFlight.get(light.serial);
+    if (shared === undefined || shared.setsBegun !== setsBegun || (zones && !shared.zones)) {
+      // The client's one state read: a reply to a read sent before one of our writes, or taken while its transition
+      // runs, does not replace what the write set, so a relative change starts from the target, not a mid-fade sample.
+      const mine: SharedRead = { setsBegun, zones, done: this.client.readLightState(light.serial, { zones, remainingMs: remaining }) };
+      this.readsInFlight.set(light.serial, mine);
+      const forget = (): void => {
+        if (this.readsInFlight.get(light.serial) === mine) this.readsInFlight.delete(light.serial);
+      };
+      mine.done.then(forget, forget);
+      shared = mine;
+    }
+    await shared.done;
     registry.answered(light.serial);
     const record = registry.get(light.serial);
     return record ? lightView(record, names) : light;

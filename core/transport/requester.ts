@@ -337,6 +337,8 @@ class Exchange implements PacedJob, DueItem {
 interface SequenceLane {
   readonly id: number;
   last: number;
+  /** Confirmed Sets begun to this destination so far (setsBegun). */
+  setsBegun: number;
 }
 
 /** The key of a request in flight: its destination's lane and its sequence number (0-255). */
@@ -617,6 +619,14 @@ export class Requester {
     return { ...counts, recentRttMs };
   }
 
+  /**
+   * How many confirmed Sets to this light have begun so far. Two reads asked while it stayed the same wait for the
+   * same Sets (a read waits for those unacknowledged when it is asked), so one reply serves both.
+   */
+  setsBegun(serial: string): number {
+    return this.lanes.get(serial)?.setsBegun ?? 0;
+  }
+
   /** Confirmed Sets to one light not acknowledged yet (a read sent now would wait for them). */
   pendingSets(serial: string): number {
     return this.unackedSets.get(serial)?.size ?? 0;
@@ -689,7 +699,7 @@ export class Requester {
   private laneOf(key: string): SequenceLane {
     let lane = this.lanes.get(key);
     if (lane === undefined) {
-      lane = { id: this.lanes.size, last: -1 };
+      lane = { id: this.lanes.size, last: -1, setsBegun: 0 };
       this.lanes.set(key, lane);
     }
     return lane;
@@ -837,6 +847,7 @@ export class Requester {
       batchIndex,
     );
     if (answer === Answer.Set) {
+      lane.setsBegun++;
       let sets = this.unackedSets.get(device.serial);
       if (sets === undefined) this.unackedSets.set(device.serial, (sets = new Set()));
       sets.add(ex);

@@ -71,6 +71,34 @@ describe('Confirmed writes from fresh state', function () {
     expect(reads(BULB)).to.equal(1);
   });
 
+  it('shares one read among writes asked together, but not with a write asked after a Set began', async () => {
+    await start({ freshStateMs: 0 });
+    rig.fleet.light(BULB).setFaults({ latencyMs: 60 });
+    rig.fleet.clearRecords();
+    // Asked together, nothing sent in between: one read serves both.
+    const [a, b] = await Promise.all([
+      rig.service.setState(`id:${BULB}`, { color: 'green', durationS: 0 }),
+      rig.service.setState(`id:${BULB}`, { brightness: 0.5, durationS: 0 }),
+    ]);
+    expect([a[0]!.status, b[0]!.status]).to.deep.equal(['ok', 'ok']);
+    expect(reads(BULB)).to.equal(1);
+    rig.fleet.clearRecords();
+    // A read is in flight when a confirmed Set begins; a write asked after that reads again, once the Set is
+    // acknowledged, so it plans from what the Set did.
+    const first = rig.service.setState(`id:${BULB}`, { color: 'red', durationS: 0 });
+    await sleep(10);
+    const device = rig.service.client.addressOf(BULB)!;
+    const set = rig.service.client.requester.set(device, 'SetLightPower', { level: 0, durationMs: 0 }, { coalesceKey: false });
+    await sleep(10);
+    const second = rig.service.setState(`id:${BULB}`, { brightness: 0.3, durationS: 0 });
+    await Promise.all([first, set, second]);
+    const got = rig.fleet.light(BULB).received();
+    const colorReads = got.filter((p) => p.name === 'GetColor');
+    expect(colorReads).to.have.length(2);
+    const power = got.find((p) => p.name === 'SetLightPower')!;
+    expect(colorReads[1]!.atMs).to.be.at.least(power.atMs + 50);
+  });
+
   it('reads while a transition of ours runs (the light shows a mid-fade value)', async () => {
     await start();
     await rig.service.setState(`id:${OTHER}`, { color: 'red', durationS: 2 });
