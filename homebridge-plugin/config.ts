@@ -145,7 +145,7 @@ export const CONFIG_SPEC = {
         offlineAfterMisses: {
           type: 'integer',
           title: 'Offline after missed reads',
-          description: 'Consecutive unanswered reads before a light counts as unreachable (one miss is not "offline").',
+          description: 'Consecutive unanswered reads before a light counts as unreachable (one miss is not "offline"; a request that times out while the light answers others is none).',
           minimum: 1,
           maximum: 20,
           default: 3,

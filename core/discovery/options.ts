@@ -32,7 +32,10 @@ export interface DiscoveryOptions {
   readonly refreshIntervalMs: number;
   /** How often slow-changing facts (firmware, group, location, wifi, uptime) are read again. */
   readonly infoRefreshIntervalMs: number;
-  /** Consecutive failed reads before a light is marked offline (users.md: one miss is not "offline"). */
+  /**
+   * Consecutive failed reads before a light is marked offline (users.md: one miss is not "offline"). A read or
+   * write that times out while the light answers our other requests is no miss (LightClient.missedSince).
+   */
   readonly offlineAfterMisses: number;
   /** Deadline of one background read. */
   readonly readTimeoutMs: number;
