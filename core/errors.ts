@@ -11,6 +11,30 @@ function spec<P>(httpStatus: number, message: (params: P) => string): ErrorSpec<
   return { httpStatus, message };
 }
 
+/** How much of a caller's value an error message repeats (a hostile value must not make it megabytes long). */
+const QUOTE_MAX_CHARS = 200;
+
+/** Text a caller gave, as an error message repeats it: cut to QUOTE_MAX_CHARS, saying how long it was. */
+export function clipped(text: string, maxChars = QUOTE_MAX_CHARS): string {
+  return text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length} characters)` : text;
+}
+
+/**
+ * A value as error text: its JSON (a string in quotes), cut like clipped(). Never throws: a circular value, a
+ * BigInt or a getter or toJSON that throws are described instead.
+ */
+export function quoted(value: unknown, maxChars = QUOTE_MAX_CHARS): string {
+  if (typeof value === 'string') return value.length > maxChars ? `${JSON.stringify(value.slice(0, maxChars))}… (${value.length} characters)` : JSON.stringify(value);
+  if (typeof value === 'bigint') return clipped(`${value}n`, maxChars);
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Array.isArray(value) ? 'an array that cannot be written as JSON' : `a ${typeof value} that cannot be written as JSON`;
+  }
+  return clipped(text, maxChars);
+}
+
 export const ERRORS = {
   // core/protocol: decoding never throws, it returns one of these.
   DATAGRAM_TOO_SHORT: spec<{ lengthBytes: number }>(
@@ -79,16 +103,16 @@ export const ERRORS = {
   // core/control: selectors, colour strings, requests (the HTTP API maps httpStatus directly)
   SELECTOR_INVALID: spec<{ selector: string; part: string; reason: string }>(
     422,
-    (p) => `selector ${JSON.stringify(p.selector)} is invalid at ${JSON.stringify(p.part)}: ${p.reason}`,
+    (p) => `selector ${quoted(p.selector)} is invalid at ${quoted(p.part)}: ${p.reason}`,
   ),
   SELECTOR_TOO_MANY: spec<{ count: number; max: number }>(
     422,
     (p) => `${p.count} selectors given; at most ${p.max} may be combined`,
   ),
-  LIGHTS_NOT_FOUND: spec<{ selector: string }>(404, (p) => `Could not find light with selector '${p.selector}'.`),
+  LIGHTS_NOT_FOUND: spec<{ selector: string }>(404, (p) => `Could not find light with selector '${clipped(p.selector)}'.`),
   COLOR_INVALID: spec<{ color: string; reason: string }>(
     422,
-    (p) => `Unable to parse color: ${JSON.stringify(p.color)} (${p.reason})`,
+    (p) => `Unable to parse color: ${quoted(p.color)} (${p.reason})`,
   ),
   PARAMETER_INVALID: spec<{ field: string; reason: string }>(422, (p) => `${p.field} ${p.reason}`),
   PARAMETER_MISSING: spec<{ field: string }>(422, (p) => `${p.field} is missing`),

@@ -2,7 +2,7 @@
 // generated: architecture.md §5.6) and turned into frozen options. Every failure is an OPTIONS_INVALID naming
 // the property as the editor shows it; the core then checks addresses, subnets and tokens itself.
 
-import { DURATION_MAX_S, LIFX_PORT, LightwireError } from '../core/index.js';
+import { DURATION_MAX_S, LIFX_PORT, LightwireError, quoted } from '../core/index.js';
 
 /** The properties as a flow file stores them: strings, numbers and booleans, any of them missing. */
 export interface ConfigProps {
@@ -89,7 +89,7 @@ export function numberProp(option: string, value: unknown, fallback: number, min
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   const kind = integer ? 'an integer' : 'a number';
   if (typeof n !== 'number' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
-    throw invalid(option, `must be ${kind} from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw invalid(option, `must be ${kind} from ${min} to ${max}, got ${quoted(value)}`);
   }
   return n;
 }
@@ -99,12 +99,12 @@ export function booleanProp(option: string, value: unknown, fallback: boolean): 
   if (value === undefined || value === null || value === '') return fallback;
   if (value === true || value === 'true') return true;
   if (value === false || value === 'false') return false;
-  throw invalid(option, `must be true or false, got ${JSON.stringify(value)}`);
+  throw invalid(option, `must be true or false, got ${quoted(value)}`);
 }
 
 export function stringProp(option: string, value: unknown, fallback: string): string {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'string') throw invalid(option, `must be a string, got ${JSON.stringify(value)}`);
+  if (typeof value !== 'string') throw invalid(option, `must be a string, got ${quoted(value)}`);
   const trimmed = value.trim();
   return trimmed === '' ? fallback : trimmed;
 }

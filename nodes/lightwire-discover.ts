@@ -6,7 +6,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import type { LightService, LightView, V1Light } from '../core/index.js';
 import type { Connection, ConnectionUser } from './connection.js';
-import { connectionOf, flagProp, listOrNone, reportSetupError, selectorProp } from './node-props.js';
+import { connectionOf, failMessage, flagProp, listOrNone, reportSetupError, selectorProp } from './node-props.js';
 import { errorStatus, healthStatus } from './status.js';
 
 const DISCOVER_TYPE = 'lightwire-discover';
@@ -132,7 +132,7 @@ export = function register(RED: NodeAPI): void {
           done();
         } catch (err) {
           node.status(errorStatus(err));
-          done(err instanceof Error ? err : new Error(String(err)));
+          failMessage(node, done, err);
         }
       })();
     });

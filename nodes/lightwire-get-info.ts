@@ -3,7 +3,7 @@
 
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Connection, ConnectionUser } from './connection.js';
-import { READ_MODES, choiceProp, connectionOf, readModeOf, reportSetupError, selectorProp, type ReadMode } from './node-props.js';
+import { READ_MODES, choiceProp, connectionOf, failMessage, readModeOf, reportSetupError, selectorProp, type ReadMode } from './node-props.js';
 import { selectorOf } from './payload.js';
 import { errorStatus, healthStatus } from './status.js';
 
@@ -64,7 +64,7 @@ export = function register(RED: NodeAPI): void {
         } catch (err) {
           acted = true;
           node.status(errorStatus(err));
-          done(err instanceof Error ? err : new Error(String(err)));
+          failMessage(node, done, err);
         }
       })();
     });

@@ -5,7 +5,7 @@
 
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import type { Connection, ConnectionUser } from './connection.js';
-import { connectionOf, flagProp, optionalSecondsProp, reportSetupError, selectorProp } from './node-props.js';
+import { connectionOf, failMessage, flagProp, optionalSecondsProp, reportSetupError, selectorProp } from './node-props.js';
 import { parsePayload, runOperation, selectorOf, type NodeDefaults } from './payload.js';
 import { errorStatus, healthStatus, resultsStatus } from './status.js';
 
@@ -76,7 +76,7 @@ export = function register(RED: NodeAPI): void {
       } catch (err) {
         acted = true;
         node.status(errorStatus(err));
-        done(err instanceof Error ? err : new Error(String(err)));
+        failMessage(node, done, err);
       }
     }
 

@@ -4,7 +4,7 @@
 // and colour strings, this file checks shapes and types and refuses unknown keys (a typo must not pass
 // silently as "nothing to change").
 
-import { LightwireError, type LightResult, type LightService, type Scene, type SetStateRequest } from '../core/index.js';
+import { LightwireError, clipped, quoted, type LightResult, type LightService, type Scene, type SetStateRequest } from '../core/index.js';
 
 type Kind = 'string' | 'number' | 'boolean' | 'color' | 'colors' | 'colorInput';
 
@@ -138,10 +138,10 @@ function fieldValue(name: string, field: Field, value: unknown): unknown {
       if (!Array.isArray(value)) throw invalid(at, 'must be a list of colours');
       return value.map((c, i) => colorText(`${at}[${i}]`, c));
     case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(at, `must be a number, got ${JSON.stringify(value)}`);
+      if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(at, `must be a number, got ${quoted(value)}`);
       return value;
     default:
-      if (typeof value !== field.kind) throw invalid(at, `must be a ${field.kind}, got ${JSON.stringify(value)}`);
+      if (typeof value !== field.kind) throw invalid(at, `must be a ${field.kind}, got ${quoted(value)}`);
       return value;
   }
 }
@@ -189,8 +189,18 @@ function setState(request: Record<string, unknown>, defaults: NodeDefaults, fast
  * msg.payload -> one operation. Forms: an object (power, color, brightness, infrared, duration, fast);
  * "on" / "off" / "toggle"; true / false; any other string is a colour; a number 0-1 is a brightness;
  * {effect: name, ...} for every effect in EFFECTS; {scene: name or uuid, duration?}; {capture: name}.
+ * A payload that throws while it is read (a getter, a proxy) is PARAMETER_INVALID too.
  */
 export function parsePayload(payload: unknown, defaults: NodeDefaults): Operation {
+  try {
+    return operationOf(payload, defaults);
+  } catch (err) {
+    if (err instanceof LightwireError) throw err;
+    throw invalid('payload', `cannot be read: ${clipped(err instanceof Error ? err.message : 'it threw')}`);
+  }
+}
+
+function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
   if (typeof payload === 'string') {
     const word = payload.trim().toLowerCase();
     if (word === '') throw new LightwireError('PARAMETER_MISSING', { field: 'payload' });
@@ -241,8 +251,17 @@ export function parsePayload(payload: unknown, defaults: NodeDefaults): Operatio
 
 /** The selector a message acts on: msg.selector wins over the node's. Scenes carry their own. */
 export function selectorOf(msgSelector: unknown, nodeSelector: string): string {
+  try {
+    return selectorIn(msgSelector, nodeSelector);
+  } catch (err) {
+    if (err instanceof LightwireError) throw err;
+    throw invalid('msg.selector', `cannot be read: ${clipped(err instanceof Error ? err.message : 'it threw')}`);
+  }
+}
+
+function selectorIn(msgSelector: unknown, nodeSelector: string): string {
   if (msgSelector !== undefined && msgSelector !== null) {
-    if (typeof msgSelector !== 'string') throw invalid('msg.selector', `must be a string, got ${JSON.stringify(msgSelector)}`);
+    if (typeof msgSelector !== 'string') throw invalid('msg.selector', `must be a string, got ${quoted(msgSelector)}`);
     if (msgSelector.trim() !== '') return msgSelector.trim();
     throw new LightwireError('PARAMETER_MISSING', { field: 'msg.selector' });
   }

@@ -11,7 +11,7 @@
 //   (photons-only extensions, §6.3).
 // * Values are not rounded: `#674322` gives hue 28.695652..., as colorsys would.
 
-import { LightwireError } from '../errors.js';
+import { LightwireError, quoted } from '../errors.js';
 import { KELVIN_MAX, KELVIN_MIN } from '../protocol/limits.js';
 import type { PartialHsbk } from './types.js';
 
@@ -64,7 +64,7 @@ function invalid(color: string, reason: string): never {
 
 function inRange(color: string, component: string, raw: string, whole: boolean, min: number, max: number): number {
   if (!(whole ? WHOLE : DECIMAL).test(raw)) {
-    return invalid(color, `${component} ${JSON.stringify(raw)} is not ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}`);
+    return invalid(color, `${component} ${quoted(raw)} is not ${whole ? 'a whole number' : 'a number'} from ${min} to ${max}`);
   }
   const value = Number(raw);
   if (value < min || value > max) return invalid(color, `${component} ${raw} is not between ${min} and ${max}`);
@@ -106,9 +106,9 @@ function component(color: string, token: string, random: () => number): MutableH
   if (hex !== null) {
     return rgbToHsb(parseInt(hex[1] as string, 16), parseInt(hex[2] as string, 16), parseInt(hex[3] as string, 16));
   }
-  if (token.startsWith('#')) return invalid(color, `hex colour ${JSON.stringify(token)} must be # and exactly 6 hex digits`);
+  if (token.startsWith('#')) return invalid(color, `hex colour ${quoted(token)} must be # and exactly 6 hex digits`);
   const keyed = KEYED.exec(token);
-  if (keyed === null) return invalid(color, `${JSON.stringify(token)} is not a colour name or component`);
+  if (keyed === null) return invalid(color, `${quoted(token)} is not a colour name or component`);
   const key = (keyed[1] as string).toLowerCase() as 'hue' | 'saturation' | 'brightness' | 'kelvin' | 'rgb';
   const raw = keyed[2] as string;
   if (raw === '') return invalid(color, `${key}: needs a value`);
@@ -126,7 +126,7 @@ function component(color: string, token: string, random: () => number): MutableH
     }
     case 'rgb': {
       const channels = raw.split(',');
-      if (channels.length !== 3) return invalid(color, `rgb ${JSON.stringify(raw)} must be three numbers r,g,b`);
+      if (channels.length !== 3) return invalid(color, `rgb ${quoted(raw)} must be three numbers r,g,b`);
       const { min, max } = COLOR_RANGES.rgb;
       const [r, g, b] = channels.map((c, i) => inRange(color, `rgb ${'rgb'[i]}`, c, true, min, max)) as [number, number, number];
       return rgbToHsb(r, g, b);

@@ -3,7 +3,7 @@
 // Payloads are wire units, produced only through core/protocol/units. The helpers at the bottom (validation,
 // capability-aware colour resolution, message builders) are shared with effects.ts and delta.ts.
 
-import { LightwireError } from '../errors.js';
+import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S } from '../protocol/limits.js';
 import {
   ENUMS,
@@ -360,7 +360,7 @@ function validateZones(zones: readonly ZoneRange[] | null): readonly ZoneRange[]
       typeof r === 'object' && r !== null &&
       Number.isInteger(r.start) && Number.isInteger(r.end) &&
       r.start >= 0 && r.start <= r.end && r.end <= MAX_ZONE_INDEX;
-    if (!ok) invalid('zones', `must be ranges start-end with 0 <= start <= end <= ${MAX_ZONE_INDEX} (got ${JSON.stringify(r)})`);
+    if (!ok) invalid('zones', `must be ranges start-end with 0 <= start <= end <= ${MAX_ZONE_INDEX} (got ${quoted(r)})`);
   }
   return zones;
 }

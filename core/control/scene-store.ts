@@ -10,7 +10,7 @@
 
 import * as path from 'node:path';
 import { fsPromises, nodeCrypto } from '../builtins.js';
-import { LightwireError } from '../errors.js';
+import { LightwireError, quoted } from '../errors.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type PowerState } from '../protocol/index.js';
 import type { LightView, PartialHsbk } from './types.js';
 
@@ -72,7 +72,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function checkKeys(value: Record<string, unknown>, allowed: readonly string[], where: string): void {
   for (const key of Object.keys(value)) {
     // Unknown keys are rejected rather than dropped: the next write would otherwise lose them silently.
-    if (!allowed.includes(key)) throw new Invalid(`${where} has an unknown key ${JSON.stringify(key)}`);
+    if (!allowed.includes(key)) throw new Invalid(`${where} has an unknown key ${quoted(key)}`);
   }
 }
 
@@ -175,7 +175,7 @@ function parseFile(text: string): Map<string, Scene> {
   if (!isRecord(doc)) throw new Invalid('the top level must be an object');
   checkKeys(doc, ['version', 'scenes'], 'the top level');
   if (doc.version !== SCENE_FILE_VERSION) {
-    throw new Invalid(`version must be ${SCENE_FILE_VERSION}, not ${JSON.stringify(doc.version)}`);
+    throw new Invalid(`version must be ${SCENE_FILE_VERSION}, not ${quoted(doc.version)}`);
   }
   if (!Array.isArray(doc.scenes)) throw new Invalid('scenes must be an array');
   const scenes = new Map<string, Scene>();
@@ -583,7 +583,7 @@ function checkActivation(activate: SceneActivation): ReadonlySet<SceneIgnoreKey>
     if (!Array.isArray(activate.ignore)) throw parameterInvalid('ignore', 'must be an array');
     for (const key of activate.ignore) {
       if (!(SCENE_IGNORE_KEYS as readonly unknown[]).includes(key)) {
-        throw parameterInvalid('ignore', `${JSON.stringify(key)} is not one of ${SCENE_IGNORE_KEYS.join(', ')}`);
+        throw parameterInvalid('ignore', `${quoted(key)} is not one of ${SCENE_IGNORE_KEYS.join(', ')}`);
       }
       ignore.add(key as SceneIgnoreKey);
     }

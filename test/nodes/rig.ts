@@ -24,6 +24,8 @@ interface NodeTestHelper {
   getNode(id: string): TestNode | null;
   request(): { get(path: string): PromiseLike<{ status: number; body: unknown }> };
   settings(userSettings: Record<string, unknown>): Record<string, unknown>;
+  /** The runtime's log calls since the flows were loaded (a sinon spy). */
+  log(): { readonly args: unknown[][] };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

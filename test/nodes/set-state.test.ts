@@ -40,6 +40,20 @@ function flow(fleet: Fleet, node: Record<string, unknown> = {}, config: Record<s
 
 type Results = Array<{ id: string; label: string; status: string; power?: string }>;
 
+/** An object that refers to itself (JSON.stringify throws on it). */
+function circular(): Record<string, unknown> {
+  const o: Record<string, unknown> = { a: 1 };
+  o.self = o;
+  return o;
+}
+
+/** An object whose (not enumerable, so Node-RED can still copy it) property throws when read. */
+function throwing(key: string): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  Object.defineProperty(o, key, { enumerable: false, get: () => { throw new Error('boom'); } });
+  return o;
+}
+
 /** Sends a message and waits for output 1. */
 async function send(msg: Record<string, unknown>): Promise<Record<string, unknown>> {
   const out = nextMessage('out');
@@ -298,6 +312,11 @@ describe('lightwire-set-state', function () {
       { name: 'move on a bulb without zones', msg: { payload: { effect: 'move' } }, code: 'CAPABILITY_MISSING' },
       { name: 'an unknown scene', msg: { payload: { scene: 'Nope' } }, code: 'SCENE_NOT_FOUND' },
       { name: 'toggle that is not true', msg: { payload: { toggle: 'yes' } }, code: 'PARAMETER_INVALID' },
+      { name: 'a circular brightness', msg: { payload: { brightness: circular() } }, code: 'PARAMETER_INVALID' },
+      { name: 'a BigInt brightness', msg: { payload: { brightness: 10n } }, code: 'PARAMETER_INVALID' },
+      { name: 'a BigInt msg.selector', msg: { payload: 'on', selector: 5n }, code: 'PARAMETER_INVALID' },
+      { name: 'a circular msg.selector', msg: { payload: 'on', selector: circular() }, code: 'PARAMETER_INVALID' },
+      { name: 'a payload that throws when read', msg: { payload: throwing('effect') }, code: 'PARAMETER_INVALID' },
     ];
 
     // One runtime for every bad message in turn: each must leave the flow working for the next.
@@ -326,6 +345,36 @@ describe('lightwire-set-state', function () {
         expect(ok.payload).to.have.length(1);
       });
     }
+  });
+
+  describe('messages Node-RED itself cannot copy, and huge values', () => {
+    beforeEach(async () => {
+      await load();
+    });
+
+    it('logs a message whose payload throws when copied, without stopping the runtime, and goes on', async () => {
+      const payload = {};
+      Object.defineProperty(payload, 'power', { enumerable: true, get: () => { throw new Error('boom'); } });
+      const writes = writesTo(fleet, BULB);
+      const silent = noMessage('out', 200);
+      inject('set', { payload });
+      await silent;
+      await eventually(() => helper.log().args.some((a: unknown[]) => /PARAMETER_INVALID: payload cannot be read: boom/.test(JSON.stringify(a))), 2000, 'the error in the log');
+      expect(writesTo(fleet, BULB)).to.equal(writes);
+      const ok = await send({ payload: { infrared: 0 }, selector: `id:${BULB}` });
+      expect(ok.payload).to.have.length(1);
+    });
+
+    it('quotes at most 200 characters of a huge value in its error', async () => {
+      for (const payload of ['x'.repeat(5_000_000), { brightness: 'y'.repeat(5_000_000) }]) {
+        const caught = nextMessage('caught');
+        inject('set', { payload });
+        const error = (await caught).error as { code?: string; message?: string };
+        expect(error.code).to.be.oneOf(['COLOR_INVALID', 'PARAMETER_INVALID']);
+        expect(error.message!.length).to.be.below(700);
+        expect(error.message).to.include('(5000000 characters)');
+      }
+    });
   });
 
   describe('bad properties (hand-edited flows)', () => {
