@@ -162,6 +162,12 @@ export const ERRORS = {
       `refusing to listen on ${p.host} without a token: anyone who can reach this address could control the lights. ` +
       'Give --token T (clients then send "Authorization: Bearer T"), or listen on 127.0.0.1',
   ),
+  SERVE_WEAK_TOKEN: spec<{ host: string; minChars: number }>(
+    400,
+    (p) =>
+      `refusing to listen on ${p.host} with a token shorter than ${p.minChars} characters: anyone who can reach this address ` +
+      'could guess it. Give a longer token (e.g. from "openssl rand -hex 16"), or listen on 127.0.0.1',
+  ),
   // core/cli: a flag or argument the command cannot use; `flag` is the flag as the user typed it.
   CLI_USAGE: spec<{ reason: string; flag?: string }>(400, (p) => p.reason),
 } as const;

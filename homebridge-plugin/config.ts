@@ -261,7 +261,7 @@ export const CONFIG_SPEC = {
         tokens: {
           type: 'array',
           title: 'Tokens',
-          description: 'Bearer tokens clients must send, optionally with scopes: TOKEN or TOKEN:scope,scope.',
+          description: 'Bearer tokens clients must send, optionally with scopes: TOKEN or TOKEN:scope,scope. Beyond 127.0.0.1 each must have 16 characters at least.',
           items: { type: 'string', title: 'Token', minLength: 1 },
         },
       },

@@ -14,6 +14,11 @@ import type { ConfigOptions } from './config-options.js';
 export const RELEASE_GRACE_MS = 5000;
 /** Health reaches users at most this often (a discovery of 100 lights is 100 'added' events). */
 export const HEALTH_COALESCE_MS = 100;
+/**
+ * How long closing lets the operations in flight finish (run()) before it stops the lights: a write sent just
+ * before a deploy still reaches them. Above a write's deadline (4 s), below Node-RED's close timeout (15 s).
+ */
+export const CLOSE_DRAIN_MS = 5000;
 
 export type ConnectionState = 'idle' | 'starting' | 'searching' | 'ready' | 'failed';
 
@@ -48,6 +53,7 @@ export interface ConnectionHooks {
 export interface ConnectionTiming {
   readonly releaseGraceMs?: number;
   readonly healthCoalesceMs?: number;
+  readonly closeDrainMs?: number;
 }
 
 interface Running {
@@ -99,6 +105,9 @@ export class Connection {
   private closed = false;
   private readonly releaseGraceMs: number;
   private readonly healthCoalesceMs: number;
+  private readonly closeDrainMs: number;
+  /** The nodes' operations running now (run()): close() lets them finish first. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   /** `options` is an Error when the config node's properties did not check out: every user then gets it. */
   constructor(
@@ -108,6 +117,7 @@ export class Connection {
   ) {
     this.releaseGraceMs = timing.releaseGraceMs ?? RELEASE_GRACE_MS;
     this.healthCoalesceMs = timing.healthCoalesceMs ?? HEALTH_COALESCE_MS;
+    this.closeDrainMs = timing.closeDrainMs ?? CLOSE_DRAIN_MS;
     this.state = options instanceof Error ? 'failed' : 'idle';
     this.error = options instanceof Error ? options : null;
   }
@@ -139,12 +149,30 @@ export class Connection {
     }, this.releaseGraceMs);
   }
 
-  /** The running service once its first discovery round is read (it starts the service if needed). */
+  /**
+   * The running service once its first discovery round is read (it starts the service if needed). CLIENT_STOPPED
+   * once the connection is closed, and when the service stopped while its first round was being read.
+   */
   async service(): Promise<LightService> {
     if (this.closed) throw new LightwireError('CLIENT_STOPPED', {});
     const running = await this.ensureStarted();
     await running.service.ready;
+    if (this.running !== running) throw new LightwireError('CLIENT_STOPPED', {});
     return running.service;
+  }
+
+  /**
+   * A node's operation on the service (service()), counted while it runs: closing lets it finish, for up to
+   * CLOSE_DRAIN_MS, before the lights are stopped, so a redeploy does not cut a write off half way.
+   */
+  async run<T>(operation: (service: LightService) => Promise<T> | T): Promise<T> {
+    const running = (async (): Promise<T> => operation(await this.service()))();
+    this.inFlight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.inFlight.delete(running);
+    }
   }
 
   /** The service as it is now, without starting anything. */
@@ -178,12 +206,22 @@ export class Connection {
     this.closed = true;
     this.users.clear();
     this.cancelGrace();
+    await this.drain();
     await this.stop();
     if (this.healthTimer !== undefined) clearTimeout(this.healthTimer);
     this.healthTimer = undefined;
   }
 
   // ---- internals ----
+
+  /** Waits for the operations in flight (run()) to end, for closeDrainMs at most. */
+  private async drain(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.closeDrainMs)));
+    await Promise.race([Promise.allSettled([...this.inFlight]), timeUp]);
+    clearTimeout(timer);
+  }
 
   private attachUser(user: ConnectionUser, service: LightService): void {
     try {

@@ -8,6 +8,7 @@ import type { LightService, LightView, V1Light } from '../core/index.js';
 import type { Connection, ConnectionUser } from './connection.js';
 import { connectionOf, failMessage, flagProp, listOrNone, reportSetupError, selectorProp } from './node-props.js';
 import { errorStatus, healthStatus } from './status.js';
+import { selectorOf } from './payload.js';
 
 const DISCOVER_TYPE = 'lightwire-discover';
 const LIGHT_EVENTS = ['added', 'changed', 'offline', 'online'] as const;
@@ -125,9 +126,11 @@ export = function register(RED: NodeAPI): void {
       void (async () => {
         try {
           if (setup instanceof Error) throw setup;
-          const service = await setup.connection.service();
+          // msg.selector overrides the node's (like every node's); the node's empty selector means every light.
+          const selector = msg.selector !== undefined && msg.selector !== null ? selectorOf(msg.selector, '') : setup.props.selector === '' ? 'all' : setup.props.selector;
+          const lights = await setup.connection.run((service) => listOrNone(service, selector));
           msg.topic = 'list';
-          msg.payload = listOrNone(service, setup.props.selector === '' ? 'all' : setup.props.selector);
+          msg.payload = lights;
           send(msg);
           done();
         } catch (err) {

@@ -49,8 +49,7 @@ export = function register(RED: NodeAPI): void {
           if (setup instanceof Error) throw setup;
           const selector = selectorOf(msg.selector, setup.props.selector);
           const mode = readModeOf(msg.fresh, setup.props.read);
-          const service = await setup.connection.service();
-          const lights = mode === 'fresh' ? await service.refresh(selector) : service.list(selector);
+          const lights = await setup.connection.run((service) => (mode === 'fresh' ? service.refresh(selector) : service.list(selector)));
           acted = true;
           const offline = lights.filter((l) => !l.connected).length;
           node.status({

@@ -61,8 +61,7 @@ export = function register(RED: NodeAPI): void {
         const selector = (): string => selectorOf(msg.selector, props.selector);
         // A missing selector fails before waiting for the lights; scenes carry their own selectors.
         if (operation.kind !== 'scene') selector();
-        const service = await connection.service();
-        const outcome = await runOperation(service, selector, operation);
+        const outcome = await connection.run((service) => runOperation(service, selector, operation));
         const results = outcome.results;
         const failed = results.filter((r) => r.status !== 'ok');
         acted = true;

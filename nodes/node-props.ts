@@ -2,7 +2,7 @@
 // own properties again at runtime, and the error every input gets when either is wrong.
 
 import type { Node, NodeAPI } from 'node-red';
-import { LightwireError, isLightwireError, quoted, type LightService, type V1Light } from '../core/index.js';
+import { DURATION_MAX_S, LightwireError, isLightwireError, quoted, type LightService, type V1Light } from '../core/index.js';
 import type { Connection } from './connection.js';
 import { isConfigNode } from './config-node.js';
 
@@ -25,11 +25,13 @@ export function selectorProp(value: unknown): string {
   return value.trim();
 }
 
-/** An optional duration in seconds: '' or missing = none. */
+/** An optional duration in seconds (at most what a light takes, DURATION_MAX_S): '' or missing = none. */
 export function optionalSecondsProp(option: string, value: unknown): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) throw invalid(option, `must be a number of seconds, got ${quoted(value)}`);
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > DURATION_MAX_S) {
+    throw invalid(option, `must be a number of seconds from 0 to ${DURATION_MAX_S}, got ${quoted(value)}`);
+  }
   return n;
 }
 

@@ -52,9 +52,11 @@ export function healthText(health: Health): string {
     case 'failed':
       return `failed: ${health.error ? errorCode(health.error) : 'error'}`;
     default: {
-      if (health.lights === 0) return health.state === 'searching' ? 'searching' : 'no lights found';
+      // The lights work without the HTTP endpoint; that it did not start stays in sight, not only in the log.
+      const http = health.httpError ? `, HTTP failed: ${errorCode(health.httpError)}` : '';
+      if (health.lights === 0) return `${health.state === 'searching' ? 'searching' : 'no lights found'}${http}`;
       const lights = `${health.lights} light${health.lights === 1 ? '' : 's'}`;
-      return health.offline > 0 ? `${lights}, ${health.offline} offline` : lights;
+      return `${health.offline > 0 ? `${lights}, ${health.offline} offline` : lights}${http}`;
     }
   }
 }
@@ -69,6 +71,6 @@ export function healthStatus(health: Health): NodeStatus {
       return { fill: 'grey', shape: 'ring', text };
     default:
       if (health.lights === 0) return { fill: 'yellow', shape: 'ring', text };
-      return { fill: health.offline > 0 ? 'yellow' : 'green', shape: 'dot', text };
+      return { fill: health.offline > 0 || health.httpError ? 'yellow' : 'green', shape: 'dot', text };
   }
 }

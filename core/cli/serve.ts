@@ -118,7 +118,7 @@ export function serveOptions(p: Parsed<ServeFlags>, env: NodeJS.ProcessEnv = pro
   if (embedded && realOnly.length > 0) {
     throw usageError(`${v.virtual !== undefined ? p.flag('virtual') : p.flag('fleet')} runs its own lights on loopback; ${realOnly.map((n) => p.flag(n)).join(', ')} find${realOnly.length === 1 ? 's' : ''} real ones`);
   }
-  checkBind(host, tokens.length);
+  checkBind(host, tokens);
   const rateLimit = intValue(p, 'rate-limit', 1, UNENFORCED_LIMIT);
   const httpPort = intValue(p, 'http-port', 0, 65535);
   const virtual = intValue(p, 'virtual', 1, MAX_SIMULATED_LIGHTS);

@@ -315,6 +315,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   private readonly random: () => number;
   private readonly scenesFile: string | undefined;
   private sceneStoreInstance: SceneStore | undefined;
+  /** Why the scene file could not be opened (start()): scene operations fail with it. */
+  private sceneStoreFailure: LightwireError | undefined;
   /** LightView per serial with the record revision it was built from: light(serial) is a map lookup. */
   private readonly viewCache = new Map<string, { readonly revision: number; readonly view: LightView }>();
   private namesCache: GroupNames | undefined;
@@ -381,10 +383,18 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Opens the scene file (if one is configured), the socket, and starts discovery. Idempotent. */
   async start(): Promise<void> {
     if (this.running) return;
-    if (this.scenesFile !== undefined && this.sceneStoreInstance === undefined) {
-      this.sceneStoreInstance = await SceneStore.open(this.scenesFile, {
-        log: (message) => this.backgroundError(new Error(message)),
-      });
+    if (this.scenesFile !== undefined && this.sceneStoreInstance === undefined && this.sceneStoreFailure === undefined) {
+      try {
+        this.sceneStoreInstance = await SceneStore.open(this.scenesFile, {
+          log: (message) => this.backgroundError(new Error(message)),
+        });
+      } catch (err) {
+        // A scene file that cannot be opened (a folder, no permission) disables scenes, not the lights: it is
+        // reported now, and every scene operation answers with it.
+        if (!(err instanceof LightwireError)) throw err;
+        this.sceneStoreFailure = err;
+        this.backgroundError(err);
+      }
     }
     if (!this.client.started) {
       await this.client.start();
@@ -664,6 +674,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   // ---- scenes (http-api-v1.md §7.17, §7.18) ----
 
   private sceneStore(sceneId: string): SceneStore {
+    if (this.sceneStoreFailure) throw this.sceneStoreFailure;
     if (!this.scenes) throw new LightwireError('SCENE_NOT_FOUND', { sceneId });
     return this.scenes;
   }
@@ -675,6 +686,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
 
   /** Captures the current state of the lights a selector names as a scene (replacing one of the same name). */
   async captureScene(name: string, selector = 'all'): Promise<Scene> {
+    if (this.sceneStoreFailure) throw this.sceneStoreFailure;
     if (!this.scenes) throw new LightwireError('OPTIONS_INVALID', { option: 'scenes', reason: 'no scene file is configured' });
     const targets = this.resolve(selector).filter((t) => t.light.online);
     // Capture what the lights show now, not what the cache last saw.

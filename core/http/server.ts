@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { LightwireError } from '../index.js';
-import { isLoopbackHost } from './auth.js';
+import { isLoopbackHost, parseTokenSpec, type TokenSpec } from './auth.js';
 import { rawPath, toProblem } from './errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, type HttpApiOptions } from './plugin.js';
 import { RateLimiter } from './rate-limit.js';
@@ -87,9 +87,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Refuses an open (token-less) API anywhere but loopback. */
-export function checkBind(host: string, tokenCount: number): void {
-  if (tokenCount === 0 && !isLoopbackHost(host)) throw new LightwireError('SERVE_UNSAFE_BIND', { host });
+/** The shortest token an API reachable beyond this machine takes (one a person could guess is no lock). */
+export const MIN_NETWORK_TOKEN_CHARS = 16;
+
+/** Refuses an open (token-less) API anywhere but loopback, and one behind a token short enough to guess. */
+export function checkBind(host: string, tokens: readonly (string | TokenSpec)[]): void {
+  if (isLoopbackHost(host)) return;
+  if (tokens.length === 0) throw new LightwireError('SERVE_UNSAFE_BIND', { host });
+  const texts = tokens.map((t) => (typeof t === 'string' ? parseTokenSpec(t).token : t.token));
+  if (texts.some((t) => t.length < MIN_NETWORK_TOKEN_CHARS)) throw new LightwireError('SERVE_WEAK_TOKEN', { host, minChars: MIN_NETWORK_TOKEN_CHARS });
 }
 
 function frameworkError(err: FastifyError): LightwireError {
@@ -226,7 +232,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     checkPort('httpPort', options.httpPort);
     if (!options.tls) throw new LightwireError('OPTIONS_INVALID', { option: 'httpPort', reason: 'only makes sense with TLS (it answers 426 to plain HTTP)' });
   }
-  checkBind(host, options.tokens?.length ?? 0);
+  checkBind(host, options.tokens ?? []);
   const limiter = new RateLimiter({ limit: options.rateLimit ?? null, ...(options.now ? { now: options.now } : {}) });
   const app = buildServer(options, { limiter });
   await app.listen({ host, port });

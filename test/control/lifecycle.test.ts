@@ -195,6 +195,28 @@ describe('LightService lifecycle', () => {
     }
   });
 
+  it('starts with a scene file it cannot open (a folder): the lights work, scenes answer SCENE_STORE_FAILED, and it says so once', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-scenes-'));
+    try {
+      const unstarted = new LightService(options(fleet, { scenes: dir }));
+      const errors: Error[] = [];
+      unstarted.on('error', (e: Error) => errors.push(e));
+      await unstarted.start();
+      service = unstarted;
+      await service.ready;
+      expect(errors.map((e) => (e as LightwireError).code)).to.deep.equal(['SCENE_STORE_FAILED']);
+      const results = await service.setState('id:d073d5000001', { power: 'on', durationS: 0 });
+      expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+      expect(service.listScenes()).to.deep.equal([]);
+      for (const attempt of [service.activateScene('Evening'), service.captureScene('Evening', 'id:d073d5000001')]) {
+        const err = await attempt.then(() => null, (e: unknown) => e);
+        expect((err as LightwireError).code).to.equal('SCENE_STORE_FAILED');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('takes effect colours as numbers too', async () => {
     service = await LightService.start(options(fleet));
     await service.ready;

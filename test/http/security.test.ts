@@ -195,10 +195,18 @@ describe('HTTP API v1 security', function () {
   describe('safe defaults for listening', () => {
     it('refuses to listen beyond loopback without a token, saying why', async () => {
       for (const host of ['0.0.0.0', '::', '172.20.1.10', 'my-host.local']) {
-        expect(() => checkBind(host, 0), host).to.throw(/refusing to listen on .* without a token: anyone who can reach this address could control the lights/);
+        expect(() => checkBind(host, []), host).to.throw(/refusing to listen on .* without a token: anyone who can reach this address could control the lights/);
       }
-      for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(() => checkBind(host, 0), host).to.not.throw();
-      expect(() => checkBind('0.0.0.0', 1)).to.not.throw();
+      for (const host of ['127.0.0.1', '127.8.9.10', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) {
+        expect(() => checkBind(host, []), host).to.not.throw();
+        expect(() => checkBind(host, ['a']), host).to.not.throw();
+      }
+      expect(() => checkBind('0.0.0.0', ['0123456789abcdef'])).to.not.throw();
+      expect(() => checkBind('0.0.0.0', [{ token: '0123456789abcdef', scopes: ['read'] }])).to.not.throw();
+      // Beyond loopback a token must not be guessable: 16 characters at least, each of them (scopes do not count).
+      for (const tokens of [['a'], ['0123456789abcdef', 'short:read'], ['0123456789abcde:read,control']]) {
+        expect(() => checkBind('0.0.0.0', tokens), tokens.join(' ')).to.throw(/refusing to listen on 0\.0\.0\.0 with a token shorter than 16 characters/);
+      }
       const rig = await apiRig(oneLight);
       try {
         const err = await startServer({ service: rig.service, host: '0.0.0.0', port: 0 }).then(

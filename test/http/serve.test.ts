@@ -284,7 +284,8 @@ describe('lightwire serve', function () {
       err = e;
     }
     expect(isLightwireError(err, 'SERVE_UNSAFE_BIND')).to.equal(true);
-    expect(() => parseServeArgs(['--host', '::'], { LIGHTWIRE_TOKENS: 't' })).to.not.throw();
+    expect(() => parseServeArgs(['--host', '::'], { LIGHTWIRE_TOKENS: '0123456789abcdef' })).to.not.throw();
+    expect(() => parseServeArgs(['--host', '::'], { LIGHTWIRE_TOKENS: 't' })).to.throw(/SERVE_WEAK_TOKEN|shorter than 16 characters/);
   });
 
   it('builds curl lines with and without token and TLS', () => {

@@ -104,6 +104,13 @@ describe('lightwire-discover', function () {
     const msg = (await out) as Msg;
     expect(msg.topic).to.equal('list');
     expect((msg.payload as Array<{ id: string }>).map((l) => l.id).sort()).to.deep.equal(ALL);
+    // msg.selector overrides the node's selector, as on every node.
+    const one = nextMessage('events');
+    inject('disc', { payload: 'list', selector: `id:${ALL[0]}` });
+    expect(((await one) as Msg).payload).to.have.length(1);
+    const none = nextMessage('events');
+    inject('disc', { selector: 'label:Nowhere' });
+    expect(((await none) as Msg).payload).to.deep.equal([]);
   });
 
   it('announces lights the config node already knew when it starts in a partial deploy', async () => {

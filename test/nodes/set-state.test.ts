@@ -385,6 +385,15 @@ describe('lightwire-set-state', function () {
       expect(((await caught).error as { code: string }).code).to.equal('OPTIONS_INVALID');
     });
 
+    it('refuses a node transition longer than a light can take at deploy, naming the limit', async () => {
+      await load({ duration: '1e12' });
+      const caught = nextMessage('caught');
+      inject('set', { payload: 'on' });
+      const error = (await caught).error as { code: string; message: string };
+      expect(error.code).to.equal('OPTIONS_INVALID');
+      expect(error.message).to.match(/option duration must be a number of seconds from 0 to \d+, got "1e12"$/);
+    });
+
     it('refuses a node without a config node', async () => {
       await load({ config: '' });
       const caught = nextMessage('caught');

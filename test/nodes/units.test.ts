@@ -3,12 +3,12 @@
 
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { LightwireError, type LightView } from '../../core/index.js';
+import { LightwireError, isLightwireError, type LightView } from '../../core/index.js';
 import { configOptions, listProp } from '../../nodes/config-options.js';
 import { Connection, serviceOptions, type Health } from '../../nodes/connection.js';
 import { colorText, parsePayload, selectorOf, EFFECT_NAMES } from '../../nodes/payload.js';
 import { selectorList } from '../../nodes/selector-list.js';
-import { healthText, resultsStatus, resultsText } from '../../nodes/status.js';
+import { healthStatus, healthText, resultsStatus, resultsText } from '../../nodes/status.js';
 
 function code(fn: () => unknown): string {
   try {
@@ -160,6 +160,10 @@ describe('nodes: status texts', () => {
     expect(healthText(h({ lights: 1, online: 1 }))).to.equal('1 light');
     expect(healthText(h({ lights: 5, online: 4, offline: 1 }))).to.equal('5 lights, 1 offline');
     expect(healthText(h({ state: 'failed', error: new LightwireError('OPTIONS_INVALID', { option: 'x', reason: 'y' }) }))).to.equal('failed: OPTIONS_INVALID');
+    const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+    expect(healthText(h({ lights: 5, online: 5, httpError: inUse }))).to.equal('5 lights, HTTP failed: EADDRINUSE');
+    expect(healthStatus(h({ lights: 5, online: 5, httpError: inUse })).fill).to.equal('yellow');
+    expect(healthStatus(h({ lights: 5, online: 5 })).fill).to.equal('green');
   });
 });
 
@@ -192,6 +196,36 @@ describe('nodes: connection lifetime', () => {
     await c.service().catch((e: unknown) => (rejected = e));
     expect(rejected).to.equal(err);
     await c.close();
+  });
+
+  it('lets an operation in flight finish when it closes, then answers CLIENT_STOPPED', async () => {
+    const c = new Connection(configOptions({ virtual: true, virtualLights: 2, refreshS: 0 }), { warn: () => {}, error: () => {} });
+    c.acquire({ id: 'a', health: () => {} });
+    await c.service();
+    const op = c.run(async (service) => {
+      await new Promise((r) => setTimeout(r, 300));
+      return service.setState('all', { power: 'off', durationS: 0 });
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const closing = c.close();
+    expect((await op).map((r) => r.status)).to.deep.equal(['ok', 'ok']);
+    await closing;
+    expect(c.peek()).to.equal(null);
+    const after = await c.run(() => 1).catch((e: unknown) => e);
+    expect(isLightwireError(after, 'CLIENT_STOPPED')).to.equal(true);
+  });
+
+  it('answers CLIENT_STOPPED, not LIGHTS_NOT_FOUND, to an operation still waiting for the first discovery when it closes', async () => {
+    // No lights answer on this port: the first round is still being waited for when the connection closes.
+    const c = new Connection(configOptions({ broadcast: '127.255.255.255', lanPort: 9, refreshS: 0 }), { warn: () => {}, error: () => {} }, { closeDrainMs: 100 });
+    c.acquire({ id: 'a', health: () => {} });
+    const op = c.run((service) => service.list('all')).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 50));
+    const started = Date.now();
+    await c.close();
+    expect(Date.now() - started).to.be.below(1000);
+    const outcome = await op;
+    expect(isLightwireError(outcome, 'CLIENT_STOPPED'), String(outcome)).to.equal(true);
   });
 
   it('stops the service a grace period after its last user leaves, unless a user comes back', async () => {
