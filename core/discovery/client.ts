@@ -616,8 +616,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
       if (packet.header.target !== NO_SERIAL) this.registry.heard(packet.header.target);
       return;
     }
-    // Only service 1 (UDP) counts; port 0 means "unavailable" (lan-protocol.md §1.6).
-    if (packet.payload.service !== 1 || packet.payload.port === 0) return;
+    // Only service 1 (UDP) counts; port 0 means "unavailable" (lan-protocol.md §1.6), and the field (a u32) may
+    // carry a number no UDP port has.
+    const port = packet.payload.port;
+    if (packet.payload.service !== 1 || port < 1 || port > 65535) return;
     const serial = packet.header.target;
     // The all-zero target addresses every device; no light has it as its serial.
     if (serial === NO_SERIAL) return;

@@ -1055,7 +1055,9 @@ export class Requester {
     if (packet.name !== null) {
       const targetLane = this.lanes.get(target);
       const byTarget = targetLane === undefined ? undefined : this.pending.get(pendingKey(targetLane, sequence));
-      if (byTarget && this.wants(byTarget, packet)) return this.accept(byTarget, packet);
+      // Only from the address the request went to: our source goes out in every broadcast, so any host on the LAN
+      // could otherwise answer for a light (a dead one included) with a state of its choosing.
+      if (byTarget && byTarget.device.address === from.address && this.wants(byTarget, packet)) return this.accept(byTarget, packet);
       const addressLane = this.lanes.get(`${from.address}:${from.port}`);
       const byAddress = addressLane === undefined ? undefined : this.pending.get(pendingKey(addressLane, sequence));
       if (byAddress && this.wants(byAddress, packet)) return this.accept(byAddress, packet);

@@ -37,9 +37,9 @@ function playLight(endpoint: MemoryEndpoint, play: Play = {}): void {
   };
 }
 
-/** A StateService datagram as a spoofer forges it: any target, source and sequence. */
-function stateService(target: string, source: number, sequence: number): Buffer {
-  return encode({ name: 'StateService', header: { source, sequence, target }, payload: { service: 1, port: 56700 } });
+/** A StateService datagram as a spoofer forges it: any target, source, sequence and port. */
+function stateService(target: string, source: number, sequence: number, port = 56700): Buffer {
+  return encode({ name: 'StateService', header: { source, sequence, target }, payload: { service: 1, port } });
 }
 
 async function started(endpoint: MemoryEndpoint, maxLights?: number): Promise<LightClient> {
@@ -86,6 +86,18 @@ describe('discovery on a hostile LAN', function () {
     endpoint.deliverRaw(stateService('000000000000', asked.source, asked.sequence), SPOOFER);
     await new Promise((r) => setTimeout(r, 20));
     expect(client.registry.size).to.equal(0);
+  });
+
+  it('takes no light from a StateService naming a port no UDP socket can have (0, 70000, 2^32 - 1)', async () => {
+    const endpoint = new MemoryEndpoint();
+    client = await started(endpoint);
+    await until(() => endpoint.sentOf('GetService').length > 0);
+    const asked = lastBroadcast(endpoint).header;
+    for (const port of [0, 70000, 4294967295]) endpoint.deliverRaw(stateService('d073d5aa0001', asked.source, asked.sequence, port), SPOOFER);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(client.registry.has('d073d5aa0001')).to.equal(false);
+    endpoint.deliverRaw(stateService('d073d5aa0001', asked.source, asked.sequence, 65535), SPOOFER);
+    expect(client.registry.has('d073d5aa0001')).to.equal(true);
   });
 
   it('takes no light from an unsolicited StateService (no GetService of ours has that sequence)', async () => {

@@ -164,6 +164,23 @@ describe('Requester', () => {
     expect(requester.stats.unmatched).to.equal(1);
   });
 
+  it('takes a reply only from the address the request went to: another host cannot answer for the light', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 1000 });
+    let settled: unknown;
+    void p.then((r) => (settled = r), (err: unknown) => (settled = err));
+    await clock.tickAsync(0);
+    const sent = endpoint.sent[0]!.packet;
+    // Right source, sequence and target, from 127.0.0.50: a forgery, counted and ignored.
+    endpoint.reply(sent, LIGHT.serial, 'LightState', { ...lightState, label: 'HACKED' }, { address: '127.0.0.50', port: 56700 });
+    endpoint.reply(sent, LIGHT.serial, 'Acknowledgement', {}, { address: '127.0.0.50', port: 56700 });
+    await clock.tickAsync(0);
+    expect(settled).to.equal(undefined);
+    expect(requester.stats.unmatched).to.equal(2);
+    endpoint.reply(sent, LIGHT.serial, 'LightState', lightState, FROM);
+    const reply = await p;
+    expect(reply.name === 'LightState' && reply.payload.label).to.equal('Kitchen');
+  });
+
   it('drops late duplicates silently and counts them', async () => {
     const p = requester.get(LIGHT, 'GetColor', {});
     await clock.tickAsync(0);
