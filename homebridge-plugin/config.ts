@@ -151,9 +151,9 @@ export const CONFIG_SPEC = {
           default: 3,
         },
         removeAfterHours: {
-          type: 'number',
+          type: 'integer',
           title: 'Remove unseen lights after (hours)',
-          description: 'A light not seen for this long is removed from HomeKit (0 = never).',
+          description: 'A light not seen for this many whole hours is removed from HomeKit (0 = never); it comes back when it is seen again.',
           minimum: 0,
           maximum: 87600,
           default: 168,

@@ -4,7 +4,7 @@
 // reads come from the service's cache and writes answer within the response timeout.
 
 import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
-import { LightService, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
+import { LightService, LightwireError, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
 import type { RunningServer, ServerOptions } from '../core/http/index.js';
 import { LightAccessory, isLightContext, offered, type LightContext } from './accessory.js';
 import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
@@ -40,6 +40,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   private readonly relayStates = new Map<string, boolean[]>();
   private relayInterval: ReturnType<typeof setInterval> | undefined;
   private readonly notOffered = new Set<string>();
+  /** Lights removed as stale (removeAfterHours): registered again once they are heard from. */
+  private readonly removedAsStale = new Set<string>();
   private scenes: SceneSwitches | undefined;
   private http: RunningServer | undefined;
   private readonly effects = new Map<string, string>();
@@ -163,14 +165,23 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     });
     service.on('online', (view) => {
       this.log.info(`${view.label || view.serial} is reachable again.`);
-      this.lights.get(view.serial)?.update(view, ['online']);
+      const light = this.lights.get(view.serial);
+      // A light removed as stale (removeAfterHours) while it was away is registered again.
+      if (light === undefined) {
+        this.removedAsStale.delete(view.serial);
+        this.ensureLight(view);
+      } else light.update(view, ['online']);
     });
     service.on('error', (err) => this.backgroundError(err));
   }
 
   private changed(view: LightView, fields: readonly string[]): void {
     const light = this.lights.get(view.serial);
-    if (light === undefined) return;
+    if (light === undefined) {
+      // Heard again after it was removed as stale (without going offline in between): registered again.
+      if (view.online && this.removedAsStale.delete(view.serial)) this.ensureLight(view);
+      return;
+    }
     if (fields.includes('effect')) this.readEffect(view.serial);
     if (fields.includes('product')) {
       light.setup(view);
@@ -271,7 +282,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       const view = this.service.light(context.serial);
       const lastSeenAt = view?.lastSeenAt ?? context.lastSeenAt ?? this.launchedAt;
       if (now - lastSeenAt > graceMs) {
-        this.remove(accessory, `not seen for ${Math.round((now - lastSeenAt) / 3_600_000)} h`);
+        this.removedAsStale.add(context.serial);
+        this.remove(accessory, `not seen for ${Math.floor((now - lastSeenAt) / 3_600_000)} h`);
       } else if (view !== undefined && view.lastSeenAt !== context.lastSeenAt) {
         accessory.context = { ...context, lastSeenAt: view.lastSeenAt };
         refreshed.push(accessory);
@@ -437,7 +449,9 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     const last = this.loggedErrors.get(err.message);
     if (last !== undefined && now - last < ERROR_LOG_INTERVAL_MS) return;
     this.loggedErrors.set(err.message, now);
-    this.log.warn(`Network: ${err.message}`);
+    // The scene file's trouble is the config's scenes.file (the lights go on without scenes), not the network's.
+    const scenes = err instanceof LightwireError && err.code.startsWith('SCENE_STORE_');
+    this.log.warn(scenes ? `Scenes (scenes.file): ${err.message}; the lights work without scenes.` : `Network: ${err.message}`);
   }
 
   private after(ms: number, fn: () => void): void {

@@ -385,9 +385,9 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     if (this.running) return;
     if (this.scenesFile !== undefined && this.sceneStoreInstance === undefined && this.sceneStoreFailure === undefined) {
       try {
-        this.sceneStoreInstance = await SceneStore.open(this.scenesFile, {
-          log: (message) => this.backgroundError(new Error(message)),
-        });
+        this.sceneStoreInstance = await SceneStore.open(this.scenesFile);
+        // A file that did not parse was moved aside (the store starts empty): said once, with its code.
+        if (this.sceneStoreInstance.problem !== null) this.backgroundError(this.sceneStoreInstance.problem);
       } catch (err) {
         // A scene file that cannot be opened (a folder, no permission) disables scenes, not the lights: it is
         // reported now, and every scene operation answers with it.

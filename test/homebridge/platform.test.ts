@@ -149,6 +149,23 @@ describe('homebridge platform', function () {
       expect(rig.log.text('info')).to.contain('Removed Gone');
     });
 
+    it('registers a light removed as stale again once it is heard from', async () => {
+      let now = Date.now();
+      rig = await platformRig({ discovery: { removeAfterHours: 2 } }, fleet, { deps: { now: () => now } });
+      await until(() => rig!.platform.lights.has(S(2)), 5000, 'light 2');
+      const label = accessoryOf(rig, S(2)).displayName;
+      now += 3 * 3_600_000;
+      rig.platform.removeStale();
+      expect(rig.platform.lights.has(S(2))).to.equal(false);
+      expect(rig.log.text('info')).to.contain(`Removed ${label}: not seen for 2 h.`);
+      now = Date.now();
+      fleet.light(S(2)).setState({ label: 'Back' });
+      await rig.platform.service!.refresh(`id:${S(2)}`);
+      await until(() => rig!.platform.lights.has(S(2)), 3000, 'light 2 registered again');
+      expect(rig.fake.registered.some((a) => a.displayName === 'Back')).to.equal(true);
+      fleet.light(S(2)).setState({ label });
+    });
+
     it('leaves hidden lights out', async () => {
       rig = await platformRig({ accessories: [{ serial: S(4).toUpperCase(), hidden: true }] }, fleet);
       await until(() => rig!.platform.lights.size === 10, 5000, '10 lights');
@@ -302,6 +319,14 @@ describe('homebridge platform', function () {
       expect((await hapWrite(evening.getCharacteristic(hap.Characteristic.On), true)).status).to.equal(0);
       expect(fleet.light(S(1)).state.color.hue).to.be.closeTo(30, 0.1);
       expect(await hapRead(evening.getCharacteristic(hap.Characteristic.On))).to.deep.equal({ value: false });
+    });
+
+    it('starts the lights with a scenes.file it cannot open (a folder), saying so as a scenes problem', async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-'));
+      rig = await platformRig({ scenes: { file: dir, switches: true } }, fleet);
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      expect(rig.log.text('warn')).to.match(/Scenes \(scenes\.file\): cannot write scene file .*: cannot read it: EISDIR.*; the lights work without scenes\./);
+      expect(rig.log.text('error')).to.not.contain('Cannot start the LAN client');
     });
 
     it('starts the HTTP API when the config asks for it, on the same service, and closes it on shutdown', async () => {
