@@ -92,6 +92,10 @@ export const ERRORS = {
     (p) => `${p.message} to light ${p.serial} was cancelled because the client stopped`,
   ),
   CLIENT_STOPPED: spec<Record<string, never>>(503, () => 'the client is stopped'),
+  NO_BROADCAST_ADDRESS: spec<Record<string, never>>(
+    503,
+    () => 'no network interface has an IPv4 address to broadcast on yet; discovery looks again at every round',
+  ),
   REGISTRY_FULL: spec<{ maxLights: number }>(
     503,
     (p) => `discovery ignores new lights beyond ${p.maxLights} (option maxLights); a flood of invented serials on the LAN would look like this`,

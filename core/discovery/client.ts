@@ -28,7 +28,7 @@ import { transportOptions, type TransportOptions } from '../transport/options.js
 import { NO_PAYLOAD, Requester, type DeviceAddress } from '../transport/requester.js';
 import { AdaptiveWindow } from '../transport/window.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
-import { discoveryOptions, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
+import { discoveryOptions, interfaceBroadcastAddresses, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
 import { LightRegistry, type RelayFact, type FactValues, type LightRecord, type RegistryEvents } from './registry.js';
 import { zonesFromReplies } from './zones.js';
 
@@ -136,6 +136,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private readonly moving = new Set<string>();
   /** REGISTRY_FULL is said once per client. */
   private fullSaid = false;
+  /** NO_BROADCAST_ADDRESS was reported (discoverNow), until there is an address again. */
+  private noNetworkSaid = false;
   /** Resolved products are immutable: lights of the same model and firmware share one. */
   private readonly products = new Map<string, Product>();
   /** Registry events re-emitted by the client. */
@@ -222,11 +224,20 @@ export class LightClient extends EventEmitter<ClientEvents> {
     this.requesterInstance = undefined;
   }
 
-  /** Broadcasts GetService to every configured address and probes every static host, once. */
+  /**
+   * Broadcasts GetService to every configured address (without any, to each interface's as it is now) and probes
+   * every static host, once.
+   */
   discoverNow(): void {
     if (!this.running) return;
     const d = this.discoveryOptions;
-    for (const address of d.broadcastAddresses) {
+    const addresses = d.followInterfaces ? interfaceBroadcastAddresses() : d.broadcastAddresses;
+    // No network yet (a host that boots before DHCP): said once, and looked for again at every round.
+    if (d.followInterfaces && addresses.length === 0) {
+      if (!this.noNetworkSaid) this.backgroundError(new LightwireError('NO_BROADCAST_ADDRESS', {}));
+      this.noNetworkSaid = true;
+    } else this.noNetworkSaid = false;
+    for (const address of addresses) {
       this.requester.broadcast(address, d.port, 'GetService', {}).catch((err: Error) => this.backgroundError(err));
     }
     for (const host of d.staticHosts) {

@@ -16,6 +16,11 @@ export interface StaticHost {
 export interface DiscoveryOptions {
   /** Where GetService is broadcast. Default: the broadcast address of each IPv4 interface. */
   readonly broadcastAddresses: readonly string[];
+  /**
+   * No addresses were given: each discovery round broadcasts on the interfaces as they are then (a host that starts
+   * before its network is up, or moves to another network, is followed). broadcastAddresses is the list at start.
+   */
+  readonly followInterfaces: boolean;
   /** The port lights listen on for broadcasts. */
   readonly port: number;
   /** Lights behind routers or on other VLANs, probed by unicast GetService (`ip[:port]`). */
@@ -102,7 +107,7 @@ function intAtLeast(name: string, value: unknown, min: number): number {
   return value;
 }
 
-export interface DiscoveryOptionsInput extends Partial<Omit<DiscoveryOptions, 'staticHosts'>> {
+export interface DiscoveryOptionsInput extends Partial<Omit<DiscoveryOptions, 'staticHosts' | 'followInterfaces'>> {
   /** `ip[:port]` strings or parsed hosts. */
   readonly staticHosts?: readonly (string | StaticHost)[];
 }
@@ -119,6 +124,7 @@ export function discoveryOptions(input: DiscoveryOptionsInput = {}): DiscoveryOp
   burst.forEach((v, i) => intAtLeast(`burstScheduleMs[${i}]`, v, 0));
   const o: DiscoveryOptions = {
     broadcastAddresses: Object.freeze([...broadcastAddresses]),
+    followInterfaces: input.broadcastAddresses === undefined,
     port,
     staticHosts: Object.freeze(staticHosts),
     sweepSubnets: Object.freeze([...sweepSubnets]),
