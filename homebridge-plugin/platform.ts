@@ -66,7 +66,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     const result = parseConfig(rawConfig);
     for (const warning of result.warnings) log.warn(`Config: ${warning.message}`);
     if (!result.ok) {
-      for (const error of result.errors) log.error(`Config: ${error.message}`);
+      // The code every face gives a bad option (OPTIONS_INVALID), then where and why.
+      for (const error of result.errors) log.error(`Config: OPTIONS_INVALID: ${error.message}`);
       log.error(`Lightwire is not started: fix the ${result.errors.length === 1 ? 'setting' : `${result.errors.length} settings`} above. Homebridge keeps running.`);
       return;
     }

@@ -81,7 +81,7 @@ describe('homebridge platform', function () {
       const log = testLog();
       const platform = new LightwirePlatform(log.log, { platform: 'Lightwire', discovery: { port: 'lifx', staticHosts: ['lamp'] } } as PlatformConfig, fake.api);
       expect(platform.service).to.equal(undefined);
-      expect(log.text('error')).to.contain('discovery.port: must be a whole number').and.to.contain('discovery.staticHosts[0]').and.to.contain('not started');
+      expect(log.text('error')).to.contain('Config: OPTIONS_INVALID: discovery.port: must be a whole number').and.to.contain('discovery.staticHosts[0]').and.to.contain('not started');
       // A cached light of the broken platform answers "No Response" instead of its stale cached state.
       const cached = cachedAccessory(S(1), 'Color 1', Date.now());
       cached.addService(hap.Service.Lightbulb, 'Color 1').getCharacteristic(hap.Characteristic.On).updateValue(true);
