@@ -192,11 +192,16 @@ function setState(request: Record<string, unknown>, defaults: NodeDefaults, fast
  * A payload that throws while it is read (a getter, a proxy) is PARAMETER_INVALID too.
  */
 export function parsePayload(payload: unknown, defaults: NodeDefaults): Operation {
+  return readingMessage('payload', () => operationOf(payload, defaults));
+}
+
+/** Runs a read of the message: what it throws that is not a coded error (a getter, a proxy) is PARAMETER_INVALID. */
+function readingMessage<T>(field: string, read: () => T): T {
   try {
-    return operationOf(payload, defaults);
+    return read();
   } catch (err) {
     if (err instanceof LightwireError) throw err;
-    throw invalid('payload', `cannot be read: ${clipped(err instanceof Error ? err.message : 'it threw')}`);
+    throw invalid(field, `cannot be read: ${clipped(err instanceof Error ? err.message : 'it threw')}`);
   }
 }
 
@@ -251,12 +256,7 @@ function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
 
 /** The selector a message acts on: msg.selector wins over the node's. Scenes carry their own. */
 export function selectorOf(msgSelector: unknown, nodeSelector: string): string {
-  try {
-    return selectorIn(msgSelector, nodeSelector);
-  } catch (err) {
-    if (err instanceof LightwireError) throw err;
-    throw invalid('msg.selector', `cannot be read: ${clipped(err instanceof Error ? err.message : 'it threw')}`);
-  }
+  return readingMessage('msg.selector', () => selectorIn(msgSelector, nodeSelector));
 }
 
 function selectorIn(msgSelector: unknown, nodeSelector: string): string {
