@@ -145,11 +145,8 @@ function answerOnSocket(socket: Duplex, limiter: RateLimiter, err: LightwireErro
  * header is answered by the onRequest hook in buildServer (Node's own check is off for that).
  */
 function answerNodeLevelRequests(server: http.Server, limiter: RateLimiter, bodyLimit: number): void {
-  server.on('checkExpectation', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const problem = toProblem(new LightwireError('EXPECTATION_FAILED', { expect: String(req.headers.expect) }), undefined, bodyLimit);
-    const body = JSON.stringify(problem.body);
-    res.writeHead(problem.status, { ...limiter.take(`ip:${req.socket.remoteAddress ?? 'unknown'}`).headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
-    res.end(body);
+  server.on('checkExpectation', (req: http.IncomingMessage) => {
+    answerOnSocket(req.socket, limiter, new LightwireError('EXPECTATION_FAILED', { expect: String(req.headers.expect) }), bodyLimit);
   });
   server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
     answerOnSocket(socket, limiter, new LightwireError('ROUTE_NOT_FOUND', { method: 'CONNECT', path: String(req.url), hint: `the API lives under ${API_PREFIX}` }), bodyLimit);
