@@ -3,6 +3,7 @@
 // the property as the editor shows it; the core then checks addresses, subnets and tokens itself.
 
 import { DURATION_MAX_S, LIFX_PORT, LightwireError, quoted } from '../core/index.js';
+import { listenHostProblem } from '../core/http/auth.js';
 
 /** The properties as a flow file stores them: strings, numbers and booleans, any of them missing. */
 export interface ConfigProps {
@@ -109,6 +110,14 @@ export function stringProp(option: string, value: unknown, fallback: string): st
   return trimmed === '' ? fallback : trimmed;
 }
 
+/** An address to listen on: an IP address or a host name. */
+function hostProp(option: string, value: unknown, fallback: string): string {
+  const host = stringProp(option, value, fallback);
+  const problem = listenHostProblem(host);
+  if (problem !== null) throw invalid(option, `${problem}, got ${quoted(host)}`);
+  return host;
+}
+
 /**
  * Checks every property of a lightwire-config node. `defaultScenesFile` is where scenes live when the node names
  * no file (the Node-RED user directory's lightwire-scenes.json), or null when there is no such place.
@@ -130,7 +139,7 @@ export function configOptions(props: ConfigProps, credentials: ConfigCredentials
     virtualLights: virtual ? numberProp('virtualLights', props.virtualLights, CONFIG_DEFAULTS.virtualLights, 1, MAX_VIRTUAL_LIGHTS, true) : 0,
     http: http
       ? Object.freeze({
-          host: stringProp('httpHost', props.httpHost, CONFIG_DEFAULTS.httpHost),
+          host: hostProp('httpHost', props.httpHost, CONFIG_DEFAULTS.httpHost),
           port: numberProp('httpPort', props.httpPort, CONFIG_DEFAULTS.httpPort, 0, 65535, true),
           tokens: Object.freeze(listProp('tokens', credentials.tokens)),
         })
@@ -139,7 +148,7 @@ export function configOptions(props: ConfigProps, credentials: ConfigCredentials
   };
   if (!virtual) numberProp('virtualLights', props.virtualLights, CONFIG_DEFAULTS.virtualLights, 1, MAX_VIRTUAL_LIGHTS, true);
   if (!http) {
-    stringProp('httpHost', props.httpHost, CONFIG_DEFAULTS.httpHost);
+    hostProp('httpHost', props.httpHost, CONFIG_DEFAULTS.httpHost);
     numberProp('httpPort', props.httpPort, CONFIG_DEFAULTS.httpPort, 0, 65535, true);
   }
   if (props.name !== undefined && typeof props.name !== 'string') throw invalid('name', 'must be a string');

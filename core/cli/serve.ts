@@ -7,6 +7,7 @@ import {
   checkBind,
   DEFAULT_HOST,
   DEFAULT_PORT,
+  listenHostProblem,
   parseTokenSpec,
   startServer,
   UNENFORCED_LIMIT,
@@ -92,6 +93,8 @@ export function serveOptions(p: Parsed<ServeFlags>, env: NodeJS.ProcessEnv = pro
   if (p.positionals.length > 0) throw usageError(`serve takes no arguments, got ${p.positionals.map((a) => JSON.stringify(a)).join(' ')}`);
   const host = v.host ?? DEFAULT_HOST;
   if (host.trim() === '') throw valueError(p.flag('host'), host, 'must not be empty');
+  const hostProblem = listenHostProblem(host);
+  if (hostProblem !== null) throw valueError(p.flag('host'), host, hostProblem);
   for (const t of v.token) {
     try {
       parseTokenSpec(t);

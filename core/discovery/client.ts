@@ -623,8 +623,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private onPacket(packet: KnownPacket, from: RemoteAddress): void {
     if (packet.name !== 'StateService') {
-      // Seen, but not an answer: a read or write counts that itself, when its reply is the one it asked for.
-      if (packet.header.target !== NO_SERIAL) this.registry.heard(packet.header.target);
+      // Seen, but not an answer: a read or write counts that itself, when its reply is the one it asked for. Only from
+      // the light's own address: our source goes out in every broadcast, so any host could otherwise keep a dead light
+      // looking alive.
+      if (packet.header.target !== NO_SERIAL) this.registry.heard(packet.header.target, from.address);
       return;
     }
     // Only service 1 (UDP) counts; port 0 means "unavailable" (lan-protocol.md §1.6), and the field (a u32) may

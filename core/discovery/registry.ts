@@ -208,10 +208,10 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     }
   }
 
-  /** A packet came from this light: it was seen now. Not an answer to a read (see answered). */
-  heard(serial: string): void {
+  /** A packet came from this light's address: it was seen now. Not an answer to a read (see answered). */
+  heard(serial: string, address: string): void {
     const r = this.lights.get(serial);
-    if (r === undefined) return;
+    if (r === undefined || r.address !== address) return;
     r.lastSeenAt = this.clock();
     r.revision++;
   }

@@ -129,6 +129,21 @@ export class TokenSet {
   }
 }
 
+/**
+ * Why `host` cannot be an address to listen on, or null when it can: an IP address (IPv6 with or without brackets) or
+ * a host name (RFC 1123 labels, the last one not all digits, so 999.999.1.1 is a mistyped address, not a name).
+ */
+export function listenHostProblem(host: string): string | null {
+  const bracketed = host.startsWith('[') && host.endsWith(']');
+  const h = bracketed ? host.slice(1, -1) : host;
+  if (bracketed || h.includes(':')) return isIP(h) === 6 ? null : 'is not an IPv6 address';
+  if (isIP(h) === 4) return null;
+  const labels = h.split('.');
+  if (h.length > 253 || labels.some((l) => !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i.test(l))) return 'is not an IP address or a host name';
+  if (/^\d+$/.test(labels[labels.length - 1]!)) return 'is not an IPv4 address (four numbers from 0 to 255)';
+  return null;
+}
+
 /** 127.0.0.0/8, ::1, IPv4-mapped loopback (::ffff:127.x.y.z), and the name localhost. */
 export function isLoopbackHost(host: string): boolean {
   const h = (host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host).toLowerCase();

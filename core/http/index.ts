@@ -13,7 +13,7 @@ export {
   type TlsFiles,
 } from './server.js';
 export { lightwireApi, DEFAULT_BODY_LIMIT_BYTES, type HttpApiOptions } from './plugin.js';
-export { parseTokenSpec, SCOPES, type TokenSpec } from './auth.js';
+export { listenHostProblem, parseTokenSpec, SCOPES, type TokenSpec } from './auth.js';
 export { UNENFORCED_LIMIT } from './rate-limit.js';
 export type { LogLevel } from './server.js';
 export type { Scope } from './schemas.js';

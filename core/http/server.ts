@@ -7,8 +7,8 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { LightwireError } from '../index.js';
-import { isLoopbackHost, parseTokenSpec, type TokenSpec } from './auth.js';
+import { LightwireError, quoted } from '../index.js';
+import { isLoopbackHost, listenHostProblem, parseTokenSpec, type TokenSpec } from './auth.js';
 import { rawPath, toProblem } from './errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, type HttpApiOptions } from './plugin.js';
 import { RateLimiter } from './rate-limit.js';
@@ -90,8 +90,13 @@ export interface RunningServer {
 /** The shortest token an API reachable beyond this machine takes (one a person could guess is no lock). */
 export const MIN_NETWORK_TOKEN_CHARS = 16;
 
-/** Refuses an open (token-less) API anywhere but loopback, and one behind a token short enough to guess. */
+/**
+ * Refuses a host that is no address (OPTIONS_INVALID), an open (token-less) API anywhere but loopback, and one behind
+ * a token short enough to guess.
+ */
 export function checkBind(host: string, tokens: readonly (string | TokenSpec)[]): void {
+  const problem = listenHostProblem(host);
+  if (problem !== null) throw new LightwireError('OPTIONS_INVALID', { option: 'host', reason: `${problem}: ${quoted(host)}` });
   if (isLoopbackHost(host)) return;
   if (tokens.length === 0) throw new LightwireError('SERVE_UNSAFE_BIND', { host });
   const texts = tokens.map((t) => (typeof t === 'string' ? parseTokenSpec(t).token : t.token));

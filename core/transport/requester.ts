@@ -62,6 +62,8 @@ export interface RequesterStats {
   malformed: number;
   duplicates: number;
   unmatched: number;
+  /** Well-formed datagrams another client's source (or a device's own broadcast) carried: not ours to match. */
+  foreign: number;
   timeouts: number;
   /** Fast messages dropped because their payload did not encode (never with planned payloads). */
   invalid: number;
@@ -375,7 +377,7 @@ class Batch {
 export class Requester {
   /** Random, non-zero, once per client (lan-protocol.md §1.4). */
   readonly source: number = randomNonZeroUint32();
-  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, timeouts: 0, invalid: 0 };
+  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
 
   private readonly perLight = new Map<string, LightCounters>();
   /** Requests in flight by pendingKey(): destination and sequence. */
@@ -1033,7 +1035,10 @@ export class Requester {
       return;
     }
     const { packet } = result;
-    if (packet.header.source !== this.source) return;
+    if (packet.header.source !== this.source) {
+      this.stats.foreign++;
+      return;
+    }
     this.stats.received++;
     this.match(packet, from);
     // Listeners run after the reply was matched, so one that throws cannot cost a request its reply; the first

@@ -59,7 +59,7 @@ describe('LightRegistry', () => {
     registry.missed('d073d5000001');
     now = 3_000;
     registry.seen('d073d5000001', '127.0.0.2', 56700);
-    registry.heard('d073d5000001');
+    registry.heard('d073d5000001', '127.0.0.2');
     registry.missed('d073d5000001');
     expect(events.slice(1)).to.deep.equal(['offline d073d5000001']);
     now = 4_000;
@@ -68,6 +68,17 @@ describe('LightRegistry', () => {
     registry.answered('d073d5000001');
     expect(events.slice(1)).to.deep.equal(['offline d073d5000001', 'online d073d5000001']);
     expect(registry.get('d073d5000001')).to.include({ online: true, misses: 0 });
+  });
+
+  it('takes a packet as a sign of life only from the light\'s own address', () => {
+    now = 1_000;
+    const registry = new LightRegistry(2, clock);
+    registry.seen('d073d5000001', '127.0.0.2', 56700);
+    now = 5_000;
+    registry.heard('d073d5000001', '127.0.0.50');
+    expect(registry.get('d073d5000001')).to.include({ lastSeenAt: 1_000 });
+    registry.heard('d073d5000001', '127.0.0.2');
+    expect(registry.get('d073d5000001')).to.include({ lastSeenAt: 5_000 });
   });
 
   it('emits changed naming only the facts whose values differ', () => {

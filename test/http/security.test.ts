@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { isLightwireError } from '../../core/errors.js';
+import { isLightwireError, LightwireError } from '../../core/errors.js';
 import { TokenSet, isLoopbackHost, parseTokenSpec, presentedToken } from '../../core/http/auth.js';
 import { RateLimiter, UNENFORCED_LIMIT } from '../../core/http/rate-limit.js';
 import { buildServer, checkBind, startServer } from '../../core/http/server.js';
@@ -202,6 +202,18 @@ describe('HTTP API v1 security', function () {
         expect(() => checkBind(host, ['a']), host).to.not.throw();
       }
       expect(() => checkBind('0.0.0.0', ['0123456789abcdef'])).to.not.throw();
+      // A host that is no address is named as such, before any question of tokens.
+      for (const [host, why] of [
+        ['999.999.1.1', /option host is not an IPv4 address \(four numbers from 0 to 255\): "999\.999\.1\.1"/],
+        ['127.0.0', /is not an IPv4 address/],
+        ['::g', /is not an IPv6 address/],
+        ['[127.0.0.1]', /is not an IPv6 address/],
+        ['my_host', /is not an IP address or a host name/],
+        ['host..local', /is not an IP address or a host name/],
+      ] as const) {
+        expect(() => checkBind(host, ['0123456789abcdef']), host).to.throw(why);
+        expect(() => checkBind(host, []), host).to.throw(LightwireError, /^option host/);
+      }
       expect(() => checkBind('0.0.0.0', [{ token: '0123456789abcdef', scopes: ['read'] }])).to.not.throw();
       // Beyond loopback a token must not be guessable: 16 characters at least, each of them (scopes do not count).
       for (const tokens of [['a'], ['0123456789abcdef', 'short:read'], ['0123456789abcde:read,control']]) {

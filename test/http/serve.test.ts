@@ -286,6 +286,7 @@ describe('lightwire serve', function () {
     expect(isLightwireError(err, 'SERVE_UNSAFE_BIND')).to.equal(true);
     expect(() => parseServeArgs(['--host', '::'], { LIGHTWIRE_TOKENS: '0123456789abcdef' })).to.not.throw();
     expect(() => parseServeArgs(['--host', '::'], { LIGHTWIRE_TOKENS: 't' })).to.throw(/SERVE_WEAK_TOKEN|shorter than 16 characters/);
+    expect(() => parseServeArgs(['--host', '300.1.1.1'], {})).to.throw(/--host "300\.1\.1\.1": is not an IPv4 address/);
   });
 
   it('builds curl lines with and without token and TLS', () => {

@@ -60,6 +60,8 @@ describe('nodes: config properties', () => {
     ['a fractional count of virtual lights, even when they are off', { virtualLights: 2.5 }, 'virtualLights'],
     ['a checkbox that is not a boolean', { virtual: 'yes' }, 'virtual'],
     ['an HTTP port that is text', { http: true, httpPort: 'web' }, 'httpPort'],
+    ['an HTTP host that is no address', { http: true, httpHost: '999.999.1.1' }, 'httpHost'],
+    ['an HTTP host that is no address, even with HTTP off', { httpHost: 'lights host' }, 'httpHost'],
     ['a list that is a number', { hosts: 5 }, 'hosts'],
     ['a list with a non-string entry', { subnets: ['10.0.0.0/24', 7] }, 'subnets'],
     ['a name that is not a string', { name: 3 }, 'name'],

@@ -181,6 +181,23 @@ describe('Requester', () => {
     expect(reply.name === 'LightState' && reply.payload.label).to.equal('Kitchen');
   });
 
+  it("counts another client's datagrams as foreign and never matches them to a request", async () => {
+    const p = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 1000 });
+    let settled: unknown;
+    void p.then((r) => (settled = r), (err: unknown) => (settled = err));
+    await clock.tickAsync(0);
+    const sent = endpoint.sent[0]!.packet;
+    // Same sequence and target, from the light's own address, but another client's source.
+    const other = encode({ name: 'LightState', header: { source: (requester.source ^ 1) >>> 0 || 2, sequence: sent.header.sequence, target: LIGHT.serial }, payload: lightState });
+    endpoint.deliverRaw(other, FROM);
+    await clock.tickAsync(0);
+    expect(settled).to.equal(undefined);
+    expect(requester.stats).to.include({ foreign: 1, received: 0, unmatched: 0 });
+    endpoint.reply(sent, LIGHT.serial, 'LightState', lightState, FROM);
+    expect((await p).name).to.equal('LightState');
+    expect(requester.stats).to.include({ foreign: 1, received: 1 });
+  });
+
   it('drops late duplicates silently and counts them', async () => {
     const p = requester.get(LIGHT, 'GetColor', {});
     await clock.tickAsync(0);
