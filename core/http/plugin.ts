@@ -16,9 +16,9 @@ import formbody from '@fastify/formbody';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { LightResult, SetStateRequest, SetStatesResult, WriteOptions } from '../index.js';
-import { LightwireError } from '../index.js';
+import { clipped, LightwireError } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
-import { isClientGone, rawPath, toProblem, validationProblem } from './errors.js';
+import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
 import { ListCache } from './list-cache.js';
 import { openApiDocument } from './openapi.js';
@@ -115,10 +115,21 @@ interface Prepared {
 }
 
 /** Steps 2-3 above: defaults for an empty body, coercion, validation, the unknown set. */
-export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | 'query'): Prepared {
+/** A body sent as a form (its parser gives a repeated name as a list). */
+const FORM_TYPE = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i;
+
+export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | 'query', flat = where === 'query'): Prepared {
   const input = raw === undefined || raw === '' ? bareObject() : raw;
   if (!isRecord(input)) {
     throw new LightwireError('BODY_INVALID', { reason: `the request ${where} must be a JSON object or a form` });
+  }
+  // A query string or a form has one value a name; a name given twice is parsed as a list, which no field takes.
+  if (flat) {
+    const repeated = Object.keys(input).find((k) => Array.isArray(input[k]));
+    if (repeated !== undefined) {
+      const message = `is given more than once (${(input[repeated] as unknown[]).length} times); give it once`;
+      throw new ValidationProblem('PARAMETER_INVALID', 422, `${clipped(repeated)} ${message}`, [{ field: clipped(repeated), message: [message] }]);
+    }
   }
   const params = coerce(input, schema) as Params;
   const validate = validator(schema);
@@ -446,7 +457,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
       handler: async (request, reply) => {
         (request as WithInput)[INPUT] = endpoint.query ? request.query : request.body;
         const prepared = endpoint.body
-          ? prepareInput(endpoint.body, request.body, 'body')
+          ? prepareInput(endpoint.body, request.body, 'body', FORM_TYPE.test(request.headers['content-type'] ?? ''))
           : endpoint.query
             ? prepareInput(endpoint.query, request.query, 'query')
             : { params: {}, unknown: undefined };

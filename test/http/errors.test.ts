@@ -88,6 +88,20 @@ describe('HTTP API v1 error answers (inject)', function () {
       ]);
     });
 
+    it('answers 422 naming a form field given more than once, and changes nothing', async () => {
+      const before = (await call({ method: 'GET', url: `/v1/lights/id:${DESK}` })).json()[0].power;
+      const res = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, headers: { 'content-type': 'Application/X-WWW-Form-Urlencoded; charset=utf-8' }, payload: `power=${before === 'on' ? 'off' : 'on'}&power=on&duration=0` });
+      expect(res.statusCode).to.equal(422);
+      const message = 'is given more than once (2 times); give it once';
+      expect(res.json()).to.deep.equal({ error: `power ${message}`, errors: [{ field: 'power', message: [message] }], code: 'PARAMETER_INVALID' });
+      expect((await call({ method: 'GET', url: `/v1/lights/id:${DESK}` })).json()[0].power).to.equal(before);
+      // A list in JSON is a wrong type, not a repeat.
+      const json = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, payload: { power: ['on', 'off'] } });
+      expect(json.statusCode).to.equal(422);
+      expect(json.json().errors[0]).to.deep.include({ field: 'power' });
+      expect(json.json().error).to.not.contain('more than once');
+    });
+
     it('answers 422 COLOR_INVALID with the cloud-style message for a colour it cannot parse', async () => {
       const res = await call({ method: 'PUT', url: `/v1/lights/id:${DESK}/state`, payload: { color: 'hue:400' } });
       expect(res.statusCode).to.equal(422);
