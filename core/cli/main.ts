@@ -72,9 +72,20 @@ if (require.main === module) {
   const stop = (): void => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // A reader that went away (`lightwire ... | head`) is an error on the stream, not a crash: output to stdout has
+  // nowhere to go, so the command stops as if interrupted; a closed stderr (a log reader gone) only loses the log.
+  let stdoutOpen = true;
+  let stderrOpen = true;
+  process.stdout.on('error', () => {
+    stdoutOpen = false;
+    stop();
+  });
+  process.stderr.on('error', () => {
+    stderrOpen = false;
+  });
   const io: CliIO = {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: (text) => void (stdoutOpen && process.stdout.write(text)),
+    stderr: (text) => void (stderrOpen && process.stderr.write(text)),
     signal: controller.signal,
   };
   main(process.argv.slice(2), io).then(
@@ -84,7 +95,7 @@ if (require.main === module) {
       process.off('SIGTERM', stop);
     },
     (err: unknown) => {
-      process.stderr.write(`lightwire: ${String(err)}\n`);
+      io.stderr(`lightwire: ${String(err)}\n`);
       process.exitCode = EXIT.FAILURE;
     },
   );

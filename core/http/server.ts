@@ -27,6 +27,11 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** How often Node checks those two deadlines (its default, 30 s, lets a slow client stay up to ~40 s longer). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
+/**
+ * How long close() lets requests in flight finish before it cuts the connections still open: a client that sent half
+ * a request, or reads slowly, must not keep a stopping server (a Node-RED redeploy, a service manager's SIGTERM) up.
+ */
+export const CLOSE_GRACE_MS = 2000;
 /** Node's limit for all request headers together (`--max-http-header-size`). */
 export const MAX_HEADER_BYTES = http.maxHeaderSize;
 
@@ -51,6 +56,8 @@ export interface ServerOptions extends Omit<HttpApiOptions, 'limiter' | 'require
   readonly logStream?: { write(line: string): void };
   /** A whole request (headers within the same time) must arrive within this; default REQUEST_TIMEOUT_MS. */
   readonly requestTimeoutMs?: number;
+  /** How long close() waits for requests in flight before it closes every connection; default CLOSE_GRACE_MS. */
+  readonly closeGraceMs?: number;
   /** The dashboard at / (dashboard.ts): on by default; false leaves only the API. `doctor` feeds /api/doctor. */
   readonly dashboard?: boolean | Pick<DashboardOptions, 'doctor' | 'liveRefresh'>;
 }
@@ -197,7 +204,7 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     }
     return undefined;
   });
-  const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, dashboard, ...api } = options;
+  const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, closeGraceMs: _closeGraceMs, dashboard, ...api } = options;
   void app.register(lightwireApi, {
     ...api,
     prefix: API_PREFIX,
@@ -262,7 +269,16 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     dashboardLink: () => dashboardOf(app)?.link(url.slice(0, -API_PREFIX.length)) ?? null,
     app,
     close: async () => {
-      await Promise.all([app.close(), plain?.close()]);
+      const servers = [app, plain].filter((a): a is FastifyInstance => a !== null);
+      const closing = Promise.all(servers.map((a) => a.close()));
+      // Idle connections close at once (Fastify's default); one with a request still arriving or being answered gets
+      // the grace, then is cut.
+      const cut = setTimeout(() => servers.forEach((a) => (a.server as http.Server).closeAllConnections()), options.closeGraceMs ?? CLOSE_GRACE_MS);
+      try {
+        await closing;
+      } finally {
+        clearTimeout(cut);
+      }
     },
   };
 }

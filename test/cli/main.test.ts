@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { COMMANDS } from '../../core/cli/commands.js';
 import { main } from '../../core/cli/main.js';
 import { packageInfo } from '../../core/index.js';
@@ -126,6 +130,39 @@ describe('lightwire (top level)', () => {
       expect(await main(args, io), args.join(' ')).to.equal(2);
       expect(io.err(), args.join(' ')).to.not.match(/staticHosts|broadcastAddresses|option port|OPTIONS_INVALID/);
       expect(io.err().split('\n')[0], args.join(' ')).to.match(/^lightwire \w+: --(light|broadcast|lan-port|host) "[^"]*": /);
+    }
+  });
+
+  it('stops quietly when the reader of its output goes away (`| head`), with no stack trace', async function () {
+    this.timeout(30_000);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'lightwire-epipe-'));
+    try {
+      // 20,000 scenes: megabytes of JSON, far more than a pipe holds.
+      const scenes = Array.from({ length: 20_000 }, (_, i) => ({
+        uuid: `11111111-2222-4333-8444-${String(i).padStart(12, '0')}`,
+        name: `scene ${i}`,
+        account: { uuid: '00000000-0000-0000-0000-000000000000' },
+        states: [{ selector: 'id:d073d5000001', power: 'on' }],
+        created_at: 1,
+        updated_at: 2,
+      }));
+      const file = path.join(dir, 'scenes.json');
+      writeFileSync(file, JSON.stringify({ version: 1, scenes }));
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../core/cli/main.ts'), 'scene', 'list', '--json', '--scenes', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+      let first = 0;
+      child.stdout.once('data', (c: Buffer) => {
+        first = c.length;
+        child.stdout.destroy();
+      });
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])));
+      expect(first).to.be.greaterThan(0);
+      expect(err).to.not.match(/EPIPE|Unhandled|at .*\.js:\d+/);
+      expect(signal).to.equal(null);
+      expect(code).to.be.oneOf([0, 1]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import http from 'node:http';
+import net from 'node:net';
 import { isLightwireError, LightwireError } from '../../core/errors.js';
 import { TokenSet, isLoopbackHost, parseTokenSpec, presentedToken } from '../../core/http/auth.js';
 import { RateLimiter, UNENFORCED_LIMIT } from '../../core/http/rate-limit.js';
@@ -226,6 +228,50 @@ describe('HTTP API v1 security', function () {
           (e: unknown) => e,
         );
         expect(isLightwireError(err, 'SERVE_UNSAFE_BIND')).to.equal(true);
+      } finally {
+        await rig.close();
+      }
+    });
+  });
+
+  describe('stopping', () => {
+    it('stops within its grace though a client holds half a request, cutting that connection', async () => {
+      const rig = await apiRig(oneLight);
+      try {
+        const server = await startServer({ service: rig.service, port: 0, closeGraceMs: 300 });
+        const socket = net.connect(server.port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+        await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+        // Headers without the blank line that ends them: the request is never complete.
+        socket.write('GET /v1/lights/all HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const t0 = performance.now();
+        await server.close();
+        const tookMs = performance.now() - t0;
+        await closed;
+        expect(tookMs).to.be.at.least(250).and.below(2000);
+      } finally {
+        await rig.close();
+      }
+    });
+
+    it('lets an idle keep-alive connection go at once', async () => {
+      const rig = await apiRig(oneLight);
+      try {
+        const server = await startServer({ service: rig.service, port: 0, closeGraceMs: 5000 });
+        const agent = new http.Agent({ keepAlive: true });
+        const status = await new Promise<number>((resolve, reject) => {
+          http.get({ host: '127.0.0.1', port: server.port, path: '/v1/lights/all', agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          }).on('error', reject);
+        });
+        expect(status).to.equal(200);
+        const t0 = performance.now();
+        await server.close();
+        expect(performance.now() - t0).to.be.below(1000);
+        agent.destroy();
       } finally {
         await rig.close();
       }
