@@ -8,7 +8,7 @@ import path from 'node:path';
 import { interfaceBroadcastAddresses, LIFX_PORT, LightService, type DiscoveryOptionsInput, type LightView } from '../index.js';
 import { hostValues, intValue, ipv4Values, type FlagSpecs, type Parsed } from './args.js';
 import { EXIT, type CliIO } from './command.js';
-import { sleep } from './format.js';
+import { printable, sleep } from './format.js';
 
 export const FINDING_SECTION = 'Finding lights';
 /** The most a command looks for lights by default (discover: the whole time). */
@@ -212,7 +212,7 @@ export async function withLights(
     if (read.size === FOUND_LINES + 1) io.stderr('  ... (more lights, not listed one by one)\n');
     if (read.size > FOUND_LINES) return;
     const at = service.client.addressOf(view.serial);
-    io.stderr(`  found ${view.serial}${view.label ? ` "${view.label}"` : ''}${at ? ` at ${at.address}:${at.port}` : ''}\n`);
+    io.stderr(`  found ${view.serial}${view.label ? ` "${printable(view.label)}"` : ''}${at ? ` at ${at.address}:${at.port}` : ''}\n`);
   });
   const looking = new AbortController();
   const stopLooking = (): void => looking.abort();
@@ -283,7 +283,7 @@ export async function withLights(
           : `  offline: ${u.serial} answered discovery at ${u.address} but not the state read\n`,
       );
     }
-    for (const v of views) if (!v.online) io.stderr(`  offline: ${v.serial}${v.label ? ` "${v.label}"` : ''} stopped answering\n`);
+    for (const v of views) if (!v.online) io.stderr(`  offline: ${v.serial}${v.label ? ` "${printable(v.label)}"` : ''} stopped answering\n`);
     return await fn({ service, read: views, unanswered, tried });
   } finally {
     looking.abort();

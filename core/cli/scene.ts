@@ -4,7 +4,7 @@ import { LightwireError, SceneStore, type Scene } from '../index.js';
 import { didYouMean, nearest, numberValue, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, SCENES_FLAG, withLights } from './connect.js';
-import { table } from './format.js';
+import { isoSeconds, printable, table } from './format.js';
 import { checkSelector, namedUnanswered, printResults, writeOrOffline } from './lights.js';
 
 function findScene(scenes: readonly Scene[], key: string): Scene | undefined {
@@ -59,7 +59,7 @@ answered, or until every light the scene (or an id: selector) names has answered
       const scenes = store.list();
       if (v.json) io.stdout(`${JSON.stringify(scenes, null, 2)}\n`);
       else if (scenes.length === 0) io.stderr(`No scenes in ${store.filePath}.\n`);
-      else io.stdout(`${table(['UUID', 'NAME', 'LIGHTS', 'UPDATED'], scenes.map((s) => [s.uuid, s.name, String(s.states.length), new Date(s.updated_at * 1000).toISOString()]))}\n`);
+      else io.stdout(`${table(['UUID', 'NAME', 'LIGHTS', 'UPDATED'], scenes.map((s) => [s.uuid, s.name, String(s.states.length), isoSeconds(s.updated_at)]))}\n`);
       return EXIT.OK;
     }
     if (action === 'capture') {
@@ -73,7 +73,7 @@ answered, or until every light the scene (or an id: selector) names has answered
           return EXIT.FAILURE;
         }
         const scene = await service.captureScene(name, selector);
-        io.stdout(`${v.json ? JSON.stringify(scene, null, 2) : `captured "${scene.name}" (${scene.uuid}) with ${plural(scene.states.length, 'light')}`}\n`);
+        io.stdout(`${v.json ? JSON.stringify(scene, null, 2) : `captured "${printable(scene.name)}" (${scene.uuid}) with ${plural(scene.states.length, 'light')}`}\n`);
         return EXIT.OK;
       });
     }
