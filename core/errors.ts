@@ -126,11 +126,11 @@ export const ERRORS = {
     (p) => `no light matched by '${p.selector}' can ${p.operation} (it needs ${p.capability})`,
   ),
   SCENE_NOT_FOUND: spec<{ sceneId: string }>(404, (p) => `Could not find scene with id '${p.sceneId}'.`),
-  SCENE_STORE_CORRUPT: spec<{ path: string; movedTo: string; reason: string }>(
+  SCENE_STORE_CORRUPT: spec<{ path: string; movedTo: string | null; reason: string }>(
     500,
-    (p) => `scene file ${p.path} is not valid (${p.reason}); it was moved aside to ${p.movedTo}`,
+    (p) => `scene file ${p.path} is not valid (${p.reason}); ${p.movedTo === null ? 'it was left as it is' : `it was moved aside to ${p.movedTo}`}`,
   ),
-  SCENE_STORE_FAILED: spec<{ path: string; reason: string }>(500, (p) => `cannot write scene file ${p.path}: ${p.reason}`),
+  SCENE_STORE_FAILED: spec<{ path: string; reason: string }>(500, (p) => `scene file ${p.path}: ${p.reason}`),
   // core/http: the local HTTP API v1 (http-api-v1.md §2-4)
   BODY_INVALID: spec<{ reason: string }>(400, (p) => `the request body is invalid: ${p.reason}`),
   BODY_TOO_LARGE: spec<{ limitBytes: number }>(413, (p) => `the request body is larger than ${p.limitBytes} bytes`),

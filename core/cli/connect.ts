@@ -5,7 +5,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
-import { interfaceBroadcastAddresses, LIFX_PORT, LightService, type DiscoveryOptionsInput, type LightView } from '../index.js';
+import { interfaceBroadcastAddresses, LIFX_PORT, LightService, LightwireError, SceneStore, type DiscoveryOptionsInput, type LightView } from '../index.js';
 import { hostValues, intValue, ipv4Values, type FlagSpecs, type Parsed } from './args.js';
 import { EXIT, type CliIO } from './command.js';
 import { printable, sleep } from './format.js';
@@ -140,6 +140,21 @@ export interface Found {
   readonly tried: readonly string[];
 }
 
+/**
+ * The scene file for a command that only reads scenes (list, set, scene list, scene activate): a file that does not
+ * parse is reported and left where it is (a mistyped --scenes must not move someone's file away), and one that cannot
+ * be read at all is a warning, with no scenes then.
+ */
+export async function openScenesToRead(file: string, io: CliIO): Promise<SceneStore | undefined> {
+  try {
+    return await SceneStore.open(file, { readOnly: true, log: (m) => io.stderr(`warning: ${m}\n`) });
+  } catch (err) {
+    if (!(err instanceof LightwireError)) throw err;
+    io.stderr(`warning: ${err.message}\n`);
+    return undefined;
+  }
+}
+
 export interface LookOptions {
   /** Serials that, once all read, end the search (an id: selector); evaluated after start (scenes are open). */
   readonly wanted?: (service: LightService) => ReadonlySet<string> | null;
@@ -147,7 +162,8 @@ export interface LookOptions {
   readonly whole?: boolean;
   /** When no light answered: print the hint and exit 1 without calling `fn` (default true). */
   readonly requireLights?: boolean;
-  readonly scenes?: string;
+  /** The scene file (opened by the service, which may write it), or a store opened already (openScenesToRead). */
+  readonly scenes?: string | SceneStore;
   readonly discovery?: Partial<DiscoveryOptionsInput>;
   /** Where the LAN socket binds (virtual lights: loopback only); default every interface. */
   readonly bindAddress?: string;

@@ -3,7 +3,7 @@
 import { isLightwireError, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
 import { choiceValue, numberValue, usageError, valueError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
-import { defaultScenesPath, findingFlags, findingFrom, idSerials, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
+import { defaultScenesPath, findingFlags, findingFrom, idSerials, openScenesToRead, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
 import { formatColor, table } from './format.js';
 
 /** Throws CLI_USAGE for a selector the service would refuse, before any light is looked for. */
@@ -71,7 +71,8 @@ ${FINDING_HELP}`,
     checkSelector(selector);
     const finding = findingFrom(p);
     const json = p.values.json;
-    return withLights(finding, io, { wanted: () => idSerials(selector), scenes: p.values.scenes ?? defaultScenesPath() }, async ({ service, unanswered }) => {
+    const scenes = await openScenesToRead(p.values.scenes ?? defaultScenesPath(), io);
+    return withLights(finding, io, { wanted: () => idSerials(selector), ...(scenes ? { scenes } : {}) }, async ({ service, unanswered }) => {
       const missing = namedUnanswered(selector, unanswered);
       let lights: V1Light[] = [];
       try {
@@ -170,12 +171,13 @@ ${FINDING_HELP}`,
       throw usageError('nothing to change: give --power, --color, --brightness or --infrared');
     }
     const finding = findingFrom(p);
+    const scenes = await openScenesToRead(v.scenes ?? defaultScenesPath(), io);
     return withLights(
       finding,
       io,
       {
         wanted: () => idSerials(selector),
-        scenes: v.scenes ?? defaultScenesPath(),
+        ...(scenes ? { scenes } : {}),
         before: (service) => checkRequest(service, request, (n) => p.flag(n), (n) => String(v[n] ?? '')),
       },
       async ({ service, unanswered }) => {

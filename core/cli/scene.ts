@@ -55,7 +55,9 @@ answered, or until every light the scene (or an id: selector) names has answered
     const scenesFile = v.scenes ?? defaultScenesPath();
     if (action === 'list') {
       if (rest.length > 0) throw usageError(`list takes no arguments, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
-      const store = await SceneStore.open(scenesFile, { log: (m) => io.stderr(`warning: ${m}\n`) });
+      // A file that does not parse is said, and left where it is: listing changes nothing.
+      const store = await SceneStore.open(scenesFile, { readOnly: true });
+      if (store.problem !== null) throw store.problem;
       const scenes = store.list();
       if (v.json) io.stdout(`${JSON.stringify(scenes, null, 2)}\n`);
       else if (scenes.length === 0) io.stderr(`No scenes in ${store.filePath}.\n`);
@@ -82,10 +84,12 @@ answered, or until every light the scene (or an id: selector) names has answered
       const key = rest[0]!;
       const durationS = numberValue(p, 'duration', { min: 0 });
       // The scene must exist before any light is looked for.
-      const scene = findScene((await SceneStore.open(scenesFile, { log: (m) => io.stderr(`warning: ${m}\n`) })).list(), key);
+      const store = await SceneStore.open(scenesFile, { readOnly: true });
+      if (store.problem !== null) throw store.problem;
+      const scene = findScene(store.list(), key);
       if (!scene) throw new LightwireError('SCENE_NOT_FOUND', { sceneId: key });
       const serials = sceneSerials(scene);
-      return withLights(findingFrom(p), io, { wanted: () => serials, scenes: scenesFile }, async ({ service, unanswered }) => {
+      return withLights(findingFrom(p), io, { wanted: () => serials, scenes: store }, async ({ service, unanswered }) => {
         const missing = serials === null ? [] : unanswered.filter((u) => serials.has(u.serial));
         const results = await writeOrOffline(
           () => service.activateScene(scene.uuid, durationS === undefined ? {} : { durationS }, { fast: v.fast }),

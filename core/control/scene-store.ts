@@ -243,14 +243,20 @@ export interface SceneStoreOptions {
   readonly accountUuid?: string;
   /** Epoch milliseconds, like Date.now (the default). Scenes store whole Unix seconds. */
   readonly now?: () => number;
-  /** Told about a corrupt file that was moved aside. */
+  /** Told about a corrupt file that was moved aside (or, read-only, left as it was). */
   readonly log?: (message: string) => void;
+  /**
+   * For a reader that never changes scenes (a command that lists or activates them): a corrupt file is reported and
+   * left where it is, and every change is refused (SCENE_STORE_FAILED).
+   */
+  readonly readOnly?: boolean;
   /** File system to use; node:fs/promises by default. */
   readonly fs?: SceneStoreFs;
 }
 
 interface ResolvedOptions {
   readonly accountUuid: string;
+  readonly readOnly: boolean;
   readonly now: () => number;
   readonly log: (message: string) => void;
   readonly fs: SceneStoreFs;
@@ -270,8 +276,10 @@ function resolveOptions(filePath: unknown, options: SceneStoreOptions | undefine
     if (o[key] !== undefined && typeof o[key] !== 'function') throw optionsInvalid(key, 'must be a function');
   }
   if (o.fs !== undefined && !isRecord(o.fs)) throw optionsInvalid('fs', 'must be an object');
+  if (o.readOnly !== undefined && typeof o.readOnly !== 'boolean') throw optionsInvalid('readOnly', 'must be true or false');
   return Object.freeze({
     accountUuid: accountUuid.toLowerCase(),
+    readOnly: o.readOnly === true,
     now: (o.now as (() => number) | undefined) ?? Date.now,
     log: (o.log as ((message: string) => void) | undefined) ?? (() => {}),
     fs: (o.fs as SceneStoreFs | undefined) ?? fsPromises(),
@@ -296,7 +304,7 @@ function checkUuid(uuid: unknown, field: string): string {
 export class SceneStore {
   /** Absolute path of the scene file. */
   readonly filePath: string;
-  /** Set when the file was corrupt at open and moved aside; null otherwise. */
+  /** Set when the file was corrupt at open (and moved aside, unless read-only); null otherwise. */
   readonly problem: LightwireError<'SCENE_STORE_CORRUPT'> | null;
 
   private readonly options: ResolvedOptions;
@@ -318,8 +326,9 @@ export class SceneStore {
 
   /**
    * Loads the store. Missing file: empty store (the file and its directories are created on the first
-   * write). Invalid file: moved aside, reported, empty store. Unreadable file, or an invalid one that
-   * cannot be moved aside: rejects with SCENE_STORE_FAILED (the bad file must not be overwritten later).
+   * write). Invalid file: moved aside (left as it is when read-only), reported, empty store. Unreadable file, or
+   * an invalid one that cannot be moved aside: rejects with SCENE_STORE_FAILED (the bad file must not be
+   * overwritten later).
    */
   static async open(filePath: string, options?: SceneStoreOptions): Promise<SceneStore> {
     const o = resolveOptions(filePath, options);
@@ -335,7 +344,7 @@ export class SceneStore {
       return new SceneStore(target, o, parseFile(text), null);
     } catch (err) {
       if (!(err instanceof Invalid)) throw err;
-      const movedTo = await moveAside(o, target, err.message);
+      const movedTo = o.readOnly ? null : await moveAside(o, target, err.message);
       const problem = new LightwireError('SCENE_STORE_CORRUPT', { path: target, movedTo, reason: err.message });
       o.log(problem.message);
       return new SceneStore(target, o, new Map(), problem);
@@ -442,6 +451,9 @@ export class SceneStore {
   private change<T>(fn: (scenes: ReadonlyMap<string, Scene>) => { next: ReadonlyMap<string, Scene>; result: T }): Promise<T> {
     const run = this.queue.then(async () => {
       const { next, result } = fn(this.scenes);
+      if (next !== this.scenes && this.options.readOnly) {
+        throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: 'it was opened read-only' });
+      }
       if (next !== this.scenes) {
         await this.write(next);
         this.scenes = next;
@@ -475,7 +487,7 @@ export class SceneStore {
       created = false;
     } catch (err) {
       if (created) await fs.unlink(temp).catch(() => {});
-      throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: errorText(err) });
+      throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: `cannot write it: ${errorText(err)}` });
     }
     await syncDirectory(fs, dir);
   }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { listCommand, setCommand } from '../../core/cli/lights.js';
@@ -148,6 +148,24 @@ describe('lightwire list, set and scene', function () {
     const io = captureIO();
     expect(await sceneCommand.run(['activte', 'x'], io)).to.equal(2);
     expect(io.err()).to.contain('unknown action "activte" (did you mean activate?)');
+  });
+
+  it('leaves a scene file that does not parse where it is: list, set and scene list only read scenes', async () => {
+    const bad = path.join(dir, 'not-scenes.json');
+    writeFileSync(bad, '{"some": "other file"}');
+    const scenesFlag = ['--scenes', bad];
+    const base = finding.slice(0, -2);
+    const list = captureIO();
+    expect(await listCommand.run([`id:${defaultSerial(1)}`, ...base, ...scenesFlag], list)).to.equal(0);
+    expect(list.err()).to.match(/warning: scene file .*not-scenes\.json is not valid \(.*\); it was left as it is/);
+    const set = captureIO();
+    expect(await setCommand.run([`id:${defaultSerial(1)}`, '--power', 'on', ...base, ...scenesFlag], set)).to.equal(0);
+    const scenes = captureIO();
+    expect(await sceneCommand.run(['list', ...scenesFlag], scenes)).to.equal(1);
+    expect(scenes.err()).to.match(/SCENE_STORE_CORRUPT: scene file .*not-scenes\.json is not valid .*; it was left as it is/);
+    expect(scenes.err()).to.not.contain('No scenes');
+    expect(readFileSync(bad, 'utf8')).to.equal('{"some": "other file"}');
+    expect(readdirSync(dir).filter((f) => f.includes('corrupt'))).to.deep.equal([]);
   });
 
   it('gives the "No light answered" hint and exits 1 when nothing answers', async () => {

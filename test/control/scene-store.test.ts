@@ -323,6 +323,35 @@ describe('scene store', () => {
       expect((await open()).list().map((s) => s.name)).to.deep.equal(['Fresh']);
     });
 
+    it('read-only, reports a corrupt file and leaves it where it is, and refuses every change', async () => {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, '[1, 2, 3]');
+      const store = await open({ readOnly: true });
+      expect(store.problem?.code).to.equal('SCENE_STORE_CORRUPT');
+      expect(store.problem?.params.movedTo).to.equal(null);
+      expect(logged).to.have.length(1);
+      expect(logged[0]).to.match(/scene file .*scenes\.json is not valid \(.*\); it was left as it is$/);
+      expect(store.list()).to.deep.equal([]);
+      expect(await fs.readFile(file, 'utf8')).to.equal('[1, 2, 3]');
+      expect(await fs.readdir(path.dirname(file))).to.deep.equal(['scenes.json']);
+      const err = await store.capture('New', [light('d073d5000001')]).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isLightwireError(err, 'SCENE_STORE_FAILED') && err.message).to.match(/it was opened read-only/);
+      expect(await fs.readFile(file, 'utf8')).to.equal('[1, 2, 3]');
+    });
+
+    it('read-only, reads a valid file as usual', async () => {
+      const writer = await open();
+      await writer.capture('Kept', [light('d073d5000001')]);
+      const reader = await open({ readOnly: true });
+      expect(reader.problem).to.equal(null);
+      expect(reader.list().map((s) => s.name)).to.deep.equal(['Kept']);
+      expect(await codeOf(reader.remove(reader.list()[0]!.uuid))).to.equal('SCENE_STORE_FAILED');
+      expect((await open()).list().map((s) => s.name)).to.deep.equal(['Kept']);
+    });
+
     it('moves an empty file aside rather than treating it as an empty store', async () => {
       await expectMovedAside('');
     });

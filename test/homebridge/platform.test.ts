@@ -325,7 +325,7 @@ describe('homebridge platform', function () {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-'));
       rig = await platformRig({ scenes: { file: dir, switches: true } }, fleet);
       await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
-      expect(rig.log.text('warn')).to.match(/Scenes \(scenes\.file\): cannot write scene file .*: cannot read it: EISDIR.*; the lights work without scenes\./);
+      expect(rig.log.text('warn')).to.match(/Scenes \(scenes\.file\): scene file .*: cannot read it: EISDIR.*; the lights work without scenes\./);
       expect(rig.log.text('error')).to.not.contain('Cannot start the LAN client');
     });
 
