@@ -58,7 +58,8 @@ export const listCommand = defineCommand({
   summary: 'list lights by selector (the HTTP API v1 light records)',
   usage: 'lightwire list [SELECTOR] [--json] [finding options]',
   description: `Lists the lights a selector names (default: all) in the shape of the LIFX HTTP API v1 (--json) or as
-a table. Lights that did not answer are listed as offline, never left out.
+a table. Lights that did not answer are never left out: the table lists them as offline; --json holds the
+records of the lights that answered (the HTTP API's shape needs a read), and stderr names the others.
 
 ${SELECTORS_HELP}
 

@@ -3,6 +3,7 @@
 import { isIPv4 } from 'node:net';
 import { isLightwireError } from '../index.js';
 import { DEFAULT_PORT, defaultFleet, Fleet, loadFleetFile, MAX_LATENCY_MS, startControlServer, type AddressMode, type ControlServer, type FleetSpec } from '../simulator/index.js';
+import { isLoopbackIpv4 } from '../simulator/addresses.js';
 import { choiceValue, intValue, numberValue, parseFlags, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 import { table, untilAborted } from './format.js';
@@ -50,6 +51,8 @@ export function simulateOptions(p: Parsed<SimulateFlags>): SimulateOptions {
   const mode = choiceValue(p, 'mode', ['ip', 'port'] as const) ?? 'ip';
   const base = v['base-address'];
   if (base !== undefined && !isIPv4(base)) throw valueError(p.flag('base-address'), base, 'not an IPv4 address (like 127.0.0.2)');
+  // Virtual lights live on this machine: an address of a real interface would put them on the LAN.
+  if (base !== undefined && !isLoopbackIpv4(base)) throw valueError(p.flag('base-address'), base, 'not a loopback address (127.x.x.x): virtual lights stay on this machine');
   const loss = numberValue(p, 'loss', { min: 0, max: 1, what: 'a probability' });
   const lights = intValue(p, 'virtual', 1, MAX_SIMULATED_LIGHTS);
   const latencyMs = intValue(p, 'latency-ms', 0, MAX_LATENCY_MS);

@@ -184,6 +184,15 @@ export class Fleet {
 
   private async bindAll(): Promise<void> {
     try {
+      // SO_REUSEADDR, which the listener and the ip-mode lights sharing its port need, lets any number of processes
+      // bind one UDP port, so a second fleet on it would start and answer for the first one's lights. A socket
+      // without it cannot bind a port another socket holds: it finds out first (a chosen port only).
+      if (this.requestedPort !== 0) {
+        const probe = this.openSocket(false);
+        await this.bind(probe, this.listenAddress, this.requestedPort);
+        await new Promise<void>((resolve) => probe.close(() => resolve()));
+        this.sockets = this.sockets.filter((x) => x !== probe);
+      }
       const shared = this.openSocket(true, this.recvBufferSize);
       shared.on('message', (msg, rinfo) => this.onShared(msg, rinfo));
       await this.bind(shared, this.listenAddress, this.requestedPort);

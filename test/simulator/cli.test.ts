@@ -36,6 +36,8 @@ describe('lightwire simulate', () => {
     ['a light count by the old name', ['--lights', 'many'], /^--lights "many": must be an integer from 1 to 5000$/],
     ['an unknown mode', ['--virtual', '2', '--mode', 'mac'], /^--mode "mac": must be ip or port$/],
     ['a base address that is not IPv4', ['--virtual', '2', '--base-address', '127.0.0'], /^--base-address "127\.0\.0": not an IPv4 address/],
+    ['a base address beyond loopback', ['--virtual', '2', '--mode', 'port', '--base-address', '0.0.0.0'], /^--base-address "0\.0\.0\.0": not a loopback address/],
+    ['a base address of a real interface', ['--virtual', '2', '--base-address', '192.168.1.20'], /^--base-address "192\.168\.1\.20": not a loopback address/],
     ['a port above 65535', ['--virtual', '2', '--lan-port', '70000'], /^--lan-port "70000": must be an integer from 0 to 65535$/],
     ['a port above 65535 by the old name', ['--virtual', '2', '--port', '70000'], /^--port "70000": must be an integer from 0 to 65535$/],
     ['a loss above 1', ['--virtual', '2', '--loss', '1.5'], /^--loss "1\.5": must be a probability from 0 to 1$/],

@@ -91,6 +91,27 @@ describe('simulator lifecycle', () => {
     }
   });
 
+  it('fails with ADDRESS_IN_USE when another fleet holds the port, though both would share it by SO_REUSEADDR', async () => {
+    const first = new Fleet(defaultFleet(2), { port: 0 });
+    await first.start();
+    try {
+      for (const mode of ['ip', 'port'] as const) {
+        const second = new Fleet(defaultFleet(2), { port: first.port, mode });
+        const err = await second.start().catch((e: unknown) => e);
+        expect(err, mode).to.have.property('code', 'ADDRESS_IN_USE');
+        expect(second.running).to.equal(false);
+      }
+      // The first fleet still answers on its port.
+      expect(first.running).to.equal(true);
+    } finally {
+      await first.stop();
+    }
+    // Once it stopped, the port is free again.
+    const again = new Fleet(defaultFleet(2), { port: first.port });
+    await again.start();
+    await again.stop();
+  });
+
   it('fails with ADDRESS_IN_USE in port mode when a light port is taken', async () => {
     const blocker = await bindExclusive('127.0.0.1');
     try {
