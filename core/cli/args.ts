@@ -168,8 +168,9 @@ export function parseFlags<F extends FlagSpecs>(flags: F, args: readonly string[
 export function intValue<F extends FlagSpecs>(p: Parsed<F>, name: keyof F & string, min: number, max: number): number | undefined {
   const text = p.values[name] as string | undefined;
   if (text === undefined) return undefined;
-  const n = Number(text);
-  if (text.trim() === '' || !Number.isInteger(n) || n < min || n > max) throw valueError(p.flag(name), text, `must be an integer from ${min} to ${max}`);
+  // Digits only: Number() would take 0x10, 1e3 and 1.0 as integers, none of which a count or port is written as.
+  const n = /^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw valueError(p.flag(name), text, `must be an integer from ${min} to ${max}`);
   return n;
 }
 

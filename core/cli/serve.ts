@@ -3,6 +3,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import {
   checkBind,
   DEFAULT_HOST,
@@ -211,6 +212,25 @@ async function readFlagFile(flag: string, file: string): Promise<Buffer> {
   }
 }
 
+/** A certificate and key TLS can use together, checked before any lookup (exit 2 naming the flag, not an OpenSSL code after discovery). */
+function checkTlsPair(tls: { cert: Buffer; key: Buffer }, options: ServeOptions, flag: (n: keyof ServeFlags) => string): void {
+  try {
+    createSecureContext({ cert: tls.cert });
+  } catch (err) {
+    throw valueError(flag('tls-cert'), options.tlsCertFile!, `not a PEM certificate TLS can use (${(err as Error).message})`);
+  }
+  try {
+    createSecureContext({ key: tls.key });
+  } catch (err) {
+    throw valueError(flag('tls-key'), options.tlsKeyFile!, `not a PEM private key TLS can use (${(err as Error).message})`);
+  }
+  try {
+    createSecureContext(tls);
+  } catch (err) {
+    throw valueError(flag('tls-key'), options.tlsKeyFile!, `does not belong to the certificate in ${options.tlsCertFile!} (${(err as Error).message})`);
+  }
+}
+
 export const serveCommand = defineCommand({
   name: 'serve',
   summary: 'serve the LIFX HTTP API v1 locally (real lights, or --virtual N)',
@@ -233,6 +253,7 @@ Logs one line per request on stderr. Stop with Ctrl-C.`,
       options.tlsCertFile !== undefined && options.tlsKeyFile !== undefined
         ? { cert: await readFlagFile(flag('tls-cert'), options.tlsCertFile), key: await readFlagFile(flag('tls-key'), options.tlsKeyFile) }
         : undefined;
+    if (tls !== undefined) checkTlsPair(tls, options, flag);
     const taken = await portsFree(options);
     if (taken !== undefined) {
       const advice = listenAdvice(taken, options);

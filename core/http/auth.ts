@@ -136,6 +136,7 @@ export class TokenSet {
 export function listenHostProblem(host: string): string | null {
   const bracketed = host.startsWith('[') && host.endsWith(']');
   const h = bracketed ? host.slice(1, -1) : host;
+  if (!bracketed && /^[^:]+:\d*$/.test(h)) return 'has a port in it; give the address alone, and the port on its own';
   if (bracketed || h.includes(':')) return isIP(h) === 6 ? null : 'is not an IPv6 address';
   if (isIP(h) === 4) return null;
   const labels = h.split('.');

@@ -53,6 +53,14 @@ describe('lightwire argument parsing (core/cli/args)', () => {
     expect(usage(() => hostValues(p, 'light'))).to.deep.equal({ message: '--host "1.2.3.4:0": the port must be from 1 to 65535', flag: '--host' });
   });
 
+  it('takes integers written as digits only: not hex, exponents or decimals', () => {
+    expect(intValue(ok(['--port', '56700']), 'lan-port', 1, 65535)).to.equal(56700);
+    expect(intValue(ok(['--port', ' 080 ']), 'lan-port', 1, 65535)).to.equal(80);
+    for (const text of ['0x10', '1e3', '1.0', '0b1', '', ' ', '5 6', 'Infinity']) {
+      expect(usage(() => intValue(ok(['--port', text]), 'lan-port', 0, 65535)), text).to.deep.equal({ message: `--port ${JSON.stringify(text)}: must be an integer from 0 to 65535`, flag: '--port' });
+    }
+  });
+
   it('accepts a negative number as a value, not as a flag', () => {
     expect(ok(['--port', '-1']).values['lan-port']).to.equal('-1');
   });

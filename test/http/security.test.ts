@@ -209,6 +209,7 @@ describe('HTTP API v1 security', function () {
         ['999.999.1.1', /option host is not an IPv4 address \(four numbers from 0 to 255\): "999\.999\.1\.1"/],
         ['127.0.0', /is not an IPv4 address/],
         ['::g', /is not an IPv6 address/],
+        ['127.0.0.1:3000', /option host has a port in it; give the address alone, and the port on its own/],
         ['[127.0.0.1]', /is not an IPv6 address/],
         ['my_host', /is not an IP address or a host name/],
         ['host..local', /is not an IP address or a host name/],

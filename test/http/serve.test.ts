@@ -198,6 +198,24 @@ describe('lightwire serve', function () {
     expect(io.err()).to.match(/^lightwire serve: --tls-cert ".*no-such\.pem": ENOENT/);
   });
 
+  it('checks the certificate and key before looking for lights: not PEM, or not a pair, is exit 2 naming the flag', async () => {
+    const cert = path.join(FIXTURES, 'test-cert.pem');
+    const key = path.join(FIXTURES, 'test-key.pem');
+    for (const [args, message] of [
+      [['--tls-cert', key, '--tls-key', key], /^lightwire serve: --tls-cert ".*test-key\.pem": not a PEM certificate TLS can use/],
+      [['--tls-cert', cert, '--tls-key', cert], /^lightwire serve: --tls-key ".*test-cert\.pem": not a PEM private key TLS can use/],
+      [['--tls-cert', cert, '--tls-key', path.join(FIXTURES, 'other-key.pem')], /^lightwire serve: --tls-key ".*other-key\.pem": does not belong to the certificate/],
+    ] as const) {
+      const io = captureIO();
+      const t0 = performance.now();
+      // A minute to look for lights: refused long before that.
+      expect(await serveCommand.run(['--wait-ms', '60000', '--broadcast', '127.255.255.255', ...args, '--scenes', NO_SCENES], io)).to.equal(2);
+      expect(performance.now() - t0).to.be.below(5000);
+      expect(io.err()).to.match(message);
+      expect(io.err()).to.not.contain('Looking for');
+    }
+  });
+
   it('logs one line per request on stderr, at the level given', async () => {
     const s = await serve(['--virtual', '1', '--port', '0']);
     try {
