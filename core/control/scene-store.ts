@@ -168,7 +168,8 @@ function parseScene(raw: unknown, where: string): Scene {
 function parseFile(text: string): Map<string, Scene> {
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    // A byte-order mark (Windows editors write one) is not part of the JSON.
+    doc = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (err) {
     throw new Invalid(`not JSON: ${errorText(err)}`);
   }

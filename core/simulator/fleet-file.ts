@@ -418,7 +418,8 @@ export async function loadFleetFile(file: string, nowNs?: bigint): Promise<Fleet
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    // A byte-order mark (Windows editors write one) is not part of the JSON.
+    raw = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (err) {
     invalid('', `${file} is not valid JSON: ${(err as Error).message}`);
   }

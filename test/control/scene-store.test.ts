@@ -110,6 +110,15 @@ describe('scene store', () => {
       expect(doc.scenes).to.have.length(1);
     });
 
+    it('reads a file that starts with a byte-order mark (as Windows editors write it)', async () => {
+      const writer = await open();
+      await writer.capture('Evening', [light('d073d5000001')]);
+      await fs.writeFile(file, `\uFEFF${await fs.readFile(file, 'utf8')}`);
+      const store = await open();
+      expect(store.problem).to.equal(null);
+      expect(store.list().map((s) => s.name)).to.deep.equal(['Evening']);
+    });
+
     it('rejects a file it cannot read with SCENE_STORE_FAILED instead of starting empty', async () => {
       await fs.mkdir(file, { recursive: true });
       expect(await codeOf(open())).to.equal('SCENE_STORE_FAILED');

@@ -135,6 +135,17 @@ describe('simulator fleet files', () => {
     expect(spec.lights.map((l) => l.faults.malformedReplies)).to.deep.equal(['also', 'off']);
   });
 
+  it('reads a file that starts with a byte-order mark (as Windows editors write it)', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'lightwire-fleet-'));
+    try {
+      const file = path.join(dir, 'bom.json');
+      await writeFile(file, `\uFEFF${JSON.stringify({ lights: [{ serial: 'd073d5000001', label: 'Desk', product: 27 }] })}`);
+      expect((await loadFleetFile(file)).lights.map((l) => l.label)).to.deep.equal(['Desk']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports an unreadable file and bad JSON as FLEET_INVALID', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'lightwire-fleet-'));
     try {
