@@ -1,6 +1,7 @@
 // `lightwire scene capture|list|activate`: local scenes, as the HTTP API's scenes.
 
-import { LightwireError, SceneStore, type Scene } from '../index.js';
+import { DURATION_MAX_S, LightwireError, SceneStore, type Scene } from '../index.js';
+import { nameProblem } from '../control/scene-store.js';
 import { didYouMean, nearest, numberValue, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, SCENES_FLAG, withLights } from './connect.js';
@@ -67,6 +68,8 @@ answered, or until every light the scene (or an id: selector) names has answered
     if (action === 'capture') {
       if (rest.length < 1 || rest.length > 2) throw usageError('capture takes NAME and an optional SELECTOR');
       const [name, selector = 'all'] = rest as [string, string?];
+      const problem = nameProblem(name);
+      if (problem !== null) throw usageError(`the scene name ${JSON.stringify(name)} ${problem}`);
       checkSelector(selector);
       return withLights(findingFrom(p), io, { wanted: () => idSerials(selector), scenes: scenesFile }, async ({ service, unanswered }) => {
         const missing = idSerials(selector) === null ? [] : namedUnanswered(selector, unanswered);
@@ -82,7 +85,7 @@ answered, or until every light the scene (or an id: selector) names has answered
     if (action === 'activate') {
       if (rest.length !== 1) throw usageError('activate takes one scene UUID or name');
       const key = rest[0]!;
-      const durationS = numberValue(p, 'duration', { min: 0 });
+      const durationS = numberValue(p, 'duration', { min: 0, max: DURATION_MAX_S });
       // The scene must exist before any light is looked for.
       const store = await SceneStore.open(scenesFile, { readOnly: true });
       if (store.problem !== null) throw store.problem;

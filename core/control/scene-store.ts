@@ -86,7 +86,8 @@ function checkNumber(value: unknown, min: number, max: number, where: string): n
 }
 
 /** Trimmed, 1-64 characters (code points); returns the reason it is not, or the name. */
-function nameProblem(name: unknown): string | null {
+/** Why `name` cannot name a scene, or null when it can (checked again by capture and rename). */
+export function nameProblem(name: unknown): string | null {
   if (typeof name !== 'string') return 'must be a string';
   const trimmed = name.trim();
   if (trimmed.length === 0) return 'must not be empty';

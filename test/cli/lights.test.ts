@@ -144,6 +144,19 @@ describe('lightwire list, set and scene', function () {
     expect(io.err()).to.not.contain('Looking for');
   });
 
+  it('refuses a scene name it could not store and a duration out of range before looking for lights (exit 2)', async () => {
+    for (const [args, message] of [
+      [['capture', '  '], /the scene name "  " must not be empty/],
+      [['capture', 'x'.repeat(70)], /the scene name "x+" must be at most \d+ characters/],
+      [['activate', 'Reading', '--duration', '1e10'], /--duration "1e10"/],
+    ] as const) {
+      const io = captureIO();
+      expect(await sceneCommand.run([...args, ...finding], io), args.join(' ')).to.equal(2);
+      expect(io.err()).to.match(message);
+      expect(io.err()).to.not.contain('Looking for');
+    }
+  });
+
   it('suggests the nearest scene action', async () => {
     const io = captureIO();
     expect(await sceneCommand.run(['activte', 'x'], io)).to.equal(2);
