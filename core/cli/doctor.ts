@@ -54,6 +54,10 @@ but not requests.`,
       signal: io.signal,
     });
     io.stdout(p.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
+    if (io.signal.aborted) {
+      io.stderr('Interrupted: measuring stopped early, so the figures are partial.\n');
+      return EXIT.FAILURE;
+    }
     return report.healthy ? EXIT.OK : EXIT.FAILURE;
   },
 });

@@ -135,7 +135,8 @@ function totals(stats: LightTransportStats | undefined): Window {
 }
 
 /** `count` EchoRequests to one light, PROBES_IN_FLIGHT at a time, and its transport figures over them. */
-async function measure(client: LightClient, serial: string, at: Endpoint, count: number): Promise<Window> {
+/** Probes one light `count` times (stopping early when `signal` aborts: Ctrl-C reports what was measured). */
+async function measure(client: LightClient, serial: string, at: Endpoint, count: number, signal?: AbortSignal): Promise<Window> {
   if (count === 0 || !client.started) return NO_FIGURES;
   const device = { serial, ...at };
   const requester = client.requester;
@@ -145,7 +146,7 @@ async function measure(client: LightClient, serial: string, at: Endpoint, count:
   let answered = 0;
   let timeouts = 0;
   const worker = async (): Promise<void> => {
-    while (next < count && client.started && !(answered === 0 && timeouts >= SILENT_AFTER_TIMEOUTS)) {
+    while (next < count && client.started && signal?.aborted !== true && !(answered === 0 && timeouts >= SILENT_AFTER_TIMEOUTS)) {
       next++;
       await requester.get(device, 'EchoRequest', { echoing }, { timeoutMs: PROBE_TIMEOUT_MS }).then(
         () => answered++,
@@ -313,10 +314,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
     const [hosts, expectedProbes, portCheck] = await Promise.all([
       observeHosts(prober, client, d.staticHosts, history),
       Promise.all(expected.map(async (e) => [e.serial, e.at === null ? null : (await prober.ask([e.at.address], e.at.port)).some((a) => a.serial === e.serial)] as const)).then((e) => new Map(e)),
-      options.checkPort === false ? Promise.resolve(null) : checkPort(LIFX_PORT),
-      Promise.all(lights.map(async ([serial, at]) => figures.set(serial, await measure(client, serial, at, probeCount)))),
+      options.checkPort === false ? Promise.resolve(null) : checkPort(port),
+      Promise.all(lights.map(async ([serial, at]) => figures.set(serial, await measure(client, serial, at, probeCount, options.signal)))),
       // A light found only through a static host did not answer the broadcast: check it by unicast too.
       eachLimited(lights, PROBES_AT_ONCE, async ([serial, at]) => {
+        if (options.signal?.aborted === true) return;
         unicast.set(serial, (await prober.ask([at.address], at.port)).some((a) => a.serial === serial));
       }),
     ]);

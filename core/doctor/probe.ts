@@ -4,7 +4,7 @@
 
 import { createSocket, type Socket } from 'node:dgram';
 import { randomNonZeroUint32 } from '../builtins.js';
-import { decode, encode } from '../protocol/index.js';
+import { BROADCAST_TARGET, decode, encode } from '../protocol/index.js';
 import type { Endpoint } from './report.js';
 
 export const PROBE_COPIES = 3;
@@ -22,6 +22,8 @@ export class Prober {
   private readonly source = randomNonZeroUint32();
   private sequence = 0;
   private readonly waiting = new Map<number, (answer: ProbeAnswer) => void>();
+  /** Asks waiting for a sequence number, woken one by one as probes end. */
+  private readonly freed: (() => void)[] = [];
 
   private constructor(private readonly socket: Socket) {
     socket.on('message', (msg, rinfo) => {
@@ -29,8 +31,12 @@ export class Prober {
       if (!result.ok) return;
       const p = result.packet;
       if (p.name !== 'StateService' || p.header.source !== this.source) return;
-      if (p.payload.service !== 1 || p.payload.port === 0) return;
-      this.waiting.get(p.header.sequence)?.({ serial: p.header.target, at: { address: rinfo.address, port: p.payload.port } });
+      // Only UDP (service 1) at a port UDP has (the field is a u32; 0 means unavailable), from a device with a serial
+      // (the all-zero target addresses every device): anything else is no light, and a port beyond 65535 could not
+      // even be asked.
+      const port = p.payload.port;
+      if (p.payload.service !== 1 || port < 1 || port > 65535 || p.header.target === BROADCAST_TARGET) return;
+      this.waiting.get(p.header.sequence)?.({ serial: p.header.target, at: { address: rinfo.address, port } });
     });
   }
 
@@ -51,7 +57,7 @@ export class Prober {
   /** GetService to every address (broadcast or unicast) at `port`; every distinct answer. */
   async ask(addresses: readonly string[], port: number): Promise<ProbeAnswer[]> {
     if (addresses.length === 0) return [];
-    const sequence = (this.sequence = (this.sequence + 1) & 0xff);
+    const sequence = await this.freeSequence();
     const answers = new Map<string, ProbeAnswer>();
     this.waiting.set(sequence, (a) => answers.set(`${a.serial}@${a.at.address}:${a.at.port}`, a));
     const datagram = encode({ name: 'GetService', header: { source: this.source, sequence, resRequired: true }, payload: {} });
@@ -63,8 +69,27 @@ export class Prober {
       await sleep(PROBE_WAIT_MS);
     } finally {
       this.waiting.delete(sequence);
+      this.freed.shift()?.();
     }
     return [...answers.values()];
+  }
+
+  /**
+   * A sequence number no probe in flight holds (answers are told apart by it alone, and it has 8 bits): with 256
+   * probes in flight, the next waits for one to end, rather than take over its answers.
+   */
+  private async freeSequence(): Promise<number> {
+    for (;;) {
+      for (let i = 0; i < 256; i++) {
+        this.sequence = (this.sequence + 1) & 0xff;
+        if (!this.waiting.has(this.sequence)) {
+          // Held from now, before any await: a concurrent ask cannot take it too.
+          this.waiting.set(this.sequence, () => undefined);
+          return this.sequence;
+        }
+      }
+      await new Promise<void>((resolve) => this.freed.push(resolve));
+    }
   }
 
   close(): Promise<void> {

@@ -1,6 +1,7 @@
 // The network doctor's report and the rules that name a cause, all pure: the I/O (doctor.ts, network.ts,
 // probe.ts) gathers observations, this module judges them. users.md complaints 2-3 and 13, "asked for" 7.
 
+import { printable, tableLines } from '../text.js';
 import type { SignalQuality } from '../protocol/index.js';
 
 /** A light losing at least this share of its transmissions is unhealthy (one in five needs a retry). */
@@ -24,6 +25,8 @@ export type ProblemKind =
   | 'lossy'
   /** Fewer lights answered than --expect asked for. */
   | 'too_few'
+  /** No light answered at all (nothing was expected by name or count): nothing to call healthy. */
+  | 'none_found'
   /** No IPv4 interface to broadcast on and no static host: discovery cannot reach anything. */
   | 'no_discovery_route';
 
@@ -202,7 +205,9 @@ export function judgeLight(o: LightObservation): Verdict {
     }
     return bad('missing', 'no reply to broadcast: powered off, out of Wi-Fi range, or on another VLAN (give SERIAL@IP to check it by unicast)');
   }
-  const silent = o.attempts > 0 ? o.answered === 0 : !o.online;
+  // Offline in the client's eyes (its reads went unanswered) or silent to every request measured now: answers from
+  // before it went offline (a report from the service's totals) do not make it healthy.
+  const silent = !o.online || (o.attempts > 0 && o.answered === 0);
   if (silent) {
     if (elsewhere !== undefined) {
       return bad('moved', `seen on another address: it answers discovery at ${showEndpoint(elsewhere)}, requests to ${showEndpoint(o.known)} go unanswered (a new DHCP lease?)`);
@@ -325,6 +330,12 @@ export function buildReport(input: ReportInput): DoctorReport {
   }
   if (!input.interfaces.some((i) => i.usedForDiscovery) && input.discovery.broadcastAddresses.length === 0 && input.discovery.staticHosts.length === 0) {
     problems.push({ subject: 'discovery', kind: 'no_discovery_route', cause: 'no IPv4 interface to broadcast on and no static host: discovery cannot reach any light' });
+  } else if (lights.length === 0 && input.expectCount === null && input.expectedSerials === null) {
+    problems.push({
+      subject: 'discovery',
+      kind: 'none_found',
+      cause: `no light answered on ${[...input.discovery.broadcastAddresses, ...input.discovery.staticHosts].join(', ')} (port ${input.discovery.port}): lights powered off, on another VLAN or subnet (give their addresses as static hosts), or a firewall dropping UDP ${input.discovery.port}`,
+    });
   }
   const expected = lights.filter((l) => l.expected);
   const healthyLights = expected.filter((l) => l.healthy).length;
@@ -339,7 +350,7 @@ export function buildReport(input: ReportInput): DoctorReport {
     generatedAt: new Date(input.endedAtMs).toISOString(),
     durationMs: Math.round(input.endedAtMs - input.startedAtMs),
     // Problems of lights nobody asked about are listed, but do not decide the verdict.
-    healthy: expected.every((l) => l.healthy) && silentHosts === 0 && !problems.some((p) => p.kind === 'too_few' || p.kind === 'no_discovery_route'),
+    healthy: expected.every((l) => l.healthy) && silentHosts === 0 && !problems.some((p) => p.kind === 'too_few' || p.kind === 'none_found' || p.kind === 'no_discovery_route'),
     summary,
     interfaces: input.interfaces,
     discovery: input.discovery,
@@ -352,12 +363,6 @@ export function buildReport(input: ReportInput): DoctorReport {
 }
 
 // ---- text ----
-
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(header), ...rows.map(line)];
-}
 
 function ago(ms: number | null, nowMs: number): string {
   if (ms === null) return '-';
@@ -399,15 +404,21 @@ export function formatReport(r: DoctorReport, nowMs: number = Date.parse(r.gener
       String(l.addressChanges),
       l.healthy ? 'ok' : (l.kind ?? 'unhealthy'),
     ]);
-    out.push(...table(['SERIAL', 'LABEL', 'ADDRESS', 'RTT MED/P99', 'LOSS', 'RETX', 'SIGNAL', 'FIRMWARE', 'UPTIME', 'LAST SEEN', 'MOVES', 'STATUS'], rows).map((l) => `  ${l}`));
+    out.push(...tableLines(['SERIAL', 'LABEL', 'ADDRESS', 'RTT MED/P99', 'LOSS', 'RETX', 'SIGNAL', 'FIRMWARE', 'UPTIME', 'LAST SEEN', 'MOVES', 'STATUS'], rows).map((l) => `  ${l}`));
   }
   if (r.staticHosts.length > 0) {
     out.push('', 'Static hosts');
     for (const h of r.staticHosts) out.push(`  ${h.host.padEnd(22)} ${h.answered ? `answers (${h.serials.join(', ')})` : (h.kind ?? 'silent')}`);
   }
+  // A label is whatever a light (or anyone on the LAN) set: shown escaped, never obeyed by the terminal.
   if (r.problems.length > 0) {
     out.push('', 'Problems');
-    for (const p of r.problems) out.push(`  ${p.subject}: ${p.cause}`);
+    for (const p of r.problems) out.push(`  ${printable(p.subject)}: ${printable(p.cause)}`);
+  }
+  const notes = r.lights.filter((l) => l.healthy && l.cause !== null);
+  if (notes.length > 0) {
+    out.push('', 'Notes');
+    for (const l of notes) out.push(`  ${printable(lightLabel(l.serial, l.label))}: ${printable(l.cause!)}`);
   }
   out.push('', `${r.healthy ? 'Healthy' : 'Unhealthy'}: ${r.summary} (${(r.durationMs / 1000).toFixed(1)} s)`);
   return `${out.join('\n')}\n`;

@@ -40,6 +40,14 @@ describe('doctor: judging observations', () => {
     expect(v.cause).to.include('10.0.0.5:56700').and.include('nor to broadcast');
   });
 
+  it('offline in the client\'s eyes is not healthy, whatever it answered before (figures since the service started)', () => {
+    // Answered 95 of 100 requests over the day, then its reads went unanswered: the client marked it offline.
+    const v = judgeLight(obs({ online: false, attempts: 100, answered: 95, lostAttempts: 5, broadcastAt: [], unicastAnswered: null }));
+    expect(v).to.include({ healthy: false, kind: 'offline' });
+    const lossy = judgeLight(obs({ online: false, attempts: 40, answered: 30, lostAttempts: 10, broadcastAt: [], unicastAnswered: null }));
+    expect(lossy.kind, 'a dead light is not called lossy').to.equal('offline');
+  });
+
   it('never heard: missing, or unicast only when its address answers', () => {
     expect(judgeLight(obs({ known: null, online: false, requests: 0, answered: 0, attempts: 0, broadcastAt: [], unicastAnswered: null }))).to.include({ kind: 'missing' });
     const vlan = judgeLight(obs({ known: null, expectedAt: A, online: false, requests: 0, answered: 0, attempts: 0, broadcastAt: [], unicastAnswered: true }));
@@ -112,5 +120,45 @@ describe('doctor: judging observations', () => {
     for (const part of ['UDP 56700: free', 'RTT MED/P99', '4/5 ms', '0 %', 'good (-50)', '3.70', '1 h', '5 s ago', 'Problems', 'd073d5000002 "Porch": stopped answering', 'Healthy: ']) {
       expect(text).to.include(part);
     }
+  });
+
+  const reportOf = (patch: Partial<Parameters<typeof buildReport>[0]>): ReturnType<typeof buildReport> =>
+    buildReport({
+      startedAtMs: 0,
+      endedAtMs: 1500,
+      interfaces: [],
+      discovery: { broadcastAddresses: ['192.168.1.255'], port: 56700, staticHosts: [] },
+      port: null,
+      probeCount: 20,
+      lights: [],
+      hosts: [],
+      expectCount: null,
+      expectedSerials: null,
+      ...patch,
+    });
+
+  it('no light at all is not healthy: none_found, saying where it looked', () => {
+    const report = reportOf({});
+    expect(report.healthy).to.equal(false);
+    expect(report.problems).to.have.length(1);
+    expect(report.problems[0]).to.include({ subject: 'discovery', kind: 'none_found' });
+    expect(report.problems[0]!.cause).to.include('192.168.1.255').and.include('port 56700');
+    expect(formatReport(report)).to.match(/Unhealthy: 0 of 0 lights healthy; 1 problem/);
+  });
+
+  it('prints labels and causes escaped: a label cannot drive the terminal or forge a line', () => {
+    const label = '\u001b[2J\u001b]0;t\u0007ok\r\nFAKE LINE healthy';
+    const report = reportOf({ lights: [obs({ label }), obs({ serial: 'd073d5000002', label, answered: 0, lostAttempts: 10, broadcastAt: [], unicastAnswered: false })] });
+    const text = formatReport(report);
+    expect(text).to.not.match(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(text.split('\n').filter((l) => l.startsWith('FAKE'))).to.deep.equal([]);
+    expect(text).to.include('\\x1b[2J\\x1b]0;t\\x07ok\\r\\nFAKE LINE healthy');
+    // The JSON keeps the label as the light gave it.
+    expect(report.lights[0]!.label).to.equal(label);
+  });
+
+  it('says why a healthy light is noted: answering at another address than expected', () => {
+    const text = formatReport(reportOf({ lights: [obs({ expectedAt: B })], expectedSerials: new Set(['d073d5000001']) }));
+    expect(text).to.match(/Notes\n {2}d073d5000001 "Desk": seen on another address: answers at 10\.0\.0\.5:56700, not at 10\.0\.0\.9:56700/);
   });
 });
