@@ -11,7 +11,8 @@ export function checkSelector(selector: string): void {
   try {
     parseSelectors(selector, { percentDecode: false });
   } catch (err) {
-    if (isLightwireError(err)) throw usageError(`selector ${JSON.stringify(selector)}: ${err.message}`);
+    // Its message quotes the selector already.
+    if (isLightwireError(err)) throw usageError(err.message);
     throw err;
   }
 }

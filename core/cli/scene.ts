@@ -8,9 +8,16 @@ import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, SCENES
 import { isoSeconds, printable, table } from './format.js';
 import { checkSelector, namedUnanswered, printResults, writeOrOffline } from './lights.js';
 
+/** The scene a UUID or name names; a name that several scenes have (a hand-edited file) is refused, never guessed. */
 function findScene(scenes: readonly Scene[], key: string): Scene | undefined {
   const k = key.toLowerCase();
-  return scenes.find((s) => s.uuid === k) ?? scenes.find((s) => s.name === key) ?? scenes.find((s) => s.name.toLowerCase() === k);
+  const byUuid = scenes.find((s) => s.uuid === k);
+  if (byUuid !== undefined) return byUuid;
+  for (const named of [scenes.filter((s) => s.name === key), scenes.filter((s) => s.name.toLowerCase() === k)]) {
+    if (named.length > 1) throw usageError(`${named.length} scenes are named ${JSON.stringify(key)} (${named.map((s) => s.uuid).join(', ')}): give the UUID of one`);
+    if (named.length === 1) return named[0];
+  }
+  return undefined;
 }
 
 /** The serials a scene's states name when every state names its lights by id; null otherwise. */

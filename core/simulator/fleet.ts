@@ -64,6 +64,10 @@ type Immediate = ReturnType<typeof setImmediate>;
 function bindError(err: unknown, address: string, port: number): LightwireError {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return new LightwireError('ADDRESS_IN_USE', { address, port });
+  // Each virtual light has a socket: a big fleet meets the process's limit on open files first.
+  if (code === 'EMFILE' || code === 'ENFILE') {
+    return new LightwireError('ADDRESS_UNAVAILABLE', { address, port, reason: `${code}: too many open files (one a light); raise the limit (ulimit -n) or run fewer lights` });
+  }
   return new LightwireError('ADDRESS_UNAVAILABLE', { address, port, reason: code ?? String(err) });
 }
 

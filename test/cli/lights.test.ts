@@ -76,7 +76,7 @@ describe('lightwire list, set and scene', function () {
   it('refuses a bad selector before looking for lights', async () => {
     const io = captureIO();
     expect(await setCommand.run(['colour:red', '--power', 'on', ...finding], io)).to.equal(2);
-    expect(io.err()).to.match(/^lightwire set: selector "colour:red": /);
+    expect(io.err()).to.match(/^lightwire set: selector "colour:red" is invalid at "colour:red": unknown selector type "colour"\n/);
     expect(io.err()).to.not.contain('Looking for');
   });
 
@@ -155,6 +155,16 @@ describe('lightwire list, set and scene', function () {
       expect(io.err()).to.match(message);
       expect(io.err()).to.not.contain('Looking for');
     }
+  });
+
+  it('refuses a scene name that several scenes have (a hand-edited file), naming their UUIDs', async () => {
+    const file = path.join(dir, 'twins.json');
+    const scene = (uuid: string) => ({ uuid, name: 'Twin', account: { uuid: '00000000-0000-0000-0000-000000000000' }, states: [{ selector: `id:${defaultSerial(0)}`, power: 'on' }], created_at: 1, updated_at: 2 });
+    writeFileSync(file, JSON.stringify({ version: 1, scenes: [scene('11111111-2222-4333-8444-555555555555'), scene('11111111-2222-4333-8444-555555555556')] }));
+    const io = captureIO();
+    expect(await sceneCommand.run(['activate', 'twin', ...finding.slice(0, -2), '--scenes', file], io)).to.equal(2);
+    expect(io.err()).to.contain('2 scenes are named "twin" (11111111-2222-4333-8444-555555555555, 11111111-2222-4333-8444-555555555556): give the UUID of one');
+    expect(io.err()).to.not.contain('Looking for');
   });
 
   it('suggests the nearest scene action', async () => {
