@@ -145,6 +145,9 @@ export const ERRORS = {
   HEADERS_TOO_LARGE: spec<{ limitBytes: number }>(431, (p) => `the request headers are larger than ${p.limitBytes} bytes`),
   REQUEST_TIMEOUT: spec<{ timeoutMs: number }>(408, (p) => `the request did not arrive completely within ${p.timeoutMs} ms`),
   UNAUTHORIZED: spec<{ reason: string }>(401, (p) => `Bad access token: ${p.reason}`),
+  // The dashboard's own routes (core/http/dashboard.ts), where no token was involved.
+  SESSION_REQUIRED: spec<{ reason: string }>(401, (p) => `No dashboard session: ${p.reason}`),
+  LOOPBACK_ONLY: spec<{ reason: string }>(401, (p) => `Not this machine: ${p.reason}`),
   FORBIDDEN: spec<{ reason: string }>(403, (p) => `Permission denied: ${p.reason}`),
   ROUTE_NOT_FOUND: spec<{ method: string; path: string; hint: string }>(
     404,

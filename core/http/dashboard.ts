@@ -106,6 +106,27 @@ function forbidden(reason: string): LightwireError<'FORBIDDEN'> {
   return new LightwireError('FORBIDDEN', { reason });
 }
 
+function noSession(open: boolean): LightwireError<'SESSION_REQUIRED'> {
+  return new LightwireError('SESSION_REQUIRED', {
+    reason: open
+      ? 'open the dashboard page of this server to start one'
+      : 'sign in on the dashboard page with an access token, or open a dashboard link printed by lightwire serve',
+  });
+}
+
+/** Whether an Accept-Encoding header takes gzip: named (or `*`) without q=0 (RFC 9110 §12.5.3). */
+export function acceptsGzip(header: string): boolean {
+  let star = false;
+  for (const part of header.split(',')) {
+    const [coding = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    const wanted = q === undefined || Number(q.slice(2)) > 0;
+    if (coding === 'gzip' || coding === 'x-gzip') return wanted;
+    if (coding === '*') star = wanted;
+  }
+  return star;
+}
+
 /**
  * Mounts the dashboard routes on `app` (outside /v1), when the service can feed it (it emits the service's
  * events); returns the handle, or null when it was not mounted.
@@ -157,7 +178,7 @@ async function routes(app: FastifyInstance, c: Context): Promise<void> {
   /** Open server: this machine only, by peer address and by Host name (DNS rebinding). */
   const localOnly = (request: FastifyRequest): LightwireError | null => {
     if (!c.open) return null;
-    if (!isLoopbackHost(request.socket.remoteAddress ?? request.ip)) return new LightwireError('UNAUTHORIZED', { reason: 'this server has no tokens and only answers this machine' });
+    if (!isLoopbackHost(request.socket.remoteAddress ?? request.ip)) return new LightwireError('LOOPBACK_ONLY', { reason: 'this server has no tokens and only answers this machine' });
     if (!isLoopbackHost(hostOfHeader(request.headers.host ?? ''))) return forbidden('the Host header must name this machine (127.0.0.1 or localhost)');
     return null;
   };
@@ -197,7 +218,7 @@ async function routes(app: FastifyInstance, c: Context): Promise<void> {
         return 'script';
       }
       if (opts.bearer && c.open && request.headers.origin === undefined && fetchSite(request) === undefined) return 'script';
-      return new LightwireError('UNAUTHORIZED', { reason: 'no dashboard session; open the dashboard link printed by lightwire serve' });
+      return noSession(c.open);
     }
     if (!sameOrigin(request)) return forbidden('requests from another origin cannot use the dashboard session');
     const site = fetchSite(request);
@@ -214,21 +235,21 @@ async function routes(app: FastifyInstance, c: Context): Promise<void> {
     const local = localOnly(request);
     if (local !== null) return html(reply, local.httpStatus, signInPage({ tokens: !c.open, error: local.message }));
     const session = sessionOf(request);
-    if (session !== undefined) return html(reply, 200, dashboardPage(session.csrf));
+    if (session !== undefined) return html(reply, 200, dashboardPage(session.csrf, session.scopes));
     // Open server: opening the page (typed, bookmarked, or from itself) starts a session; a page of another site
     // navigating here gets the button instead.
     const site = fetchSite(request);
     if (c.open && (site === undefined || site === 'none' || site === 'same-origin')) {
       const { id, session: created } = c.sessions.create(['read', 'control']);
       void reply.header('set-cookie', sessionCookie(cookieOf(request), id, secure(request)));
-      return html(reply, 200, dashboardPage(created.csrf));
+      return html(reply, 200, dashboardPage(created.csrf, created.scopes));
     }
     return html(reply, 200, signInPage({ tokens: !c.open }));
   });
 
   for (const [path, a] of Object.entries(ASSETS)) {
     app.get(path, async (request, reply) => {
-      const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
+      const gzip = acceptsGzip(String(request.headers['accept-encoding'] ?? ''));
       void reply.headers({ ...SECURITY_HEADERS, 'cache-control': 'public, max-age=31536000, immutable', vary: 'accept-encoding' }).type(a.type);
       if (gzip) void reply.header('content-encoding', 'gzip');
       return reply.send(gzip ? a.gzip : a.body);
@@ -275,7 +296,9 @@ async function routes(app: FastifyInstance, c: Context): Promise<void> {
     const who = guard(request, 'read', { csrf: false, bearer: false });
     if (who instanceof LightwireError) return fail(reply, who);
     reply.hijack();
-    c.hub.attach(reply.raw);
+    // The open stream keeps its session alive (a page that only watches uses it), and ends with it.
+    const id = readCookie(request.headers.cookie, cookieOf(request));
+    c.hub.attach(reply.raw, () => c.sessions.get(id) !== undefined);
   });
 
   app.post('/api/action', { bodyLimit: ACTION_LIMIT_BYTES }, async (request, reply) => {

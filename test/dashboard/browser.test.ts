@@ -10,8 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { COMMANDS } from '../../core/cli/commands.js';
-import { defaultFleet, type DefaultFleet } from '../../core/simulator/index.js';
+import { startServer, type RunningServer } from '../../core/http/server.js';
+import { defaultFleet, idFromLabel, startControlServer, type ControlServer, type DefaultFleet } from '../../core/simulator/index.js';
 import { captureIO } from '../helpers/cli-io.js';
+import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
 import { launchChromium, median, serveFleet, type Served } from './helpers.js';
 
 const LIGHTS = 12;
@@ -25,7 +27,7 @@ function fleetInput(): DefaultFleet {
   return fleet;
 }
 
-async function patchLight(served: Served, serial: string, body: unknown): Promise<void> {
+async function patchLight(served: Pick<Served, 'control'>, serial: string, body: unknown): Promise<void> {
   const res = await fetch(`${served.control.url}/lights/${serial}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`control endpoint: ${res.status} ${await res.text()}`);
 }
@@ -238,8 +240,11 @@ describe('dashboard in Chromium against lightwire serve', function () {
     await page.click('#health-open');
     await page.waitForSelector('#health:not([hidden]) .health-table');
     await page.click('#health-probe');
+    // One measurement at a time.
+    expect(await page.isDisabled('#health-probe')).to.equal(true);
     await page.waitForFunction((n) => document.querySelectorAll('#health-body .health-table tr').length === n + 1 && !document.getElementById('health-body')!.textContent!.includes('Measuring'), LIGHTS, { timeout: 20_000 });
     const lossy = served.fleet.lights[LOSSY]!;
+    expect(await page.isEnabled('#health-probe')).to.equal(true);
     const rows = await page.$$eval('#health-body .health-table tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td,th')].map((c) => c.textContent ?? '')));
     expect(rows[0]).to.deep.equal(['Light', 'Address', 'RTT median', 'RTT p99', 'Loss', 'Retransmits', 'Signal', 'Firmware', 'Uptime', 'Last seen', 'Moves', 'Status']);
     const row = rows.find((r) => r[0] === lossy.state.label)!;
@@ -281,7 +286,7 @@ describe('dashboard in Chromium against lightwire serve --token', function () {
 
   before(async () => {
     browser = await launchChromium();
-    served = await serveFleet(defaultFleet(4), ['--token', 'sesame']);
+    served = await serveFleet(defaultFleet(4), ['--token', 'sesame', '--token', 'onlylooking:read']);
   });
 
   after(async () => {
@@ -306,5 +311,213 @@ describe('dashboard in Chromium against lightwire serve --token', function () {
     await until(() => light.state.power !== before, 3000, 'the light to change power');
     // The v1 API still wants the token from anything that is not the page.
     expect((await fetch(`${served.apiUrl}/lights/all`)).status).to.equal(401);
+  });
+
+  it('a session of a read token shows the lights with every control disabled', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${served.origin}/`);
+    await page.fill('input[name="token"]', 'onlylooking');
+    await page.click('button[type="submit"]');
+    await page.waitForFunction(() => document.querySelectorAll('.light').length === 4, undefined, { timeout: 10_000 });
+    expect(await page.$$eval('.light .swatch, .group-toggle', (els) => els.filter((e) => !(e as HTMLButtonElement).disabled).length)).to.equal(0);
+    // The panel still opens (it tells about the light), its controls do not act.
+    await page.click(`.light[data-serial="${served.fleet.lights[0]!.serial}"] .info`);
+    await page.waitForSelector('#panel:not([hidden])');
+    const enabled = await page.$$eval('#panel button, #panel input', (els) => els.filter((e) => !(e as HTMLButtonElement).disabled).map((e) => e.id || e.textContent));
+    expect(enabled).to.deep.equal(['panel-close']);
+    // Health reads only: it stays.
+    expect(await page.isEnabled('#health-open')).to.equal(true);
+  });
+});
+
+describe('dashboard in Chromium: a Switch, renamed groups and the filter as the fleet changes', function () {
+  this.timeout(90_000);
+  const SWITCH = 'd073d5000009';
+  let browser: Browser;
+  let rig: ServiceRig;
+  let control: ControlServer;
+  let server: RunningServer;
+  let page: Page;
+  let serials: string[];
+  /** HTTP errors and console errors of the page (the browser's own /favicon.ico request shows only as the latter). */
+  const errors: string[] = [];
+
+  /**
+   * Changes on the fleet's side, then the reads that learn them. The service reads a light's group and location
+   * only every few minutes; the test does not wait for that.
+   */
+  async function patchAndRead(changes: [serial: string, state: unknown][]): Promise<void> {
+    for (const [serial, state] of changes) await patchLight({ control }, serial, { state });
+    await Promise.all(changes.map(([serial]) => Promise.all([rig.client.refreshInfo(serial), rig.client.refreshState(serial)])));
+  }
+
+  before(async () => {
+    browser = await launchChromium();
+    const fleet = defaultFleet(4); // Color 1 (Living Room), White to Warm 2 (Kitchen), Strip 3 (Bedroom), A19 4 (Office)
+    fleet.lights.push({ serial: SWITCH, product: 70, label: 'Wall switch', group: { label: 'Living Room' }, location: { label: 'Home' } });
+    rig = await serviceRig(fleet);
+    serials = rig.fleet.lights.slice(0, 4).map((l) => l.serial);
+    // The service knows the Switch (it has relays); the page is to leave it out.
+    expect(rig.service.views().map((v) => v.serial)).to.include(SWITCH);
+    await rig.service.start();
+    control = await startControlServer(rig.fleet);
+    server = await startServer({ service: rig.service, host: '127.0.0.1', port: 0, dashboard: { liveRefresh: false }, logLevel: 'silent' });
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    page.on('response', (res) => {
+      if (res.status() >= 400) errors.push(`${res.status()} ${res.url()}`);
+    });
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    await page.goto(`http://127.0.0.1:${server.port}/`);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'live', undefined, { timeout: 10_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await control?.close();
+    await rig?.service.stop();
+    await rig?.close();
+  });
+
+  it('leaves out a LIFX Switch (no light, as /v1 lists lights only): no card, and counts count lights', async () => {
+    expect(await page.$$eval('.light', (els) => els.map((e) => (e as HTMLElement).dataset.serial).sort())).to.deep.equal([...serials].sort());
+    expect(await page.textContent('#summary')).to.match(/^4 lights · /);
+    const living = await page.$$eval('.group', (gs) => gs.filter((g) => g.querySelector('h3')!.textContent === 'Living Room').map((g) => g.querySelector('.count')!.textContent));
+    expect(living).to.deep.equal(['1 light']);
+  });
+
+  it('loads without an error in the console (no /favicon.ico 404)', async () => {
+    await new Promise((r) => setTimeout(r, 500));
+    expect(errors).to.deep.equal([]);
+  });
+
+  it('an open panel leaves the header\'s Health button in reach', async () => {
+    await page.click(`.light[data-serial="${serials[0]!}"] .info`);
+    await page.waitForSelector('#panel:not([hidden])');
+    const onTop = await page.$eval('#health-open', (b) => {
+      const r = b.getBoundingClientRect();
+      return document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === b;
+    });
+    expect(onTop).to.equal(true);
+    await page.click('#health-open');
+    await page.waitForSelector('#health:not([hidden])');
+    await page.click('#health-close');
+    await page.click('#panel-close');
+  });
+
+  it('a group or location renamed in the vendor app (same id, new name) shows its new name', async () => {
+    const [color, warm, strip, a19] = serials;
+    const home = { id: idFromLabel('location', 'Home'), label: 'Cottage' };
+    const lounge = { id: idFromLabel('group', 'Living Room'), label: 'Lounge' };
+    await patchAndRead([
+      [color!, { group: lounge, location: home }],
+      [SWITCH, { group: lounge, location: home }],
+      ...[warm!, strip!, a19!].map((serial): [string, unknown] => [serial, { location: home }]),
+    ]);
+    await page.waitForFunction(
+      () => {
+        const titles = [...document.querySelectorAll('.group-head h3, .location > h2')].map((e) => e.textContent);
+        return titles.includes('Lounge') && titles.includes('Cottage') && !titles.includes('Living Room') && !titles.includes('Home');
+      },
+      undefined,
+      { timeout: 5000 },
+    );
+    expect(await page.getAttribute('.group-toggle[aria-label^="Toggle group Lounge"]', 'aria-label')).to.equal('Toggle group Lounge');
+  });
+
+  it('the filter keeps a group shown iff one of its cards shows, through changes that arrive while it is set', async () => {
+    const [, warm, strip] = serials;
+    const groups = (): Promise<{ name: string; shown: boolean; cardsShown: number }[]> =>
+      page.$$eval('.group', (gs) =>
+        gs.map((g) => ({ name: g.querySelector('h3')!.textContent!, shown: !(g as HTMLElement).hidden, cardsShown: [...g.querySelectorAll('.light')].filter((c) => !(c as HTMLElement).hidden).length })),
+      );
+    await page.fill('#filter', 'kitchen');
+    expect((await groups()).filter((g) => g.shown).map((g) => g.name)).to.deep.equal(['Kitchen']);
+    // A light of a hidden group renamed so that it matches: its group shows.
+    await patchAndRead([[strip!, { label: 'Kitchen strip' }]]);
+    await page.waitForFunction(() => [...document.querySelectorAll('.light:not([hidden]) .label')].some((e) => e.textContent === 'Kitchen strip'), undefined, { timeout: 5000 });
+    // The matching light moved to a group the filter does not match: that new group stays hidden.
+    await patchAndRead([[warm!, { group: { label: 'Pantry' } }]]);
+    await page.waitForFunction(
+      () => {
+        const titles = [...document.querySelectorAll('.group-head h3')].map((e) => e.textContent);
+        return titles.includes('Pantry') && !titles.includes('Kitchen');
+      },
+      undefined,
+      { timeout: 5000 },
+    );
+    const now = await groups();
+    for (const g of now) expect(g.shown, JSON.stringify(now)).to.equal(g.cardsShown > 0);
+    expect(now.filter((g) => g.shown).map((g) => g.name)).to.deep.equal(['Bedroom']);
+    await page.fill('#filter', '');
+    expect((await groups()).every((g) => g.shown)).to.equal(true);
+  });
+});
+
+describe('dashboard in Chromium across a server restart', function () {
+  this.timeout(90_000);
+  let browser: Browser;
+  let rig: ServiceRig;
+  let server: RunningServer | undefined;
+  let port = 0;
+
+  const start = async (tokens: string[] = []): Promise<RunningServer> => {
+    server = await startServer({ service: rig.service, host: '127.0.0.1', port, tokens, dashboard: { liveRefresh: false }, logLevel: 'silent' });
+    port = server.port;
+    return server;
+  };
+  const status = (page: Page): Promise<string | null> => page.textContent('#status');
+  const stale = (page: Page): Promise<{ marked: boolean; opacity: number }> =>
+    page.evaluate(() => ({ marked: document.body.classList.contains('disconnected'), opacity: Number(getComputedStyle(document.getElementById('lights')!).opacity) }));
+
+  before(async () => {
+    browser = await launchChromium();
+    rig = await serviceRig(defaultFleet(3));
+    await rig.service.start();
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await rig?.service.stop();
+    await rig?.close();
+  });
+
+  it('open server: while it is down the cards are marked stale; when it is back the page gets a new session and works', async () => {
+    await start();
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.waitForFunction(() => document.querySelectorAll('.light').length === 3 && document.getElementById('status')!.textContent === 'live', undefined, { timeout: 10_000 });
+    expect(await stale(page)).to.deep.equal({ marked: false, opacity: 1 });
+    await server!.close();
+    await page.waitForFunction(() => document.body.classList.contains('disconnected'), undefined, { timeout: 5000 });
+    expect(await status(page)).to.match(/^disconnected/);
+    expect((await stale(page)).opacity).to.be.below(1);
+    // Back, with no memory of the page's session.
+    await start();
+    await page.waitForFunction(() => document.getElementById('status')!.textContent === 'live', undefined, { timeout: 15_000 });
+    expect(await stale(page)).to.deep.equal({ marked: false, opacity: 1 });
+    const light = rig.fleet.lights[0]!;
+    const before = light.state.power;
+    await page.click(`.light[data-serial="${light.serial}"] .swatch`);
+    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    await page.close();
+    await server!.close();
+  });
+
+  it('server with tokens: the page says the session ended and how to sign in again', async () => {
+    const first = await start(['sesame']);
+    const page = await browser.newPage();
+    await page.goto(first.dashboardUrl!);
+    await page.waitForFunction(() => document.querySelectorAll('.light').length === 3, undefined, { timeout: 10_000 });
+    await server!.close();
+    await start(['sesame']);
+    await page.waitForFunction(() => document.getElementById('status')!.classList.contains('ended'), undefined, { timeout: 15_000 });
+    expect(await status(page)).to.equal('session ended — sign in again with an access token or a new dashboard link');
+    expect(await page.getAttribute('#status a', 'href')).to.equal('/');
+    expect((await stale(page)).marked).to.equal(true);
+    await page.close();
   });
 });

@@ -14,6 +14,7 @@ import { isLightwireError } from '../../core/errors.js';
 import { apiRig, contractFleet, DESK, LEFT, type ApiRig } from '../http/helpers.js';
 
 const COOKIE = 'lightwire_session_0';
+const SWITCH = 'd073d5000009';
 const SELF = 'http://localhost:80';
 
 interface SignedIn {
@@ -80,6 +81,7 @@ describe('dashboard: sessions and the Origin rule', function () {
     it('a peer that is not loopback is refused', async () => {
       const res = await rig.call({ method: 'GET', url: '/', remoteAddress: '192.168.1.50' });
       expect(res.statusCode).to.equal(401);
+      expect(res.body).to.include('Not this machine: this server has no tokens').and.not.include('Bad access token');
     });
 
     it('drives a light with the session, same origin and the CSRF token; the result is per light', async () => {
@@ -107,7 +109,9 @@ describe('dashboard: sessions and the Origin rule', function () {
       for (const [headers, status] of cases) {
         const res = await action(rig, s, { op: 'toggle', selector: `id:${DESK}` }, headers);
         expect(res.statusCode, JSON.stringify(headers)).to.equal(status);
-        expect(res.json().code).to.equal(status === 401 ? 'UNAUTHORIZED' : 'FORBIDDEN');
+        expect(res.json().code).to.equal(status === 401 ? 'SESSION_REQUIRED' : 'FORBIDDEN');
+        // No token was sent: the answer says what is missing (not "Bad access token") and how to get it here.
+        if (status === 401) expect(res.json().error, JSON.stringify(headers)).to.equal('No dashboard session: open the dashboard page of this server to start one');
       }
       // A form post (no preflight) cannot send JSON with the token either.
       const form = await action(rig, s, 'op=toggle', { 'content-type': 'text/plain' });
@@ -119,6 +123,27 @@ describe('dashboard: sessions and the Origin rule', function () {
       const s = await openPage(rig);
       const res = await rig.call({ method: 'POST', url: '/v1/lights/all/toggle', headers: { origin: SELF, cookie: s.cookie, 'x-lightwire-csrf': s.csrf } });
       expect(res.statusCode).to.equal(403);
+    });
+
+    it('sends the assets gzipped only to a client that takes gzip (q=0 refuses it)', async () => {
+      const cases: [string | undefined, boolean][] = [
+        [undefined, false],
+        ['gzip', true],
+        ['gzip, deflate, br', true],
+        ['GZIP;Q=0.5', true],
+        ['*', true],
+        ['identity', false],
+        ['gzip;q=0, identity', false],
+        ['gzip; q=0.000', false],
+        ['br, *;q=0', false],
+        ['gzip;q=0, *', false],
+      ];
+      for (const [accept, gzip] of cases) {
+        const res = await rig.call({ method: 'GET', url: '/dashboard.js', headers: accept === undefined ? {} : { 'accept-encoding': accept } });
+        expect(res.statusCode).to.equal(200);
+        expect(res.headers['content-encoding'], String(accept)).to.equal(gzip ? 'gzip' : undefined);
+        if (!gzip) expect(res.body, String(accept)).to.equal(DASHBOARD_JS);
+      }
     });
 
     it('checks what the page asks: selectors, ops and values are named when wrong', async () => {
@@ -171,6 +196,11 @@ describe('dashboard: sessions and the Origin rule', function () {
       expect(res.body).to.include('name="token"').and.not.include('lightwire-csrf');
       const act = await rig.call({ method: 'POST', url: '/api/action', headers: { 'content-type': 'application/json' }, payload: '{"op":"toggle","selector":"all"}' });
       expect(act.statusCode).to.equal(401);
+      expect(act.json().error).to.match(/^No dashboard session: sign in on the dashboard page with an access token/);
+      // A bad token is still called one.
+      const bad = await rig.call({ method: 'GET', url: '/api/doctor', headers: { authorization: 'Bearer nope' } });
+      expect(bad.statusCode).to.equal(401);
+      expect(bad.json().error).to.match(/^Bad access token/);
     });
 
     it('a one-time link starts a session once; the second use is refused', async () => {
@@ -200,6 +230,8 @@ describe('dashboard: sessions and the Origin rule', function () {
       const cookie = String(reader.headers['set-cookie']).split(';')[0]!;
       const page = await rig.call({ method: 'GET', url: '/', headers: { cookie } });
       const csrf = /content="([\w-]{43})"/.exec(page.body)![1]!;
+      // The page knows, and disables its controls.
+      expect(page.body).to.include('<meta name="lightwire-scopes" content="read">');
       const res = await action(rig, { cookie, csrf }, { op: 'toggle', selector: `id:${DESK}` });
       expect(res.statusCode).to.equal(403);
       expect(res.json().error).to.include('control');
@@ -295,6 +327,104 @@ describe('dashboard: sessions and the Origin rule', function () {
       const ended = new Promise<void>((resolve) => res.on('end', () => resolve()).on('close', () => resolve()));
       const closed = rig.app.close();
       await Promise.race([Promise.all([closed, ended]), new Promise((_r, reject) => setTimeout(() => reject(new Error('close hung')), 3000))]);
+    });
+  });
+
+  describe('the event stream and its session (real sockets, a clock of our own)', () => {
+    let rig: ApiRig;
+    let base: string;
+    let clock = Date.now();
+    before(async () => {
+      // With a LIFX Switch: a device the service knows (it has relays) that is no light.
+      const fleet = contractFleet();
+      rig = await apiRig({ lights: [...fleet.lights, { serial: SWITCH, product: 70, label: 'Switch', group: { label: 'Office' }, location: { label: 'Home' } }] }, { dashboard: { liveRefresh: false }, now: () => clock });
+      await rig.service.start();
+      await rig.app.listen({ host: '127.0.0.1', port: 0 });
+      base = `http://127.0.0.1:${(rig.app.server.address() as { port: number }).port}`;
+    });
+    after(async () => {
+      await rig.service.stop();
+      await rig.close();
+    });
+
+    /** A page's session (GET / as a browser) and its open event stream, with the event names as they come. */
+    async function watch(): Promise<SignedIn & { events: string[]; snapshot: Promise<{ lights: { serial: string }[] }>; ended: Promise<void>; close(): void }> {
+      const page = await fetch(`${base}/`, { headers: { 'sec-fetch-site': 'none' } });
+      const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+      const csrf = /name="lightwire-csrf" content="([^"]+)"/.exec(await page.text())![1]!;
+      const res = await new Promise<IncomingMessage>((resolve, reject) => httpRequest(`${base}/events`, { headers: { cookie } }, resolve).on('error', reject).end());
+      expect(res.statusCode).to.equal(200);
+      const events: string[] = [];
+      let text = '';
+      res.setEncoding('utf8');
+      const snapshot = new Promise<{ lights: { serial: string }[] }>((resolve) => {
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          for (const m of chunk.matchAll(/^event: (\w+)$/gm)) events.push(m[1]!);
+          const data = /^event: snapshot\ndata: (.*)$/m.exec(text)?.[1];
+          if (data !== undefined) resolve(JSON.parse(data));
+        });
+      });
+      const ended = new Promise<void>((resolve) => res.on('end', () => resolve()).on('close', () => resolve()));
+      return { cookie, csrf, events, snapshot, ended, close: () => res.destroy() };
+    }
+
+    const change = async (): Promise<void> => {
+      await rig.service.toggle(`id:${DESK}`, { durationS: 0 });
+    };
+    const until = async (check: () => boolean, what: string): Promise<void> => {
+      const end = Date.now() + 3000;
+      while (!check()) {
+        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+
+    it('sends lights only, as /v1 lists them: not a Switch', async () => {
+      expect(rig.service.views().map((v) => v.serial)).to.include(SWITCH);
+      const w = await watch();
+      try {
+        const snapshot = await w.snapshot;
+        expect(snapshot.lights.map((l) => l.serial).sort()).to.deep.equal(contractFleet().lights.map((l) => l.serial).sort());
+      } finally {
+        w.close();
+      }
+    });
+
+    it('a page that only watches keeps its session past the idle limit: the open stream renews it', async () => {
+      const w = await watch();
+      try {
+        // Seven hours pass, twice, and the page only watches: what the stream sends in between renews the session.
+        for (let i = 0; i < 2; i++) {
+          clock += 7 * 60 * 60 * 1000;
+          const before = w.events.length;
+          await change();
+          await until(() => w.events.slice(before).includes('lights'), 'a lights event');
+        }
+        const res = await fetch(`${base}/api/action`, {
+          method: 'POST',
+          headers: { cookie: w.cookie, 'x-lightwire-csrf': w.csrf, 'content-type': 'application/json' },
+          body: JSON.stringify({ op: 'toggle', selector: `id:${DESK}` }),
+        });
+        expect(res.status, await res.clone().text()).to.equal(200);
+      } finally {
+        w.close();
+      }
+    });
+
+    it('a session that ends (sign-out) or expires ends its stream: nothing more is sent on it', async () => {
+      const signedOut = await watch();
+      const idle = await watch();
+      const end = await fetch(`${base}/session/end`, { method: 'POST', headers: { cookie: signedOut.cookie }, redirect: 'manual' });
+      expect(end.status).to.equal(303);
+      // The other session's 12 h pass without its stream sending anything (no heartbeat within this test).
+      const sent = { signedOut: signedOut.events.length, idle: idle.events.length };
+      clock += 13 * 60 * 60 * 1000;
+      await change();
+      const bothEnded = Promise.all([signedOut.ended, idle.ended]);
+      await Promise.race([bothEnded, new Promise((_r, reject) => setTimeout(() => reject(new Error('the streams stayed open')), 3000))]);
+      expect(signedOut.events.length).to.equal(sent.signedOut);
+      expect(idle.events.length).to.equal(sent.idle);
     });
   });
 

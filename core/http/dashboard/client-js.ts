@@ -9,12 +9,16 @@
 export const DASHBOARD_JS = String.raw`(function () {
 'use strict';
 var csrf = (document.querySelector('meta[name="lightwire-csrf"]') || {}).content || '';
+// A session with the read scope only: the page shows the lights, with every control disabled.
+var canControl = ((document.querySelector('meta[name="lightwire-scopes"]') || {}).content || 'control').split(' ').indexOf('control') >= 0;
 var $ = function (id) { return document.getElementById(id); };
 var main = $('lights'), statusEl = $('status'), filterEl = $('filter'), panel = $('panel'), toastEl = $('toast');
+// The slider's range as the page set it (the widest any product has), before any panel narrows it.
+var KELVIN_MIN = Number($('kelvin').min), KELVIN_MAX = Number($('kelvin').max);
 var lights = new Map();      // serial -> light record from the server
 var cards = new Map();       // serial -> card elements
 var groups = new Map();      // group key -> {el, grid, title, count, toggle}
-var locations = new Map();   // location key -> {el, body}
+var locations = new Map();   // location key -> {el, body, title}
 var pending = new Map();     // serial -> record waiting for the next frame
 var frameQueued = false;
 var clockSkewMs = 0;         // server clock - page clock
@@ -66,25 +70,38 @@ function byName(a, b) { return a.localeCompare(b, undefined, { numeric: true });
 
 function locationSection(l) {
   var key = locKey(l), loc = locations.get(key);
-  if (loc) return loc;
+  var name = l.location ? l.location.name || 'Unnamed location' : 'No location';
+  if (loc) {
+    // Renamed in the vendor app: the id stays, the name changes.
+    if (loc.title.textContent !== name) { loc.title.textContent = name; loc.el.dataset.name = name; insertSorted(main, loc.el, byDataName); }
+    return loc;
+  }
   var section = el('section', 'location');
-  var h = el('h2', null, l.location ? l.location.name || 'Unnamed location' : 'No location');
-  section.dataset.name = h.textContent;
+  var h = el('h2', null, name);
+  section.dataset.name = name;
   var body = el('div', 'groups');
   section.appendChild(h); section.appendChild(body);
-  loc = { el: section, body: body };
+  loc = { el: section, body: body, title: h };
   locations.set(key, loc);
-  insertSorted(main, section, function (n) { return n.dataset.name; });
+  insertSorted(main, section, byDataName);
   return loc;
 }
 
 function groupSection(l) {
   var key = groupKey(l), g = groups.get(key);
-  if (g) return g;
   var loc = locationSection(l);
+  var name = l.group ? l.group.name || 'Unnamed group' : 'No group';
+  if (g) {
+    if (g.title.textContent !== name) {
+      g.title.textContent = name; g.el.dataset.name = name;
+      if (g.toggle) g.toggle.setAttribute('aria-label', 'Toggle group ' + name);
+      insertSorted(loc.body, g.el, byDataName);
+    }
+    return g;
+  }
   var section = el('div', 'group');
   var head = el('div', 'group-head');
-  var title = el('h3', null, l.group ? l.group.name || 'Unnamed group' : 'No group');
+  var title = el('h3', null, name);
   var count = el('span', 'count');
   head.appendChild(title); head.appendChild(count);
   var selector = l.group ? 'group_id:' + l.group.id : null;
@@ -92,6 +109,7 @@ function groupSection(l) {
   if (selector) {
     toggle = el('button', 'group-toggle', 'Toggle');
     toggle.type = 'button';
+    toggle.disabled = !canControl;
     toggle.setAttribute('aria-label', 'Toggle group ' + title.textContent);
     toggle.addEventListener('click', function () { act({ op: 'toggle', selector: selector }, 'Toggle ' + title.textContent); });
     var more = el('button', 'group-more', 'Adjust');
@@ -102,11 +120,13 @@ function groupSection(l) {
   var grid = el('div', 'grid');
   section.appendChild(head); section.appendChild(grid);
   section.dataset.name = title.textContent;
-  g = { el: section, grid: grid, count: count, key: key, loc: locKey(l) };
+  g = { el: section, grid: grid, count: count, title: title, toggle: toggle, key: key, loc: locKey(l) };
   groups.set(key, g);
-  insertSorted(loc.body, section, function (n) { return n.dataset.name; });
+  insertSorted(loc.body, section, byDataName);
   return g;
 }
+
+function byDataName(n) { return n.dataset.name; }
 
 function insertSorted(parent, node, name) {
   var key = name(node), kids = parent.children;
@@ -129,6 +149,7 @@ function makeCard(serial) {
   card.dataset.serial = serial;
   var swatch = el('button', 'swatch');
   swatch.type = 'button';
+  swatch.disabled = !canControl;
   var info = el('div', 'info');
   var label = el('div', 'label');
   var meta = el('div', 'meta');
@@ -154,11 +175,11 @@ function renderCard(l) {
   if (!c) { c = makeCard(l.serial); cards.set(l.serial, c); }
   var key = groupKey(l);
   var sortName = (l.label || l.serial);
+  var g = groupSection(l); // every time: it also takes a new name of the group or location
   if (c.group !== key || c.el.dataset.name !== sortName) {
     var old = c.group ? groups.get(c.group) : null;
     c.el.dataset.name = sortName;
-    var g = groupSection(l);
-    insertSorted(g.grid, c.el, function (n) { return n.dataset.name; });
+    insertSorted(g.grid, c.el, byDataName);
     c.group = key;
     if (old && old !== g) { dropEmpty(old); old.count.textContent = countText(old); }
     g.count.textContent = countText(g);
@@ -190,6 +211,33 @@ function applyFilter(c, l) {
   c.el.hidden = !hit;
 }
 
+// A group shows iff it has a card that shows, a location iff it has a group that shows: after every render too,
+// since a change (a renamed light, a light moved to another group) can change what the filter matches.
+function applyGroupFilter() {
+  groups.forEach(function (g) {
+    var any = false;
+    for (var i = 0; i < g.grid.children.length; i++) if (!g.grid.children[i].hidden) { any = true; break; }
+    g.el.hidden = !any;
+  });
+  locations.forEach(function (loc) {
+    var any = false;
+    for (var i = 0; i < loc.body.children.length; i++) if (!loc.body.children[i].hidden) { any = true; break; }
+    loc.el.hidden = !any;
+  });
+}
+
+// A device that is no light (a LIFX Switch) has no card: the page, like /v1, lists lights. One shown as a light
+// before its product was known is taken away when the server says what it is.
+function dropLight(serial) {
+  var c = cards.get(serial);
+  lights.delete(serial);
+  if (!c) return;
+  cards.delete(serial);
+  c.el.remove();
+  var g = c.group ? groups.get(c.group) : null;
+  if (g) { g.count.textContent = countText(g); dropEmpty(g); }
+}
+
 function queue(list) {
   for (var i = 0; i < list.length; i++) pending.set(list[i].serial, list[i]);
   if (!frameQueued) { frameQueued = true; requestAnimationFrame(flush); }
@@ -198,8 +246,12 @@ function queue(list) {
 function flush() {
   var started = performance.now();
   frameQueued = false;
-  pending.forEach(function (l) { lights.set(l.serial, l); renderCard(l); });
+  pending.forEach(function (l) {
+    if (!l.caps.light) { dropLight(l.serial); return; }
+    lights.set(l.serial, l); renderCard(l);
+  });
   pending.clear();
+  applyGroupFilter();
   metrics.lights = lights.size;
   if (current) refreshPanel();
   summary();
@@ -219,13 +271,20 @@ function resetAll() {
 }
 
 // ---- the event stream ----
-var source = null;
+// While the stream is down the cards are marked stale (body.disconnected) and the browser retries. A server that
+// refuses the stream (it restarted and no longer knows this session, or the session ended) is asked for the page:
+// an open server hands a new session to it (cookie and CSRF token), and the stream resumes; a server with tokens
+// answers with its sign-in form, and the page says so.
+var source = null, probeTimer = null, probeDelayMs = 1000;
 function connect() {
+  if (source) source.close();
   source = new EventSource('/events');
-  source.onopen = function () { setStatus('live', 'live'); };
+  source.onopen = function () { probeDelayMs = 1000; setStatus('live', 'live'); document.body.classList.remove('disconnected'); };
   source.onerror = function () {
-    if (source.readyState === 2) { setStatus('ended', 'session ended \u2014 open a new dashboard link'); return; }
-    setStatus('reconnecting', 'reconnecting\u2026');
+    document.body.classList.add('disconnected');
+    setStatus('reconnecting', 'disconnected \u2014 reconnecting\u2026');
+    // Closed for good: the server answered, but not with the stream (the browser does not retry that).
+    if (source.readyState === 2) probeSoon();
   };
   source.addEventListener('snapshot', function (e) {
     var d = JSON.parse(e.data);
@@ -256,6 +315,38 @@ function connect() {
   source.addEventListener('scenes', function (e) { setScenes(JSON.parse(e.data).scenes); });
 }
 
+function probeSoon() {
+  clearTimeout(probeTimer);
+  probeTimer = setTimeout(probe, probeDelayMs);
+  probeDelayMs = Math.min(probeDelayMs * 2, 30000);
+}
+
+function probe() {
+  fetch('/', { credentials: 'same-origin', cache: 'no-store' }).then(function (res) {
+    return res.text().then(function (html) {
+      var token = /<meta name="lightwire-csrf" content="([^"]+)">/.exec(html);
+      if (!token) { sessionEnded(res.status); return; }
+      // A server of another version serves other assets: load them.
+      var script = document.querySelector('script[src^="/dashboard.js"]');
+      if (script && html.indexOf(script.getAttribute('src')) < 0) { location.reload(); return; }
+      csrf = token[1];
+      connect();
+    });
+  }, function () {
+    setStatus('reconnecting', 'disconnected \u2014 the server does not answer; retrying\u2026');
+    probeSoon();
+  });
+}
+
+function sessionEnded(status) {
+  statusEl.className = 'status ended';
+  statusEl.textContent = status === 200 ? 'session ended \u2014 ' : 'the server refused this page (HTTP ' + status + ') \u2014 ';
+  var a = el('a', null, status === 200 ? 'sign in again' : 'reload');
+  a.href = '/';
+  statusEl.appendChild(a);
+  if (status === 200) statusEl.appendChild(document.createTextNode(' with an access token or a new dashboard link'));
+}
+
 function refreshSeen() {
   cards.forEach(function (c, serial) {
     var l = lights.get(serial);
@@ -279,6 +370,7 @@ function setScenes(list) {
   scenes.forEach(function (s) {
     var b = el('button', 'scene', s.name);
     b.type = 'button';
+    b.disabled = !canControl;
     b.addEventListener('click', function () { act({ op: 'scene', scene: s.id }, 'Scene ' + s.name); });
     box.appendChild(b);
   });
@@ -373,9 +465,9 @@ function refreshPanel(reset) {
   if (list.length === 0) { $('panel-sub').textContent = 'not known'; return; }
   var first = list[0];
   var color = list.some(function (l) { return l.caps.color; });
-  // A light without a range of its own takes the slider's (the widest any product has, set by the page).
-  var kmin = Math.max.apply(null, list.map(function (l) { return l.caps.kelvinMin || Number($('kelvin').min); }));
-  var kmax = Math.min.apply(null, list.map(function (l) { return l.caps.kelvinMax || Number($('kelvin').max); }));
+  // A light without a range of its own takes the widest any product has (not the slider's: the last panel set it).
+  var kmin = Math.max.apply(null, list.map(function (l) { return l.caps.kelvinMin || KELVIN_MIN; }));
+  var kmax = Math.min.apply(null, list.map(function (l) { return l.caps.kelvinMax || KELVIN_MAX; }));
   var sub = current.kind === 'light'
     ? [first.product || 'unknown product', first.online ? (first.power || '?') : 'offline', first.signal ? 'signal ' + first.signal : null,
        first.firmware ? 'firmware ' + first.firmware : null, first.serial].filter(Boolean).join(' \u00b7 ')
@@ -401,6 +493,7 @@ function refreshPanel(reset) {
     names.forEach(function (name) {
       var b = el('button', 'effect', name);
       b.type = 'button';
+      b.disabled = !canControl;
       b.addEventListener('click', function () {
         act({ op: 'effect', selector: current.selector, effect: name, color: pickedColor() }, name + ' on ' + current.title);
       });
@@ -432,12 +525,17 @@ function wire() {
   });
   filterEl.addEventListener('input', function () {
     cards.forEach(function (c, serial) { applyFilter(c, lights.get(serial)); });
-    groups.forEach(function (g) {
-      var any = false;
-      for (var i = 0; i < g.grid.children.length; i++) if (!g.grid.children[i].hidden) { any = true; break; }
-      g.el.hidden = !any;
-    });
+    applyGroupFilter();
   });
+  if (!canControl) {
+    panel.querySelectorAll('.row button, .row input').forEach(function (e) { e.disabled = true; });
+    $('summary').title = 'This session may only look (its token has the read scope).';
+  }
+  // The panels start below the header (its height varies as it wraps), so its Health button stays in reach.
+  var header = document.querySelector('header');
+  var placePanels = function () { document.documentElement.style.setProperty('--header-h', header.offsetHeight + 'px'); };
+  placePanels();
+  if (window.ResizeObserver) new ResizeObserver(placePanels).observe(header); else window.addEventListener('resize', placePanels);
   $('health-open').addEventListener('click', function () { $('health').hidden = false; loadHealth(0); });
   $('health-close').addEventListener('click', function () { $('health').hidden = true; });
   $('health-probe').addEventListener('click', function () { loadHealth(20); });
@@ -446,12 +544,15 @@ function wire() {
 
 // ---- the health panel (/api/doctor) ----
 function loadHealth(probeCount) {
-  var box = $('health-body');
+  var box = $('health-body'), button = $('health-probe');
   box.textContent = probeCount > 0 ? 'Measuring\u2026' : 'Loading\u2026';
+  // One report at a time: a second click would start a second measurement and race the first to the panel.
+  button.disabled = true;
   fetch('/api/doctor' + (probeCount > 0 ? '?probeCount=' + probeCount : ''), {
     credentials: 'same-origin', headers: { 'x-lightwire-csrf': csrf }
   }).then(function (res) { return res.json().then(function (j) { if (!res.ok) throw new Error(j.error || ('HTTP ' + res.status)); return j; }); })
-    .then(function (report) { renderHealth(box, report); }, function (err) { box.textContent = 'Could not load: ' + err.message; });
+    .then(function (report) { renderHealth(box, report); }, function (err) { box.textContent = 'Could not load: ' + err.message; })
+    .then(function () { button.disabled = false; });
 }
 
 function fmt(v, unit) { return v === null || v === undefined ? '\u2013' : v + (unit || ''); }

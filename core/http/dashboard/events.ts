@@ -11,6 +11,12 @@
 // While at least one page is connected the hub reads every light's state in turn (LIVE_PERIOD_MS per light for
 // small fleets, at most LIVE_READS_PER_S reads per second for large ones), so such a change reaches the page
 // within about a second. With no page connected nothing extra is sent.
+//
+// The page lists lights only, as /v1 does: a device that is no light (a LIFX Switch) is left out.
+//
+// A stream may hold a lease (its page's session): every send renews it, and a send that finds the session gone
+// (ended, evicted, expired) ends the stream instead. A page that only watches thus keeps its session (the
+// heartbeat sends every TICK_MS), and a session that ended is sent nothing more.
 
 import type { ServerResponse } from 'node:http';
 import type { LightView } from '../../index.js';
@@ -33,6 +39,9 @@ const RETRY_MS = 1000;
 
 const EVENTS = ['added', 'changed', 'offline', 'online'] as const;
 
+/** Renews a stream's session; false once the session is gone. */
+export type StreamLease = () => boolean;
+
 export interface EventHubOptions {
   /** Read every light in turn while pages are connected (default true). */
   readonly liveRefresh?: boolean;
@@ -40,7 +49,7 @@ export interface EventHubOptions {
 }
 
 export class EventHub {
-  private readonly clients = new Set<ServerResponse>();
+  private readonly clients = new Map<ServerResponse, StreamLease | undefined>();
   private readonly dirty = new Set<string>();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private tickTimer: ReturnType<typeof setInterval> | undefined;
@@ -63,8 +72,8 @@ export class EventHub {
     return this.clients.size;
   }
 
-  /** Takes over a response: event-stream headers, the snapshot, then changes until either side closes. */
-  attach(res: ServerResponse): void {
+  /** Takes over a response: event-stream headers, the snapshot, then changes until either side closes or the lease ends. */
+  attach(res: ServerResponse, lease?: StreamLease): void {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-store',
@@ -73,9 +82,12 @@ export class EventHub {
       'x-accel-buffering': 'no',
     });
     if (this.clients.size === 0) this.subscribe();
-    this.clients.add(res);
+    this.clients.set(res, lease);
     res.on('close', () => this.detach(res));
-    const lights = this.service.views().map((v) => pageLight(this.service, v));
+    const lights = this.service
+      .views()
+      .filter((v) => v.capabilities.isLight)
+      .map((v) => pageLight(this.service, v));
     for (const l of lights) this.seenSent.set(l.serial, l.lastSeenAt);
     const scenes = this.scenes();
     this.scenesSent = JSON.stringify(scenes);
@@ -85,7 +97,7 @@ export class EventHub {
 
   /** Ends every stream (the server is closing). */
   closeAll(): void {
-    for (const res of [...this.clients]) res.end();
+    for (const res of [...this.clients.keys()]) res.end();
     this.clients.clear();
     this.unsubscribe();
   }
@@ -121,6 +133,11 @@ export class EventHub {
     for (const serial of this.dirty) {
       const view = this.service.light(serial);
       if (view === undefined) continue;
+      if (!view.capabilities.isLight) {
+        // Taken for a light before its product was known, it was sent as one: the page drops it on this record.
+        if (this.seenSent.delete(serial)) lights.push(pageLight(this.service, view));
+        continue;
+      }
       const light = pageLight(this.service, view);
       this.seenSent.set(serial, light.lastSeenAt);
       lights.push(light);
@@ -133,6 +150,7 @@ export class EventHub {
   private tick(): void {
     const seen: Record<string, number> = {};
     for (const view of this.service.views()) {
+      if (!view.capabilities.isLight) continue;
       if (this.seenSent.get(view.serial) !== view.lastSeenAt) {
         seen[view.serial] = view.lastSeenAt;
         this.seenSent.set(view.serial, view.lastSeenAt);
@@ -173,10 +191,17 @@ export class EventHub {
   }
 
   private broadcast(text: string): void {
-    for (const res of this.clients) this.write(res, text);
+    // write() may drop a client: deleting the current entry is safe while iterating a Map.
+    for (const res of this.clients.keys()) this.write(res, text);
   }
 
   private write(res: ServerResponse, text: string): void {
+    const lease = this.clients.get(res);
+    if (lease !== undefined && !lease()) {
+      this.detach(res);
+      res.end();
+      return;
+    }
     if (res.writableLength > MAX_BUFFERED_BYTES) {
       this.detach(res);
       res.destroy();

@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { KELVIN_MAX, KELVIN_MIN } from '../../index.js';
+import type { Scope } from '../schemas.js';
 import { DASHBOARD_JS } from './client-js.js';
 import { DASHBOARD_CSS } from './styles.js';
 
@@ -26,14 +27,16 @@ function head(title: string, extra = ''): string {
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width,initial-scale=1">' +
     `<meta name="referrer" content="same-origin">${extra}<title>${escapeHtml(title)}</title>` +
+    // No icon of our own: without this the browser asks for /favicon.ico and logs the 404.
+    '<link rel="icon" href="data:,">' +
     `<link rel="stylesheet" href="${CSS_PATH}?v=${CSS_VERSION}">`
   );
 }
 
-/** The dashboard, for a signed-in session. */
-export function dashboardPage(csrf: string): string {
+/** The dashboard, for a signed-in session; without the control scope the page disables its controls. */
+export function dashboardPage(csrf: string, scopes: readonly Scope[] = ['read', 'control']): string {
   return (
-    head('Lightwire', `<meta name="lightwire-csrf" content="${escapeHtml(csrf)}">`) +
+    head('Lightwire', `<meta name="lightwire-csrf" content="${escapeHtml(csrf)}"><meta name="lightwire-scopes" content="${escapeHtml(scopes.join(' '))}">`) +
     `<script defer src="${JS_PATH}?v=${JS_VERSION}"></script></head><body>` +
     '<header><h1>Lightwire</h1><span id="status" class="status">connecting…</span><span id="summary"></span>' +
     '<input id="filter" type="search" placeholder="Filter lights" aria-label="Filter lights">' +

@@ -11,6 +11,10 @@ header h1 { font-size: 17px; margin: 0; }
 .status { font-size: 12px; padding: 2px 8px; border-radius: 10px; background: var(--line); }
 .status.live { background: #143d22; color: #7ee29a; }
 .status.reconnecting, .status.ended { background: #4a1d1d; color: #ffb3ad; }
+.status a { color: inherit; }
+body.disconnected main, body.disconnected #scenes { opacity: .45; filter: grayscale(1); }
+button:disabled { opacity: .5; cursor: default; }
+button:disabled:hover { border-color: var(--line); }
 #filter { flex: 1 1 160px; min-width: 0; padding: 6px 10px; border-radius: 8px; border: 1px solid var(--line); background: var(--card); color: var(--text); }
 button { font: inherit; color: var(--text); background: #26303b; border: 1px solid var(--line); border-radius: 8px; padding: 5px 10px; cursor: pointer; }
 button:hover { border-color: var(--accent); }
@@ -39,7 +43,7 @@ main { padding: 6px 14px 80px; }
 .result { position: absolute; top: 2px; right: 6px; font-size: 11px; }
 .result.ok { color: var(--ok); }
 .result.bad { color: var(--bad); }
-.panel { position: fixed; z-index: 10; right: 0; top: 0; bottom: 0; width: min(380px, 100%); overflow: auto; padding: 14px; background: #161b22; border-left: 1px solid var(--line); box-shadow: -8px 0 24px #0008; }
+.panel { position: fixed; z-index: 10; right: 0; top: var(--header-h, 0px); bottom: 0; width: min(380px, 100%); overflow: auto; padding: 14px; background: #161b22; border-left: 1px solid var(--line); box-shadow: -8px 0 24px #0008; }
 .panel h2 { margin: 0 30px 2px 0; font-size: 17px; }
 .panel .sub { color: var(--dim); font-size: 12px; margin-bottom: 10px; }
 .panel .close { position: absolute; right: 10px; top: 10px; }
@@ -70,7 +74,7 @@ code { background: #0008; padding: 1px 4px; border-radius: 4px; }
 [hidden] { display: none !important; }
 @media (max-width: 640px) {
   .grid { grid-template-columns: 1fr; }
-  .panel { top: auto; max-height: 80vh; width: 100%; border-left: 0; border-top: 1px solid var(--line); border-radius: 14px 14px 0 0; }
+  .panel { top: auto; max-height: min(80vh, calc(100vh - var(--header-h, 0px))); width: 100%; border-left: 0; border-top: 1px solid var(--line); border-radius: 14px 14px 0 0; }
   main { padding: 4px 8px 80px; }
 }
 `;
