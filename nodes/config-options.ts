@@ -3,7 +3,7 @@
 // the property as the editor shows it; the core then checks addresses, subnets and tokens itself.
 
 import { DURATION_MAX_S, LIFX_PORT, LightwireError, quoted } from '../core/index.js';
-import { listenHostProblem } from '../core/http/auth.js';
+import { listenHostProblem } from '../core/http/index.js';
 
 /** The properties as a flow file stores them: strings, numbers and booleans, any of them missing. */
 export interface ConfigProps {

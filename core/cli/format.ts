@@ -1,9 +1,8 @@
 // Small text helpers shared by the CLI commands.
 
-import type { Hsbk } from '../index.js';
-import { tableLines } from '../text.js';
+import { tableLines, type Hsbk } from '../index.js';
 
-export { printable } from '../text.js';
+export { printable } from '../index.js';
 
 /** Left-aligned columns, two spaces apart; every cell printable(). */
 export function table(header: readonly string[], rows: readonly (readonly string[])[]): string {

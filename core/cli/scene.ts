@@ -1,7 +1,6 @@
 // `lightwire scene capture|list|activate`: local scenes, as the HTTP API's scenes.
 
-import { DURATION_MAX_S, LightwireError, SceneStore, type Scene } from '../index.js';
-import { nameProblem } from '../control/scene-store.js';
+import { DURATION_MAX_S, LightwireError, SceneStore, sceneNameProblem, type Scene } from '../index.js';
 import { didYouMean, nearest, numberValue, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, SCENES_FLAG, withLights } from './connect.js';
@@ -75,7 +74,7 @@ answered, or until every light the scene (or an id: selector) names has answered
     if (action === 'capture') {
       if (rest.length < 1 || rest.length > 2) throw usageError('capture takes NAME and an optional SELECTOR');
       const [name, selector = 'all'] = rest as [string, string?];
-      const problem = nameProblem(name);
+      const problem = sceneNameProblem(name);
       if (problem !== null) throw usageError(`the scene name ${JSON.stringify(name)} ${problem}`);
       checkSelector(selector);
       return withLights(findingFrom(p), io, { wanted: () => idSerials(selector), scenes: scenesFile }, async ({ service, unanswered }) => {

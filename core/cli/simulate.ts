@@ -2,8 +2,7 @@
 
 import { isIPv4 } from 'node:net';
 import { isLightwireError } from '../index.js';
-import { DEFAULT_PORT, defaultFleet, Fleet, loadFleetFile, MAX_LATENCY_MS, startControlServer, type AddressMode, type ControlServer, type FleetSpec } from '../simulator/index.js';
-import { isLoopbackIpv4 } from '../simulator/addresses.js';
+import { DEFAULT_PORT, defaultFleet, Fleet, isLoopbackIpv4, loadFleetFile, MAX_LATENCY_MS, startControlServer, type AddressMode, type ControlServer, type FleetSpec } from '../simulator/index.js';
 import { choiceValue, intValue, numberValue, parseFlags, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 import { table, untilAborted } from './format.js';

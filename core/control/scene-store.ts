@@ -87,7 +87,7 @@ function checkNumber(value: unknown, min: number, max: number, where: string): n
 
 /** Trimmed, 1-64 characters (code points); returns the reason it is not, or the name. */
 /** Why `name` cannot name a scene, or null when it can (checked again by capture and rename). */
-export function nameProblem(name: unknown): string | null {
+export function sceneNameProblem(name: unknown): string | null {
   if (typeof name !== 'string') return 'must be a string';
   const trimmed = name.trim();
   if (trimmed.length === 0) return 'must not be empty';
@@ -147,7 +147,7 @@ function parseScene(raw: unknown, where: string): Scene {
   if (!isRecord(raw)) throw new Invalid(`${where} must be an object`);
   checkKeys(raw, ['uuid', 'name', 'account', 'states', 'created_at', 'updated_at'], where);
   if (typeof raw.uuid !== 'string' || !UUID_RE.test(raw.uuid)) throw new Invalid(`${where}.uuid must be a UUID`);
-  const problem = nameProblem(raw.name);
+  const problem = sceneNameProblem(raw.name);
   if (problem !== null) throw new Invalid(`${where}.name ${problem}`);
   if (!isRecord(raw.account)) throw new Invalid(`${where}.account must be an object`);
   checkKeys(raw.account, ['uuid'], `${where}.account`);
@@ -293,7 +293,7 @@ function parameterInvalid(field: string, reason: string): LightwireError<'PARAME
 }
 
 function checkName(name: unknown): string {
-  const problem = nameProblem(name);
+  const problem = sceneNameProblem(name);
   if (problem !== null) throw parameterInvalid('name', problem);
   return (name as string).trim();
 }

@@ -11,5 +11,5 @@ export { NO_FAULTS, DEFAULT_REORDER_DELAY_MS, MALFORMED_KINDS, type Faults, type
 export { type ReceivedPacket, DEFAULT_RECORD_LIMIT, FLEET_RECORD_BUDGET, defaultRecordLimit } from './records.js';
 export { type LightStateView, type GroupView } from './model.js';
 export { startControlServer, type ControlServer, type ControlServerOptions } from './control.js';
-export { allocateAddresses, isLoopbackHost, LOOPBACK_BROADCAST, LOOPBACK_ADDRESS } from './addresses.js';
+export { allocateAddresses, isLoopbackHost, isLoopbackIpv4, LOOPBACK_BROADCAST, LOOPBACK_ADDRESS } from './addresses.js';
 export { MAX_LATENCY_MS } from './fleet-file.js';
