@@ -379,9 +379,22 @@ export class ServiceDoctor {
     this.history = new AddressHistory(service.client);
   }
 
+  /** The measurement in flight (probeCount > 0), which a request made meanwhile shares. */
+  private measuring: Promise<DoctorReport> | undefined;
+
+  /**
+   * The report. One measurement runs at a time: a request for one while another runs gets that one's report (with
+   * its probe count), so pages and scripts asking together do not multiply the probes the lights must answer.
+   */
   async report(request: { readonly probeCount?: number } = {}): Promise<DoctorReport> {
-    const startedAtMs = Date.now();
     const probeCount = positiveInt('probeCount', request.probeCount, 0, 0, MAX_PROBE_COUNT);
+    if (probeCount === 0) return this.build(0);
+    this.measuring ??= this.build(probeCount).finally(() => (this.measuring = undefined));
+    return this.measuring;
+  }
+
+  private async build(probeCount: number): Promise<DoctorReport> {
+    const startedAtMs = Date.now();
     const client = this.service.client;
     const d = client.discoveryOptions;
     const records = client.registry.peekAll();
@@ -397,7 +410,7 @@ export class ServiceDoctor {
       const [broadcast, hosts, portCheck] = await Promise.all([
         probeCount > 0 ? prober.ask(d.broadcastAddresses, d.port).then(byBroadcast) : Promise.resolve(null),
         observeHosts(prober, client, d.staticHosts.filter((h) => !records.some((r) => r.address === h.address && r.port === h.port)), this.history),
-        checkPort(LIFX_PORT),
+        checkPort(d.port),
         Promise.all(
           lights.map(async ([serial, at]) =>
             figures.set(serial, probeCount > 0 ? await measure(client, serial, at, probeCount) : totals(client.started ? client.requester.lightStats(serial) : undefined)),

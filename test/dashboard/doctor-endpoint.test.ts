@@ -21,7 +21,8 @@ describe('dashboard: /api/doctor', function () {
       const report = res.json() as DoctorReport;
       expect(report.lights.map((l) => l.serial).sort()).to.deep.equal(contractFleet().lights.map((l) => l.serial).sort());
       expect(report.interfaces.some((i) => i.address === '127.0.0.1')).to.equal(true);
-      expect(report.port?.port).to.equal(56700);
+      // The port the lights are asked on (the fleet's, here): whether another program holds it.
+      expect(report.port?.port).to.equal(rig.fleet.port);
       const desk = report.lights.find((l) => l.serial === DESK)!;
       expect(desk).to.include({ healthy: true, online: true, label: 'Desk', product: 'LIFX Color' });
       // Figures since the service started: the rig's first reads.
@@ -43,6 +44,22 @@ describe('dashboard: /api/doctor', function () {
       const tooMany = await rig.call({ method: 'GET', url: '/api/doctor?probeCount=51', headers: { authorization: 'Bearer READER' } });
       expect(tooMany.statusCode).to.equal(422);
       expect(tooMany.json().code).to.equal('PARAMETER_INVALID');
+    });
+
+    it('runs one measurement at a time: requests made during one get its report', async () => {
+      const echoes = (): number => rig.fleet.lights.reduce((sum, l) => sum + l.receivedCount('EchoRequest'), 0);
+      const before = echoes();
+      const ask = (n: number) => rig.call({ method: 'GET', url: `/api/doctor?probeCount=${n}`, headers: { authorization: 'Bearer READER' } });
+      const answers = await Promise.all([ask(5), ask(5), ask(3), ask(5)]);
+      expect(answers.map((r) => r.statusCode)).to.deep.equal([200, 200, 200, 200]);
+      const reports = answers.map((r) => r.json() as DoctorReport);
+      expect(new Set(reports.map((r) => r.generatedAt)).size).to.equal(1);
+      expect(reports.map((r) => r.probeCount)).to.deep.equal([5, 5, 5, 5]);
+      // One measurement's echoes: 5 a light, not 18.
+      expect(echoes() - before).to.equal(5 * rig.fleet.lights.length);
+      // The next one measures afresh.
+      expect(((await ask(3)).json() as DoctorReport).probeCount).to.equal(3);
+      expect(echoes() - before).to.equal(8 * rig.fleet.lights.length);
     });
 
     it('refuses no token, a wrong one, and a browser request from another origin', async () => {
