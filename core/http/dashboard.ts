@@ -23,6 +23,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LightwireError, ServiceDoctor } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
 import { parseAction, runAction } from './dashboard/actions.js';
+import { toProblem } from './errors.js';
 import { DASHBOARD_JS } from './dashboard/client-js.js';
 import { EventHub } from './dashboard/events.js';
 import { CONTENT_SECURITY_POLICY, CSS_PATH, JS_PATH, dashboardPage, signInPage } from './dashboard/page.js';
@@ -170,6 +171,16 @@ async function routes(app: FastifyInstance, c: Context): Promise<void> {
   });
   // Open event streams would hold the server's close forever.
   app.addHook('preClose', async () => c.hub.closeAll());
+  // A body Fastify could not parse (not JSON, too large) gets the dashboard's coded shape, not Fastify's own.
+  app.setErrorHandler((err, request, reply) => {
+    const problem = toProblem(err, undefined, ACTION_LIMIT_BYTES);
+    if (problem.fault) request.log.error({ err }, 'dashboard request failed');
+    return reply
+      .code(problem.status)
+      .headers({ ...SECURITY_HEADERS, 'cache-control': 'no-store' })
+      .type('application/json; charset=utf-8')
+      .send({ error: problem.body.error, code: problem.body.code });
+  });
 
   const cookieOf = (request: FastifyRequest): string => cookieName(request.socket.localPort ?? 0);
   const secure = (request: FastifyRequest): boolean => request.protocol === 'https';

@@ -166,6 +166,23 @@ describe('dashboard: sessions and the Origin rule', function () {
       }
     });
 
+    it('answers a body it cannot parse in its own coded shape, with its headers', async () => {
+      const s = await openPage(rig);
+      const headers = { cookie: s.cookie, 'x-lightwire-csrf': s.csrf, 'content-type': 'application/json', origin: SELF, 'sec-fetch-site': 'same-origin' };
+      for (const [payload, code, text] of [
+        ['{"op": "toggle", ', 'BODY_INVALID', 'not valid JSON'],
+        ['{"__proto__": {"x": 1}, "op": "toggle", "selector": "all"}', 'BODY_INVALID', ''],
+        [`{"op": "toggle", "selector": "${'x'.repeat(100_000)}"}`, 'BODY_TOO_LARGE', 'larger than'],
+      ] as const) {
+        const res = await rig.call({ method: 'POST', url: '/api/action', headers, payload });
+        expect(res.statusCode, payload.slice(0, 40)).to.be.oneOf([400, 413]);
+        expect(res.json(), payload.slice(0, 40)).to.have.keys('error', 'code');
+        expect(res.json().code).to.equal(code);
+        expect(res.json().error).to.include(text);
+        expect(res.headers['x-content-type-options']).to.equal('nosniff');
+      }
+    });
+
     it('sets brightness and kelvin, starts and stops an effect, each with per-light results', async () => {
       const s = await openPage(rig);
       const b = await action(rig, s, { op: 'state', selector: `id:${DESK}`, brightness: 0.3, durationS: 0 });
