@@ -80,7 +80,12 @@ ${FINDING_HELP}`,
       try {
         lights = service.list(selector);
       } catch (err) {
-        if (!(isLightwireError(err, 'LIGHTS_NOT_FOUND') && missing.length > 0)) throw err;
+        if (!isLightwireError(err, 'LIGHTS_NOT_FOUND')) throw err;
+        if (missing.length === 0) {
+          // A script reading --json gets an empty list, as from discover; the reason goes to stderr.
+          if (json) io.stdout('[]\n');
+          throw err;
+        }
       }
       if (json) {
         io.stdout(`${JSON.stringify(lights, null, 2)}\n`);

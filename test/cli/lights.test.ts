@@ -86,6 +86,13 @@ describe('lightwire list, set and scene', function () {
     expect(io.err()).to.contain("Could not find light with selector 'label:Nobody'");
   });
 
+  it('lists nothing as [] with --json when the selector matches nothing, and exits 1 saying why', async () => {
+    const io = captureIO();
+    expect(await listCommand.run(['label:Nobody', '--json', ...finding], io)).to.equal(1);
+    expect(JSON.parse(io.out())).to.deep.equal([]);
+    expect(io.err()).to.contain("Could not find light with selector 'label:Nobody'");
+  });
+
   it('exits 2 when there is nothing to change', async () => {
     const io = captureIO();
     expect(await setCommand.run(['all', ...finding], io)).to.equal(2);
