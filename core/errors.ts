@@ -163,6 +163,8 @@ export const ERRORS = {
     (p) => `Rate limit exceeded: ${p.limit} requests per ${p.windowS} s; the next window starts at ${p.resetS} (Unix seconds)`,
   ),
   INTERNAL_ERROR: spec<Record<string, never>>(500, () => 'Internal server error'),
+  // core/control: an event listener of the host's own threw or rejected (reported; the service carries on).
+  LISTENER_FAILED: spec<{ event: string; reason: string }>(500, (p) => `a listener of the '${p.event}' event failed: ${p.reason}`),
   SERVE_UNSAFE_BIND: spec<{ host: string }>(
     400,
     (p) =>
@@ -203,4 +205,12 @@ export class LightwireError<C extends ErrorCode = ErrorCode> extends Error {
 
 export function isLightwireError<C extends ErrorCode>(err: unknown, code?: C): err is LightwireError<C> {
   return err instanceof LightwireError && (code === undefined || err.code === code);
+}
+
+/** What a listener threw, as a coded error that keeps it as its cause. */
+export function listenerFailed(event: string, thrown: unknown): LightwireError<'LISTENER_FAILED'> {
+  const reason = thrown instanceof Error ? thrown.message : quoted(thrown);
+  const err = new LightwireError('LISTENER_FAILED', { event, reason: clipped(reason) });
+  (err as Error & { cause?: unknown }).cause = thrown;
+  return err;
 }

@@ -3,13 +3,14 @@
 // Requests arrive in user units (seconds, 0-1, colour strings); every check happens here, once.
 
 import { EventEmitter } from 'node:events';
-import { randomNonZeroUint32 } from '../builtins.js';
+import { MAX_TIMER_MS, randomNonZeroUint32 } from '../builtins.js';
 import { LightClient } from '../discovery/client.js';
 import type { DiscoveryOptionsInput } from '../discovery/options.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { TransportOptions } from '../transport/options.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
-import { LightwireError } from '../errors.js';
+import { LightwireError, listenerFailed } from '../errors.js';
+import { tellListeners } from '../listeners.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
 import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
 import {
@@ -294,8 +295,10 @@ function optionInvalid(option: string, reason: string): LightwireError<'OPTIONS_
 }
 
 function positiveInt(option: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1) throw optionInvalid(option, 'must be a positive integer');
+  const v = value === undefined ? fallback : value;
+  // A duration is waited for by a timer, which cannot wait longer than MAX_TIMER_MS.
+  const max = option.endsWith('Ms') ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+  if (!Number.isInteger(v) || v < 1 || v > max) throw optionInvalid(option, max === MAX_TIMER_MS ? `must be an integer from 1 to ${MAX_TIMER_MS} (ms)` : 'must be a positive integer');
   return v;
 }
 
@@ -338,7 +341,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
 
   /** `new LightService(options)`; `new LightService(client, options)` is the same as `{ ...options, client }`. */
   constructor(clientOrOptions: LightClient | LightServiceOptions = {}, legacy: LightServiceOptions = {}) {
-    super();
+    // An async listener's rejection goes to [Symbol.for('nodejs.rejection')], never unhandled.
+    super({ captureRejections: true });
     const options: LightServiceOptions = clientOrOptions instanceof LightClient ? { ...legacy, client: clientOrOptions } : clientOrOptions;
     if (typeof options !== 'object' || options === null) throw optionInvalid('options', 'must be an object');
     this.client = options.client ?? new LightClient({
@@ -348,8 +352,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     this.executor = new Executor(this.client);
     this.deadlineMs = positiveInt('deadlineMs', options.deadlineMs, DEFAULT_DEADLINE_MS);
     this.freshStateMs = options.freshStateMs ?? DEFAULT_FRESH_STATE_MS;
-    if (typeof this.freshStateMs !== 'number' || !Number.isInteger(this.freshStateMs) || this.freshStateMs < 0) {
-      throw optionInvalid('freshStateMs', 'must be an integer number of ms, 0 or more');
+    if (typeof this.freshStateMs !== 'number' || !Number.isInteger(this.freshStateMs) || this.freshStateMs < 0 || this.freshStateMs > MAX_TIMER_MS) {
+      throw optionInvalid('freshStateMs', `must be an integer number of ms, from 0 to ${MAX_TIMER_MS}`);
     }
     this.readyTimeoutMs = positiveInt('readyTimeoutMs', options.readyTimeoutMs, DEFAULT_READY_TIMEOUT_MS);
     this.expectLights = options.expectLights === undefined ? Infinity : positiveInt('expectLights', options.expectLights, 1);
@@ -380,8 +384,24 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.sceneStoreInstance;
   }
 
-  /** Opens the scene file (if one is configured), the socket, and starts discovery. Idempotent. */
-  async start(): Promise<void> {
+  /** start() and stop() in the order called: each runs once the one before has finished (or failed). */
+  private lifecycle: Promise<void> = Promise.resolve();
+
+  private inTurn(step: () => Promise<void>): Promise<void> {
+    const next = this.lifecycle.then(step);
+    this.lifecycle = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Opens the scene file (if one is configured), the socket, and starts discovery. Idempotent; calls made while one
+   * runs wait for it (a stop() during start() stops what it started).
+   */
+  start(): Promise<void> {
+    return this.inTurn(() => this.open());
+  }
+
+  private async open(): Promise<void> {
     if (this.running) return;
     if (this.scenesFile !== undefined && this.sceneStoreInstance === undefined && this.sceneStoreFailure === undefined) {
       try {
@@ -413,8 +433,15 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     }, FIRST_ROUND_MS);
   }
 
-  /** Stops discovery and closes the socket (when this service started the client). No timer is left. */
-  async stop(): Promise<void> {
+  /**
+   * Stops discovery and closes the socket (when this service started the client). No timer is left. A client passed
+   * in keeps running: call detachClient() too when the client outlives the service.
+   */
+  stop(): Promise<void> {
+    return this.inTurn(() => this.close());
+  }
+
+  private async close(): Promise<void> {
     if (this.readyTimer !== undefined) clearTimeout(this.readyTimer);
     if (this.firstRoundTimer !== undefined) clearTimeout(this.firstRoundTimer);
     this.readyTimer = undefined;
@@ -467,7 +494,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       if (!isRead(record)) this.unread.add(record.serial);
       else if (!this.announced.has(record.serial)) {
         this.announced.add(record.serial);
-        this.emit('added', this.viewOf(record));
+        this.announce('added', this.viewOf(record));
       }
       this.checkReady();
     });
@@ -478,23 +505,43 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       if (this.unread.has(record.serial) && isRead(record)) {
         this.unread.delete(record.serial);
         this.announced.add(record.serial);
-        this.emit('added', this.viewOf(record));
+        this.announce('added', this.viewOf(record));
         return;
       }
-      if (this.announced.has(record.serial) && this.listenerCount('changed') > 0) this.emit('changed', this.viewOf(record), fields);
+      if (this.announced.has(record.serial) && this.listenerCount('changed') > 0) this.announce('changed', this.viewOf(record), fields);
     });
     on('offline', (record: LightRecord) => {
-      if (this.announced.has(record.serial)) this.emit('offline', this.viewOf(record));
+      if (this.announced.has(record.serial)) this.announce('offline', this.viewOf(record));
     });
     on('online', (record: LightRecord) => {
-      if (this.announced.has(record.serial)) this.emit('online', this.viewOf(record));
+      if (this.announced.has(record.serial)) this.announce('online', this.viewOf(record));
     });
     on('error', (err: Error) => this.backgroundError(err));
   }
 
+  /**
+   * Tells the user's listeners. One that throws (or, async, rejects: captureRejections) is reported as an error and
+   * costs nothing else: not the write whose result it was told of, not the read that noticed, not the host process.
+   */
+  private announce<E extends 'added' | 'changed' | 'offline' | 'online'>(event: E, ...args: LightServiceEvents[E]): void {
+    tellListeners(this as EventEmitter, event, args, (err) => this.backgroundError(err));
+  }
+
+  /** Where Node sends a rejection of an async listener (captureRejections). */
+  [Symbol.for('nodejs.rejection')](err: unknown, event: string | symbol): void {
+    this.backgroundError(listenerFailed(String(event), err));
+  }
+
   private backgroundError(err: Error): void {
-    if (this.listenerCount('error') > 0) this.emit('error', err);
-    else process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
+    if (this.listenerCount('error') > 0) {
+      try {
+        this.emit('error', err);
+        return;
+      } catch (thrown) {
+        err = listenerFailed('error', thrown);
+      }
+    }
+    process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
   }
 
   /**

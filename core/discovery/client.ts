@@ -2,7 +2,9 @@
 // background refresh. start() / stop(); a stopped client leaves no timer and no socket behind.
 
 import { EventEmitter } from 'node:events';
-import { LightwireError } from '../errors.js';
+import { MAX_TIMER_MS } from '../builtins.js';
+import { LightwireError, listenerFailed } from '../errors.js';
+import { tellListeners } from '../listeners.js';
 import {
   capabilitiesFromFeatures,
   ENUMS,
@@ -152,7 +154,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private running = false;
 
   constructor(options: LightClientOptions = {}) {
-    super();
+    // An async listener's rejection goes to [Symbol.for('nodejs.rejection')], never unhandled.
+    super({ captureRejections: true });
     this.transportOptions = transportOptions(options.transport);
     this.discoveryOptions = discoveryOptions(options.discovery);
     this.registry = new LightRegistry(this.discoveryOptions.offlineAfterMisses);
@@ -168,7 +171,20 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private forward(event: keyof RegistryEvents): void {
     if (this.forwarded.has(event)) return;
     this.forwarded.add(event);
-    this.registry.on(event, (...args: unknown[]) => (this.emit as (e: string, ...a: unknown[]) => boolean)(event, ...args));
+    this.registry.on(event, (...args: unknown[]) => this.announce(event, ...args));
+  }
+
+  /**
+   * Tells the host's listeners. One that throws is reported as an error (LISTENER_FAILED) and costs nothing else:
+   * not the read that noticed, not the write that caused it, not the host process.
+   */
+  private announce(event: string, ...args: unknown[]): void {
+    tellListeners(this as EventEmitter, event, args, (err) => this.backgroundError(err));
+  }
+
+  /** Where Node sends a rejection of an async listener (captureRejections). */
+  [Symbol.for('nodejs.rejection')](err: unknown, event: string | symbol): void {
+    this.backgroundError(listenerFailed(String(event), err));
   }
 
   get started(): boolean {
@@ -180,8 +196,24 @@ export class LightClient extends EventEmitter<ClientEvents> {
     return this.requesterInstance;
   }
 
-  /** Opens the socket and starts discovery. `endpoint` replaces the UDP socket (tests). */
-  async start(endpoint?: DatagramEndpoint): Promise<void> {
+  /** start() and stop() in the order called: each runs once the one before has finished (or failed). */
+  private lifecycle: Promise<void> = Promise.resolve();
+
+  private inTurn(step: () => Promise<void>): Promise<void> {
+    const next = this.lifecycle.then(step);
+    this.lifecycle = next.catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Opens the socket and starts discovery. `endpoint` replaces the UDP socket (tests). Idempotent; calls made while
+   * one runs wait for it (two start() calls open one socket, a stop() during start() stops what it started).
+   */
+  start(endpoint?: DatagramEndpoint): Promise<void> {
+    return this.inTurn(() => this.open(endpoint));
+  }
+
+  private async open(endpoint?: DatagramEndpoint): Promise<void> {
     if (this.running) return;
     const o = this.transportOptions;
     this.endpoint =
@@ -208,7 +240,13 @@ export class LightClient extends EventEmitter<ClientEvents> {
     for (const light of this.registry.all()) this.scheduleRefresh(light);
   }
 
-  async stop(): Promise<void> {
+  /** Stops discovery and every timer, closes the socket; a waitForLights() in progress resolves with what is known. */
+  stop(): Promise<void> {
+    return this.inTurn(() => this.close());
+  }
+
+  private async close(): Promise<void> {
+    for (const settle of [...this.lightWaiters]) settle();
     if (!this.running) return;
     this.running = false;
     for (const t of this.timers) clearTimeout(t);
@@ -280,18 +318,21 @@ export class LightClient extends EventEmitter<ClientEvents> {
       if (this.registry.size >= count) return resolve(this.lights());
       const done = (): void => {
         clearTimeout(timer);
-        this.timers.delete(timer);
+        this.lightWaiters.delete(done);
         this.registry.off('added', check);
         resolve(this.lights());
       };
       const check = (): void => {
         if (this.registry.size >= count) done();
       };
-      const timer = setTimeout(done, timeoutMs);
-      this.timers.add(timer);
+      const timer = setTimeout(done, Math.min(MAX_TIMER_MS, Math.max(0, timeoutMs)));
+      this.lightWaiters.add(done);
       this.registry.on('added', check);
     });
   }
+
+  /** The waitForLights() calls in progress: stop() ends them with the lights known then. */
+  private readonly lightWaiters = new Set<() => void>();
 
   /**
    * Reads colour, power and label (power and label with device messages for non-lights). A failure counts as a miss. Concurrent calls for
@@ -519,7 +560,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
       facts.location = { id: location.payload.location, label: location.payload.label, updatedAtNs: location.payload.updatedAtNs };
     }
     if (wifi?.name === 'StateWifiInfo') {
-      const signal = wifi.payload.signal;
+      // A float32 on the wire: a device may send NaN or infinity, which is no signal.
+      const signal = Number.isFinite(wifi.payload.signal) ? wifi.payload.signal : 0;
       facts.wifi = { signal, rssi: signal > 0 ? signalToRssi(signal) : 0, quality: signalQuality(signal) };
     }
     if (info?.name === 'StateInfo') facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
@@ -785,7 +827,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
       this.describingCount--;
     }
     const record = this.registry.get(serial);
-    if (record && this.running) this.emit('described', record);
+    if (record && this.running) this.announce('described', record);
   }
 
   /** Makes the refresh timer fire by `at` (client clock). */
@@ -861,7 +903,14 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private backgroundError(err: Error): void {
     if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) return;
     // An 'error' event nobody listens to would throw; a warning reaches the host's log instead.
-    if (this.listenerCount('error') > 0) this.emit('error', err);
-    else process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
+    if (this.listenerCount('error') > 0) {
+      try {
+        this.emit('error', err);
+        return;
+      } catch (thrown) {
+        err = listenerFailed('error', thrown);
+      }
+    }
+    process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
   }
 }

@@ -1,7 +1,7 @@
 // Discovery options: validated once, frozen, units in the names.
 
 import os from 'node:os';
-import { isIPv4 } from '../builtins.js';
+import { isIPv4, MAX_TIMER_MS } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 import { LIFX_PORT } from '../protocol/limits.js';
 
@@ -102,9 +102,24 @@ export function subnetHosts(cidr: string): string[] {
   return Array.from({ length: size - 2 }, (_, i) => intToIpv4(network + 1 + i));
 }
 
+/** An integer from `min`; a duration (a name in ms) at most MAX_TIMER_MS, which a timer can wait. */
 function intAtLeast(name: string, value: unknown, min: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) invalid(name, `must be an integer >= ${min}`);
+  const max = /Ms(\[\d+\])?$/.test(name) ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    invalid(name, max === MAX_TIMER_MS ? `must be an integer from ${min} to ${MAX_TIMER_MS} (ms)` : `must be an integer >= ${min}`);
+  }
   return value;
+}
+
+/** A list option: an array (of strings), or OPTIONS_INVALID naming it. */
+function listOf<T>(name: string, value: unknown, fallback: readonly T[], item: 'string' | 'number' | 'host'): readonly T[] {
+  if (value === undefined) return fallback;
+  if (!Array.isArray(value)) invalid(name, `must be a list, got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`);
+  (value as unknown[]).forEach((v, i) => {
+    const ok = item === 'host' ? typeof v === 'string' || (typeof v === 'object' && v !== null) : typeof v === item;
+    if (!ok) invalid(`${name}[${i}]`, `must be ${item === 'host' ? 'an "ip[:port]" string or { address, port }' : `a ${item}`}, got ${String(v)}`);
+  });
+  return value as T[];
 }
 
 export interface DiscoveryOptionsInput extends Partial<Omit<DiscoveryOptions, 'staticHosts' | 'followInterfaces'>> {
@@ -113,14 +128,15 @@ export interface DiscoveryOptionsInput extends Partial<Omit<DiscoveryOptions, 's
 }
 
 export function discoveryOptions(input: DiscoveryOptionsInput = {}): DiscoveryOptions {
-  const broadcastAddresses = input.broadcastAddresses ?? interfaceBroadcastAddresses();
+  if (typeof input !== 'object' || input === null) invalid('discovery', 'must be an object');
+  const broadcastAddresses = input.broadcastAddresses === undefined ? interfaceBroadcastAddresses() : listOf<string>('broadcastAddresses', input.broadcastAddresses, [], 'string');
   for (const a of broadcastAddresses) if (!isIPv4(a)) invalid('broadcastAddresses', `${JSON.stringify(a)} is not an IPv4 address`);
   const port = intAtLeast('port', input.port ?? LIFX_PORT, 1);
   // A host without its own port uses the discovery port.
-  const staticHosts = (input.staticHosts ?? []).map((h) => (typeof h === 'string' ? parseHost(h, port) : parseHost(`${h.address}:${h.port}`)));
-  const sweepSubnets = input.sweepSubnets ?? [];
+  const staticHosts = listOf<string | StaticHost>('staticHosts', input.staticHosts, [], 'host').map((h) => (typeof h === 'string' ? parseHost(h, port) : parseHost(`${h.address}:${h.port}`)));
+  const sweepSubnets = listOf<string>('sweepSubnets', input.sweepSubnets, [], 'string');
   sweepSubnets.forEach(subnetHosts);
-  const burst = input.burstScheduleMs ?? DEFAULT_BURST_SCHEDULE_MS;
+  const burst = listOf<number>('burstScheduleMs', input.burstScheduleMs, DEFAULT_BURST_SCHEDULE_MS, 'number');
   burst.forEach((v, i) => intAtLeast(`burstScheduleMs[${i}]`, v, 0));
   const o: DiscoveryOptions = {
     broadcastAddresses: Object.freeze([...broadcastAddresses]),

@@ -1,6 +1,7 @@
 // Transport timing and limits: named, documented, validated once and frozen per client (coapjs
 // parameters.ts style). Nothing here is global or mutable.
 
+import { MAX_TIMER_MS } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 
 export interface TransportOptions {
@@ -54,15 +55,18 @@ function invalid(option: string, reason: string): never {
   throw new LightwireError('OPTIONS_INVALID', { option, reason });
 }
 
+/** An integer from `min`; a duration (a name in ms) at most MAX_TIMER_MS, which a timer can wait. */
 function positiveInt(name: string, value: unknown, min = 1): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    invalid(name, `must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  const max = /Ms(\[\d+\])?$/.test(name) ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    invalid(name, `must be an integer ${max === MAX_TIMER_MS ? `from ${min} to ${MAX_TIMER_MS} (ms)` : `>= ${min}`}, got ${JSON.stringify(value)}`);
   }
   return value;
 }
 
 /** Validates user options over the defaults and returns a frozen copy. */
 export function transportOptions(input: Partial<TransportOptions> = {}): TransportOptions {
+  if (typeof input !== 'object' || input === null) invalid('transport', 'must be an object');
   const o = { ...DEFAULT_TRANSPORT_OPTIONS, ...input };
   if (typeof o.bindAddress !== 'string' || o.bindAddress.length === 0) invalid('bindAddress', 'must be an IPv4 address');
   positiveInt('bindPort', o.bindPort, 0);

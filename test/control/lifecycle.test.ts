@@ -245,6 +245,22 @@ describe('LightService lifecycle', () => {
       [{ readyTimeoutMs: -1 }, 'readyTimeoutMs'],
       [{ expectLights: 1.5 }, 'expectLights'],
       [{ scenes: 42 }, 'scenes'],
+      // A duration a timer cannot wait (Node fires it after 1 ms instead).
+      [{ readyTimeoutMs: 2 ** 31 }, 'readyTimeoutMs'],
+      [{ deadlineMs: 1e12 }, 'deadlineMs'],
+      [{ freshStateMs: 1e15 }, 'freshStateMs'],
+      [{ discovery: { heartbeatMs: 2 ** 31 } }, 'heartbeatMs'],
+      [{ discovery: { burstScheduleMs: [0, 2 ** 31] } }, 'burstScheduleMs[1]'],
+      [{ transport: { requestTimeoutMs: 2 ** 31 } }, 'requestTimeoutMs'],
+      // Lists that are no lists, entries of the wrong type, option groups that are no objects.
+      [{ discovery: { broadcastAddresses: 5 } }, 'broadcastAddresses'],
+      [{ discovery: { broadcastAddresses: '127.255.255.255' } }, 'broadcastAddresses'],
+      [{ discovery: { staticHosts: '127.0.0.2' } }, 'staticHosts'],
+      [{ discovery: { staticHosts: [null] } }, 'staticHosts[0]'],
+      [{ discovery: { sweepSubnets: [5] } }, 'sweepSubnets[0]'],
+      [{ discovery: { burstScheduleMs: '0' } }, 'burstScheduleMs'],
+      [{ discovery: 5 }, 'discovery'],
+      [{ transport: 'fast' }, 'transport'],
     ] as const) {
       const err = (() => {
         try {
@@ -284,5 +300,57 @@ describe('LightService lifecycle', () => {
     hook.disable();
     expect(openSockets(), JSON.stringify(process.getActiveResourcesInfo())).to.equal(before);
     expect([...liveTimers.values()]).to.deep.equal([]);
+  });
+
+  it('opens one socket for two start() calls at once, and a stop() during start() leaves nothing running', async () => {
+    const before = openSockets();
+    const s = new LightService(options(fleet));
+    await Promise.all([s.start(), s.start()]);
+    expect(openSockets() - before).to.equal(1);
+    await s.stop();
+    expect(s.started).to.equal(false);
+    const t = new LightService(options(fleet));
+    const starting = t.start();
+    await t.stop();
+    await starting;
+    expect(t.started).to.equal(false);
+    expect(t.client.started).to.equal(false);
+    for (let i = 0; i < 1000 && openSockets() > before; i++) await new Promise((r) => setImmediate(r));
+    expect(openSockets()).to.equal(before);
+  });
+
+  it('ends a waitForLights() in progress when stopped, with the lights known then', async () => {
+    service = await LightService.start(options(fleet));
+    const waiting = service.client.waitForLights(100, 60_000);
+    await service.stop();
+    const lights = await waiting;
+    expect(lights.length).to.be.at.most(4);
+  });
+
+  it('reports a listener that throws or rejects as LISTENER_FAILED and carries on: the write keeps its results', async () => {
+    const errors: LightwireError[] = [];
+    service = new LightService(options(fleet));
+    service.on('error', (e) => errors.push(e as LightwireError));
+    service.on('added', () => {
+      throw new Error('added listener broke');
+    });
+    service.on('added', async () => {
+      throw new Error('async added listener broke');
+    });
+    await service.start();
+    await service.ready;
+    service.on('changed', () => {
+      throw new Error('changed listener broke');
+    });
+    const results = await service.setState('id:d073d5000001', { power: 'off', durationS: 0 });
+    expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+    expect(fleet.light('d073d5000001').state.power).to.equal('off');
+    await new Promise((r) => setImmediate(r));
+    const texts = errors.map((e) => `${e.code} ${e.message}`);
+    expect(texts).to.include("LISTENER_FAILED a listener of the 'added' event failed: added listener broke");
+    expect(texts).to.include("LISTENER_FAILED a listener of the 'added' event failed: async added listener broke");
+    expect(texts).to.include("LISTENER_FAILED a listener of the 'changed' event failed: changed listener broke");
+    // Every light was still announced and is listed.
+    expect(service.list('all')).to.have.length(4);
   });
 });

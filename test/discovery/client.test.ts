@@ -324,7 +324,10 @@ describe('LightClient discovery against virtual lights', function () {
     await client.start();
     const lights = await client.waitForLights(3, 3000);
     expect(lights).to.have.length(3);
-    expect(errors.map((e) => e.message)).to.include('a flow author made a mistake');
+    expect(errors.map((e) => e.message)).to.include("a listener of the 'added' event failed: a flow author made a mistake");
+    const coded = errors.find((e) => e.message.endsWith('a flow author made a mistake')) as Error & { code?: string; cause?: Error };
+    expect(coded.code).to.equal('LISTENER_FAILED');
+    expect(coded.cause?.message).to.equal('a flow author made a mistake');
   });
 
   it('never throws into the host process when nobody listens for errors', async () => {

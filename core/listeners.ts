@@ -1,0 +1,23 @@
+// Telling the host's own event listeners, so that none of them can hurt the library or the host process.
+
+import type { EventEmitter } from 'node:events';
+import { listenerFailed, type LightwireError } from './errors.js';
+
+/**
+ * Calls every listener of `event` in turn, as emit() does, but each on its own: one that throws, or returns a promise
+ * that rejects, is handed to `failed` as LISTENER_FAILED, and the listeners after it are still called. No error of a
+ * listener reaches the code that emitted (a read, a write) or goes unhandled.
+ */
+export function tellListeners(emitter: EventEmitter, event: string, args: readonly unknown[], failed: (err: LightwireError<'LISTENER_FAILED'>) => void): void {
+  // rawListeners: a once() listener is its wrapper, which removes it when called.
+  for (const listener of emitter.rawListeners(event) as ((...a: unknown[]) => unknown)[]) {
+    try {
+      const result = listener.apply(emitter, args as unknown[]);
+      if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
+        (result as PromiseLike<unknown>).then(undefined, (err: unknown) => failed(listenerFailed(event, err)));
+      }
+    } catch (err) {
+      failed(listenerFailed(event, err));
+    }
+  }
+}
