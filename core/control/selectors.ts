@@ -16,7 +16,7 @@
 // * Zones: `|n` or `|a-b` (inclusive, a <= b), any number of them, indices 0-65535 (the widest zone index
 //   field on the wire is a u16, SetExtendedColorZones).
 
-import { LightwireError } from '../errors.js';
+import { LightwireError, quoted } from '../errors.js';
 import type { LightView, ResolvedLight, SceneSelectors, Selector, SelectorKind, ZoneRange } from './types.js';
 
 /** At most this many selectors may be combined with `,` (§5.1). */
@@ -133,6 +133,8 @@ function parseOne(whole: string, item: string, position: number): Selector {
  * Throws SELECTOR_INVALID (naming the offending part) or SELECTOR_TOO_MANY.
  */
 export function parseSelectors(text: string, options: ParseSelectorsOptions = {}): readonly Selector[] {
+  // A JavaScript caller may pass anything: only text is a selector.
+  if (typeof text !== 'string') throw new LightwireError('SELECTOR_INVALID', { selector: quoted(text), part: quoted(text), reason: 'a selector is a string, like "all" or "id:d073d5000001"' });
   const decoded = options.percentDecode === false ? text : percentDecode(text);
   const items = decoded.split(',').map((item) => item.trim());
   if (items.length > MAX_SELECTORS) {

@@ -94,6 +94,19 @@ function one(text: string): Selector {
 }
 
 describe('parseSelectors', () => {
+  it('refuses a selector that is no string (a JavaScript caller) with SELECTOR_INVALID, never a TypeError', () => {
+    for (const bad of [5, null, undefined, {}, ['all']]) {
+      let err: unknown;
+      try {
+        parseSelectors(bad as never);
+      } catch (e) {
+        err = e;
+      }
+      expect(isLightwireError(err, 'SELECTOR_INVALID'), String(bad)).to.equal(true);
+      expect((err as Error).message).to.contain('a selector is a string');
+    }
+  });
+
   describe('the documented selector types (§5.1)', () => {
     it('reads all as every light, with no value, no random and no zones', () => {
       expect(parseSelectors('all')).to.deep.equal([{ kind: 'all', value: '', random: false, zones: null, text: 'all' }]);
