@@ -21,3 +21,19 @@ export function tellListeners(emitter: EventEmitter, event: string, args: readon
     }
   }
 }
+
+/**
+ * Background trouble, told as `'error'` to whoever listens; with nobody listening (an `'error'` event would throw), or
+ * an `'error'` listener that throws itself, a process warning reaches the host's log instead.
+ */
+export function reportError(emitter: EventEmitter, err: Error): void {
+  if (emitter.listenerCount('error') > 0) {
+    try {
+      emitter.emit('error', err);
+      return;
+    } catch (thrown) {
+      err = listenerFailed('error', thrown);
+    }
+  }
+  process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
+}

@@ -10,7 +10,7 @@ import type { LightRecord } from '../discovery/registry.js';
 import type { TransportOptions } from '../transport/options.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { LightwireError, listenerFailed } from '../errors.js';
-import { tellListeners } from '../listeners.js';
+import { reportError, tellListeners } from '../listeners.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
 import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
 import {
@@ -533,15 +533,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   private backgroundError(err: Error): void {
-    if (this.listenerCount('error') > 0) {
-      try {
-        this.emit('error', err);
-        return;
-      } catch (thrown) {
-        err = listenerFailed('error', thrown);
-      }
-    }
-    process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
+    reportError(this as EventEmitter, err);
   }
 
   /**

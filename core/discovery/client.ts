@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { MAX_TIMER_MS } from '../builtins.js';
 import { LightwireError, listenerFailed } from '../errors.js';
-import { tellListeners } from '../listeners.js';
+import { reportError, tellListeners } from '../listeners.js';
 import {
   capabilitiesFromFeatures,
   ENUMS,
@@ -902,15 +902,6 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private backgroundError(err: Error): void {
     if (err instanceof LightwireError && (err.code === 'CLIENT_STOPPED' || err.code === 'REQUEST_CANCELLED')) return;
-    // An 'error' event nobody listens to would throw; a warning reaches the host's log instead.
-    if (this.listenerCount('error') > 0) {
-      try {
-        this.emit('error', err);
-        return;
-      } catch (thrown) {
-        err = listenerFailed('error', thrown);
-      }
-    }
-    process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
+    reportError(this as EventEmitter, err);
   }
 }
