@@ -3,7 +3,7 @@
 // protocol codec have entries of their own: `homebridge-lightwire/http`, `/simulator` and `/protocol`.
 
 export * from './errors.js';
-export { printable, tableLines } from './text.js';
+export { didYouMean, editDistance, nearest, printable, tableLines } from './text.js';
 export {
   LightService,
   colorFromNumbers,

@@ -1,4 +1,5 @@
-// Text for terminals, shared by the CLI and the doctor's report: what a light or a file names is shown, never obeyed.
+// Text for people, shared by the CLI, the doctor's report and the option checks: what a light or a file names is
+// shown escaped, never obeyed; a misspelt name gets the nearest known one.
 
 /**
  * Control characters (C0, DEL, C1) and the bidirectional overrides as escapes: text a light, a fleet file or a scene
@@ -21,4 +22,42 @@ export function tableLines(header: readonly string[], rows: readonly (readonly s
   const widths = header.map((h, i) => Math.max(h.length, ...safe.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(header), ...safe.map(line)];
+}
+
+/** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
+export function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * The candidate nearest to `word`, if it is near enough to be a typo: a prefix of it (at least three letters),
+ * or at most a third of its letters away (at least one, at most three). Candidates map a name to what to suggest.
+ */
+export function nearest(word: string, candidates: ReadonlyMap<string, string> | readonly string[]): string | undefined {
+  const map = Array.isArray(candidates) ? new Map(candidates.map((c) => [c, c])) : (candidates as ReadonlyMap<string, string>);
+  const bare = (s: string): string => s.replace(/^-+/, '').toLowerCase();
+  const w = bare(word);
+  if (w === '') return undefined;
+  let best: { distance: number; suggestion: string } | undefined;
+  for (const [name, suggestion] of map) {
+    const n = bare(name);
+    const distance = w.length >= 3 && n.startsWith(w) ? 0.5 : editDistance(w, n);
+    const limit = Math.min(3, Math.max(1, Math.floor(n.length / 3)));
+    if (distance <= limit && (best === undefined || distance < best.distance)) best = { distance, suggestion };
+  }
+  return best?.suggestion;
+}
+
+/** `(did you mean --brightness?)`, or nothing. */
+export function didYouMean(suggestion: string | undefined): string {
+  return suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`;
 }

@@ -5,7 +5,9 @@
 
 import { isIPv4 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { LightwireError } from '../index.js';
+import { didYouMean, LightwireError, nearest } from '../index.js';
+
+export { didYouMean, editDistance, nearest } from '../index.js';
 
 export interface FlagSpec {
   readonly type: 'string' | 'boolean';
@@ -60,44 +62,6 @@ export function usageError(reason: string, flag?: string): LightwireError<'CLI_U
 /** `--light "x": reason`: the error for a value, naming the flag as typed. */
 export function valueError(flag: string, text: string, reason: string): LightwireError<'CLI_USAGE'> {
   return usageError(`${flag} ${JSON.stringify(text)}: ${reason}`, flag);
-}
-
-/** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
-export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-/**
- * The candidate nearest to `word`, if it is near enough to be a typo: a prefix of it (at least three letters),
- * or at most a third of its letters away (at least one, at most three). Candidates map a name to what to suggest.
- */
-export function nearest(word: string, candidates: ReadonlyMap<string, string> | readonly string[]): string | undefined {
-  const map = Array.isArray(candidates) ? new Map(candidates.map((c) => [c, c])) : (candidates as ReadonlyMap<string, string>);
-  const bare = (s: string): string => s.replace(/^-+/, '').toLowerCase();
-  const w = bare(word);
-  if (w === '') return undefined;
-  let best: { distance: number; suggestion: string } | undefined;
-  for (const [name, suggestion] of map) {
-    const n = bare(name);
-    const distance = w.length >= 3 && n.startsWith(w) ? 0.5 : editDistance(w, n);
-    const limit = Math.min(3, Math.max(1, Math.floor(n.length / 3)));
-    if (distance <= limit && (best === undefined || distance < best.distance)) best = { distance, suggestion };
-  }
-  return best?.suggestion;
-}
-
-/** `(did you mean --brightness?)`, or nothing. */
-export function didYouMean(suggestion: string | undefined): string {
-  return suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`;
 }
 
 /** Parses `args` against `flags` (plus --help and --version). Throws CLI_USAGE naming the flag as typed. */

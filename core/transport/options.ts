@@ -2,6 +2,7 @@
 // parameters.ts style). Nothing here is global or mutable.
 
 import { MAX_TIMER_MS } from '../builtins.js';
+import { didYouMean, nearest } from '../text.js';
 import { LightwireError } from '../errors.js';
 
 export interface TransportOptions {
@@ -91,5 +92,10 @@ export function transportOptions(input: Partial<TransportOptions> = {}): Transpo
     invalid('pacingQuietBurst', 'must be from pacingBurst to maxMessagesPerSecond - broadcastReservePerSecond');
   }
   positiveInt('multiReplyGapMs', o.multiReplyGapMs);
+  // A misspelt option would otherwise fall back to its default.
+  const known = Object.keys(DEFAULT_TRANSPORT_OPTIONS);
+  for (const key of Object.keys(input)) {
+    if (!known.includes(key)) invalid(key, `is not a transport option${didYouMean(nearest(key, known))}`);
+  }
   return Object.freeze({ ...o, retryScheduleMs: Object.freeze([...o.retryScheduleMs]) });
 }

@@ -261,6 +261,9 @@ describe('LightService lifecycle', () => {
       [{ discovery: { burstScheduleMs: '0' } }, 'burstScheduleMs'],
       [{ discovery: 5 }, 'discovery'],
       [{ transport: 'fast' }, 'transport'],
+      // A misspelt option, which would otherwise fall back to its default (broadcasting on every interface).
+      [{ discovery: { broadcastAddress: ['127.255.255.255'] } }, 'broadcastAddress'],
+      [{ transport: { requestTimeout: 500 } }, 'requestTimeout'],
     ] as const) {
       const err = (() => {
         try {
@@ -273,6 +276,13 @@ describe('LightService lifecycle', () => {
       expect((err as LightwireError).code, option).to.equal('OPTIONS_INVALID');
       expect(JSON.stringify((err as LightwireError).params)).to.include(option);
     }
+  });
+
+  it('names the option a misspelt one was probably meant to be', () => {
+    expect(() => new LightService({ discovery: { broadcastAddress: ['127.255.255.255'] } } as never)).to.throw(
+      'option broadcastAddress is not a discovery option (did you mean broadcastAddresses?)',
+    );
+    expect(() => new LightService({ transport: { requestTimeout: 500 } } as never)).to.throw('option requestTimeout is not a transport option (did you mean requestTimeoutMs?)');
   });
 
   it('leaves no socket and no timer behind after stop, even when stopped before ready', async () => {
