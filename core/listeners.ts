@@ -37,3 +37,13 @@ export function reportError(emitter: EventEmitter, err: Error): void {
   }
   process.emitWarning(`lightwire: ${err.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
 }
+
+/**
+ * An async listener's rejection, as Node hands it over (captureRejections, [Symbol.for('nodejs.rejection')]). One of an
+ * 'error' listener goes to the log: told as 'error' again, it could reject again, without end.
+ */
+export function reportRejection(emitter: EventEmitter, err: unknown, event: string | symbol): void {
+  const failed = listenerFailed(String(event), err);
+  if (event === 'error') process.emitWarning(`lightwire: ${failed.message}`, { code: 'LIGHTWIRE_BACKGROUND_ERROR' });
+  else reportError(emitter, failed);
+}

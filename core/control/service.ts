@@ -9,8 +9,8 @@ import type { DiscoveryOptionsInput } from '../discovery/options.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { TransportOptions } from '../transport/options.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
-import { LightwireError, listenerFailed } from '../errors.js';
-import { reportError, tellListeners } from '../listeners.js';
+import { LightwireError } from '../errors.js';
+import { reportError, reportRejection, tellListeners } from '../listeners.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
 import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
 import {
@@ -529,7 +529,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
 
   /** Where Node sends a rejection of an async listener (captureRejections). */
   [Symbol.for('nodejs.rejection')](err: unknown, event: string | symbol): void {
-    this.backgroundError(listenerFailed(String(event), err));
+    reportRejection(this as EventEmitter, err, event);
   }
 
   private backgroundError(err: Error): void {

@@ -3,8 +3,8 @@
 
 import { EventEmitter } from 'node:events';
 import { MAX_TIMER_MS } from '../builtins.js';
-import { LightwireError, listenerFailed } from '../errors.js';
-import { reportError, tellListeners } from '../listeners.js';
+import { LightwireError } from '../errors.js';
+import { reportError, reportRejection, tellListeners } from '../listeners.js';
 import {
   capabilitiesFromFeatures,
   ENUMS,
@@ -184,7 +184,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   /** Where Node sends a rejection of an async listener (captureRejections). */
   [Symbol.for('nodejs.rejection')](err: unknown, event: string | symbol): void {
-    this.backgroundError(listenerFailed(String(event), err));
+    reportRejection(this as EventEmitter, err, event);
   }
 
   get started(): boolean {

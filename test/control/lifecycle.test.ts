@@ -363,4 +363,24 @@ describe('LightService lifecycle', () => {
     // Every light was still announced and is listed.
     expect(service.list('all')).to.have.length(4);
   });
+
+  it('logs an async error listener that rejects, once, rather than telling it again without end', async () => {
+    const s = new LightService(options(fleet));
+    let calls = 0;
+    s.on('error', async () => {
+      calls++;
+      throw new Error('error listener rejects');
+    });
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      s.emit('error', new Error('trouble'));
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(calls).to.equal(1);
+    expect(warnings).to.include("lightwire: a listener of the 'error' event failed: error listener rejects");
+  });
 });
