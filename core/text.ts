@@ -61,3 +61,14 @@ export function nearest(word: string, candidates: ReadonlyMap<string, string> | 
 export function didYouMean(suggestion: string | undefined): string {
   return suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`;
 }
+
+/**
+ * The first key of an options object that is not one of `known`, and why (naming the nearest known key), or
+ * undefined when every key is known. A misspelt option would otherwise fall back to its default silently.
+ */
+export function unknownOption(input: object, known: readonly string[], group: string): { key: string; reason: string } | undefined {
+  for (const key of Object.keys(input)) {
+    if (!known.includes(key)) return { key, reason: `is not ${group} option${didYouMean(nearest(key, known))}` };
+  }
+  return undefined;
+}

@@ -10,6 +10,7 @@ import type { LightRecord } from '../discovery/registry.js';
 import type { TransportOptions } from '../transport/options.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
+import { unknownOption } from '../text.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
 import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
@@ -294,6 +295,20 @@ function optionInvalid(option: string, reason: string): LightwireError<'OPTIONS_
   return new LightwireError('OPTIONS_INVALID', { option, reason });
 }
 
+/** Every option a service takes, checked by the compiler against LightServiceOptions both ways. */
+const SERVICE_OPTIONS: Readonly<Record<keyof LightServiceOptions, true>> = {
+  client: true,
+  transport: true,
+  discovery: true,
+  deadlineMs: true,
+  freshStateMs: true,
+  scenes: true,
+  defaultDurationS: true,
+  readyTimeoutMs: true,
+  expectLights: true,
+  random: true,
+};
+
 function positiveInt(option: string, value: number | undefined, fallback: number): number {
   const v = value === undefined ? fallback : value;
   // A duration is waited for by a timer, which cannot wait longer than MAX_TIMER_MS.
@@ -345,6 +360,9 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     super({ captureRejections: true });
     const options: LightServiceOptions = clientOrOptions instanceof LightClient ? { ...legacy, client: clientOrOptions } : clientOrOptions;
     if (typeof options !== 'object' || options === null) throw optionInvalid('options', 'must be an object');
+    const unknown = unknownOption(options, Object.keys(SERVICE_OPTIONS), 'a service');
+    if (unknown) throw optionInvalid(unknown.key, unknown.reason);
+    if (options.client !== undefined && !(options.client instanceof LightClient)) throw optionInvalid('client', 'must be a LightClient');
     this.client = options.client ?? new LightClient({
       ...(options.transport ? { transport: options.transport } : {}),
       ...(options.discovery ? { discovery: options.discovery } : {}),

@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { MAX_TIMER_MS } from '../builtins.js';
 import { LightwireError } from '../errors.js';
+import { unknownOption } from '../text.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
 import {
   capabilitiesFromFeatures,
@@ -38,6 +39,9 @@ export interface LightClientOptions {
   readonly transport?: Partial<TransportOptions>;
   readonly discovery?: DiscoveryOptionsInput;
 }
+
+/** Every option a client takes, checked by the compiler against LightClientOptions both ways. */
+const CLIENT_OPTIONS: Readonly<Record<keyof LightClientOptions, true>> = { transport: true, discovery: true };
 
 export interface ClientEvents extends RegistryEvents {
   /** Something went wrong in the background (a socket error); the client keeps running. */
@@ -156,6 +160,9 @@ export class LightClient extends EventEmitter<ClientEvents> {
   constructor(options: LightClientOptions = {}) {
     // An async listener's rejection goes to [Symbol.for('nodejs.rejection')], never unhandled.
     super({ captureRejections: true });
+    if (typeof options !== 'object' || options === null) throw new LightwireError('OPTIONS_INVALID', { option: 'options', reason: 'must be an object' });
+    const unknown = unknownOption(options, Object.keys(CLIENT_OPTIONS), 'a client');
+    if (unknown) throw new LightwireError('OPTIONS_INVALID', { option: unknown.key, reason: unknown.reason });
     this.transportOptions = transportOptions(options.transport);
     this.discoveryOptions = discoveryOptions(options.discovery);
     this.registry = new LightRegistry(this.discoveryOptions.offlineAfterMisses);

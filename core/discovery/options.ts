@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { isIPv4, MAX_TIMER_MS } from '../builtins.js';
 import { LightwireError } from '../errors.js';
-import { didYouMean, nearest } from '../text.js';
+import { unknownOption } from '../text.js';
 import { LIFX_PORT } from '../protocol/limits.js';
 
 export { LIFX_PORT };
@@ -156,9 +156,7 @@ export function discoveryOptions(input: DiscoveryOptionsInput = {}): DiscoveryOp
   };
   if (o.port > 65535) invalid('port', 'must be at most 65535');
   // A misspelt option would otherwise fall back to its default: `broadcastAddress` to every interface.
-  const known = Object.keys(o).filter((k) => k !== 'followInterfaces');
-  for (const key of Object.keys(input)) {
-    if (!known.includes(key)) invalid(key, `is not a discovery option${didYouMean(nearest(key, known))}`);
-  }
+  const unknown = unknownOption(input, Object.keys(o).filter((k) => k !== 'followInterfaces'), 'a discovery');
+  if (unknown) invalid(unknown.key, unknown.reason);
   return Object.freeze(o);
 }

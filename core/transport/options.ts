@@ -2,7 +2,7 @@
 // parameters.ts style). Nothing here is global or mutable.
 
 import { MAX_TIMER_MS } from '../builtins.js';
-import { didYouMean, nearest } from '../text.js';
+import { unknownOption } from '../text.js';
 import { LightwireError } from '../errors.js';
 
 export interface TransportOptions {
@@ -93,9 +93,7 @@ export function transportOptions(input: Partial<TransportOptions> = {}): Transpo
   }
   positiveInt('multiReplyGapMs', o.multiReplyGapMs);
   // A misspelt option would otherwise fall back to its default.
-  const known = Object.keys(DEFAULT_TRANSPORT_OPTIONS);
-  for (const key of Object.keys(input)) {
-    if (!known.includes(key)) invalid(key, `is not a transport option${didYouMean(nearest(key, known))}`);
-  }
+  const unknown = unknownOption(input, Object.keys(DEFAULT_TRANSPORT_OPTIONS), 'a transport');
+  if (unknown) invalid(unknown.key, unknown.reason);
   return Object.freeze({ ...o, retryScheduleMs: Object.freeze([...o.retryScheduleMs]) });
 }

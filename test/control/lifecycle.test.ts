@@ -6,7 +6,7 @@ import { createHook } from 'node:async_hooks';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { LightService, LightwireError, type LightView, type LightServiceOptions } from '../../core/index.js';
+import { LightClient, LightService, LightwireError, type LightView, type LightServiceOptions } from '../../core/index.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 
 const BROADCAST = '127.255.255.255';
@@ -283,6 +283,26 @@ describe('LightService lifecycle', () => {
       'option broadcastAddress is not a discovery option (did you mean broadcastAddresses?)',
     );
     expect(() => new LightService({ transport: { requestTimeout: 500 } } as never)).to.throw('option requestTimeout is not a transport option (did you mean requestTimeoutMs?)');
+  });
+
+  it('refuses an option of its own it does not know, instead of running on the default', () => {
+    // `deadline` for deadlineMs would leave every request on the 4 s default, silently.
+    expect(() => new LightService({ deadline: 500 } as never)).to.throw('option deadline is not a service option (did you mean deadlineMs?)');
+    expect(() => new LightService({ scene: '/tmp/scenes.json' } as never)).to.throw('option scene is not a service option (did you mean scenes?)');
+    const far = (() => {
+      try {
+        new LightService({ colourSpace: 'p3' } as never);
+        return null;
+      } catch (e) {
+        return e as LightwireError;
+      }
+    })();
+    expect(far?.code).to.equal('OPTIONS_INVALID');
+    expect(far?.message).to.equal('option colourSpace is not a service option');
+    // The client option must be a client, and a client refuses what it does not know either.
+    expect(() => new LightService({ client: {} } as never)).to.throw('option client must be a LightClient');
+    expect(() => new LightClient({ discover: {} } as never)).to.throw('option discover is not a client option (did you mean discovery?)');
+    expect(() => new LightClient(null as never)).to.throw('option options must be an object');
   });
 
   it('leaves no socket and no timer behind after stop, even when stopped before ready', async () => {
