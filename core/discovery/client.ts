@@ -344,8 +344,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
   /**
    * Reads colour, power and label (power and label with device messages for non-lights). A failure counts as a miss. Concurrent calls for
    * one light share one read, so a caller never races the background refresh into two reads (and retries).
+   * A stopped client reads nothing: CLIENT_STOPPED, not the cache passed off as a fresh read.
    */
   refreshState(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<LightRecord | undefined> {
+    if (!this.running) return Promise.reject(new LightwireError('CLIENT_STOPPED', {}));
     return this.sharedStateRead(serial, timeoutMs).then(() => this.registry.get(serial));
   }
 

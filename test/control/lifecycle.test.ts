@@ -357,6 +357,22 @@ describe('LightService lifecycle', () => {
     expect(lights.length).to.be.at.most(4);
   });
 
+  it('once stopped, reads nothing: refresh and capture are CLIENT_STOPPED, the cache still answers list', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lw-stopped-'));
+    try {
+      service = await LightService.start(options(fleet, { scenes: path.join(dir, 'scenes.json') }));
+      await service.ready;
+      await service.stop();
+      const code = (p: Promise<unknown>): Promise<string> => p.then(() => 'resolved', (e: LightwireError) => e.code);
+      expect(await code(service.refresh('all'))).to.equal('CLIENT_STOPPED');
+      expect(await code(service.captureScene('Evening'))).to.equal('CLIENT_STOPPED');
+      expect(await code(service.client.refreshState('d073d5000001'))).to.equal('CLIENT_STOPPED');
+      expect(service.list('all').map((l) => l.id)).to.have.length(4);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports a listener that throws or rejects as LISTENER_FAILED and carries on: the write keeps its results', async () => {
     const errors: LightwireError[] = [];
     service = new LightService(options(fleet));
