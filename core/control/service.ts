@@ -11,6 +11,7 @@ import type { TransportOptions } from '../transport/options.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
 import { unknownOption } from '../text.js';
+import { inTurn } from '../in-turn.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
 import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
@@ -403,13 +404,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   /** start() and stop() in the order called: each runs once the one before has finished (or failed). */
-  private lifecycle: Promise<void> = Promise.resolve();
-
-  private inTurn(step: () => Promise<void>): Promise<void> {
-    const next = this.lifecycle.then(step);
-    this.lifecycle = next.catch(() => undefined);
-    return next;
-  }
+  private readonly inTurn = inTurn();
 
   /**
    * Opens the scene file (if one is configured), the socket, and starts discovery. Idempotent; calls made while one

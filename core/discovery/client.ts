@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import { MAX_TIMER_MS } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 import { unknownOption } from '../text.js';
+import { inTurn } from '../in-turn.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
 import {
   capabilitiesFromFeatures,
@@ -204,13 +205,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   }
 
   /** start() and stop() in the order called: each runs once the one before has finished (or failed). */
-  private lifecycle: Promise<void> = Promise.resolve();
-
-  private inTurn(step: () => Promise<void>): Promise<void> {
-    const next = this.lifecycle.then(step);
-    this.lifecycle = next.catch(() => undefined);
-    return next;
-  }
+  private readonly inTurn = inTurn();
 
   /**
    * Opens the socket and starts discovery. `endpoint` replaces the UDP socket (tests). Idempotent; calls made while
