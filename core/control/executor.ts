@@ -394,9 +394,16 @@ export class Executor {
     }
   }
 
-  /** The registry shows what the plan makes the light show, at once, and holds it while its transitions run. */
+  /**
+   * The registry shows what the plan makes the light show, at once, and holds it while its transitions run. Predicted
+   * over what the registry shows now, not over the view the plan was made from: writes acknowledged late must not
+   * bring back what newer ones replaced meanwhile (a pulse ends where the light is when it ends, which a colour
+   * sent while it waited for its acknowledgement may have changed).
+   */
   private wrote(light: LightView, plan: Plan): void {
-    const { facts, settleMs } = predict(plan, light);
+    const facts0 = this.client.registry.peek(light.serial)?.facts;
+    const before = facts0 === undefined ? light : { color: facts0.color?.value ?? light.color, zones: facts0.zones?.value ?? light.zones };
+    const { facts, settleMs } = predict(plan, before);
     this.client.registry.wrote(light.serial, facts, settleMs);
   }
 

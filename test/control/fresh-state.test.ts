@@ -130,3 +130,26 @@ describe('Confirmed writes from fresh state', function () {
     expect([s.power, Math.round(s.color.hue)]).to.deep.equal(['on', 250]);
   });
 });
+
+describe('What a write leaves in the cache when other writes land before its acknowledgement', function () {
+  this.timeout(20_000);
+  let rig: ServiceRig;
+  afterEach(() => rig?.close());
+
+  it('a pulse acknowledged after a newer colour went out leaves that colour, as the light shows', async () => {
+    rig = await serviceRig({ lights });
+    // The light answers late, so a newer colour goes out (at the light's pace) while the pulse waits for its
+    // acknowledgement.
+    rig.fleet.light(OTHER).setFaults({ latencyMs: 1500 });
+    const pulse = rig.service.pulse(`id:${OTHER}`, { color: 'red', periodS: 0.1, cycles: 1 });
+    for (let i = 0; i < 600 && rig.fleet.light(OTHER).receivedCount('SetWaveformOptional') === 0; i++) await sleep(5);
+    const fast = await rig.service.setState(`id:${OTHER}`, { color: 'blue', durationS: 0 }, { fast: true });
+    expect(fast.map((r) => r.status)).to.deep.equal(['ok']);
+    expect((await pulse).map((r) => r.status)).to.deep.equal(['ok']);
+    // Fast mode paints with a non-transient SetWaveformOptional: the second one the light gets.
+    for (let i = 0; i < 200 && rig.fleet.light(OTHER).receivedCount('SetWaveformOptional') < 2; i++) await sleep(5);
+    // The pulse was planned over yellow and ends where the light is when it ends: blue, on the light and in the cache.
+    expect(Math.round(rig.fleet.light(OTHER).state.color.hue)).to.equal(250);
+    expect(Math.round(rig.service.light(OTHER)!.color!.hue)).to.equal(250);
+  });
+});
