@@ -106,7 +106,9 @@ function parseState(raw: unknown, where: string): SceneState {
   if (raw.color !== undefined) {
     const c = raw.color;
     if (!isRecord(c)) throw new Invalid(`${where}.color must be an object`);
-    checkKeys(c, ['hue', 'saturation', 'kelvin'], `${where}.color`);
+    // Some cloud scene payloads carry the brightness inside the colour (http-api-v1.md §7.17): taken as the state's
+    // brightness unless it has its own, which wins as it does in Set State.
+    checkKeys(c, ['hue', 'saturation', 'kelvin', 'brightness'], `${where}.color`);
     const kelvin = checkNumber(c.kelvin, KELVIN_MIN, KELVIN_MAX, `${where}.color.kelvin`);
     if (!Number.isInteger(kelvin)) throw new Invalid(`${where}.color.kelvin must be an integer`);
     state.color = Object.freeze({
@@ -114,6 +116,10 @@ function parseState(raw: unknown, where: string): SceneState {
       saturation: checkNumber(c.saturation, 0, 1, `${where}.color.saturation`),
       kelvin,
     });
+    if (c.brightness !== undefined) {
+      const inColor = checkNumber(c.brightness, 0, 1, `${where}.color.brightness`);
+      state.brightness ??= inColor;
+    }
   }
   if (raw.duration !== undefined) state.duration = checkNumber(raw.duration, 0, DURATION_MAX_S, `${where}.duration`);
   if (raw.infrared !== undefined) state.infrared = checkNumber(raw.infrared, 0, 1, `${where}.infrared`);

@@ -385,6 +385,7 @@ describe('scene store', () => {
       ['a uuid used twice', { version: 1, scenes: [valid, { ...valid, name: 'Again' }] }],
       ['a timestamp in milliseconds as a string', { version: 1, scenes: [{ ...valid, created_at: '1430118664000' }] }],
       ['an unknown key', { version: 1, scenes: [{ ...valid, colour: 'red' }] }],
+      ['a brightness inside the colour above 1', { version: 1, scenes: [{ ...valid, states: [{ selector: 'all', color: { hue: 0, saturation: 0, kelvin: 3500, brightness: 2 } }] }] }],
       ['another version', { version: 2, scenes: [] }],
       ['a bare array', [valid]],
     ];
@@ -429,6 +430,23 @@ describe('scene store', () => {
       const store = await open();
       expect(store.problem).to.equal(null);
       expect(store.list()).to.deep.equal(doc.scenes);
+    });
+
+    it('accepts a brightness inside the colour, as some cloud scene payloads carry it, unless the state has its own', async () => {
+      const color = { hue: 0, saturation: 0, kelvin: 2700, brightness: 0.5 };
+      const doc = {
+        version: 1,
+        scenes: [{ ...valid, states: [{ selector: 'id:d073d5002bb3', color }, { selector: 'group:Porch', brightness: 0.2, color }] }],
+      };
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, JSON.stringify(doc));
+      const store = await open();
+      expect(store.problem).to.equal(null);
+      const plain = { hue: 0, saturation: 0, kelvin: 2700 };
+      expect(store.list()[0]!.states).to.deep.equal([
+        { brightness: 0.5, color: plain, selector: 'id:d073d5002bb3' },
+        { brightness: 0.2, color: plain, selector: 'group:Porch' },
+      ]);
     });
   });
 
