@@ -123,9 +123,15 @@ export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | '
   if (!isRecord(input)) {
     throw new LightwireError('BODY_INVALID', { reason: `the request ${where} must be a JSON object or a form` });
   }
-  // A query string or a form has one value a name; a name given twice is parsed as a list, which no field takes.
+  // A query string or a form has one value a name, except for a list (`ignore`, `palette`): there each value is
+  // one item, as form-encoding clients send lists (`-d ignore=power -d ignore=brightness`). Any other name given
+  // twice is parsed as a list no field takes.
   if (flat) {
-    const repeated = Object.keys(input).find((k) => Array.isArray(input[k]));
+    const takesList = (k: string): boolean => {
+      const field = schema.properties !== undefined && Object.hasOwn(schema.properties, k) ? schema.properties[k] : undefined;
+      return field?.type === 'array' || (Array.isArray(field?.type) && field.type.includes('array'));
+    };
+    const repeated = Object.keys(input).find((k) => Array.isArray(input[k]) && !takesList(k));
     if (repeated !== undefined) {
       const message = `is given more than once (${(input[repeated] as unknown[]).length} times); give it once`;
       throw new ValidationProblem('PARAMETER_INVALID', 422, `${clipped(repeated)} ${message}`, [{ field: clipped(repeated), message: [message] }]);

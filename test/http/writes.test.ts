@@ -280,6 +280,27 @@ describe('HTTP API v1 writes (inject, virtual lights)', function () {
       }
     });
 
+    it('takes a list from a form as the field given once per item (-d palette=red -d palette=blue)', async () => {
+      const res = await rig.call({
+        method: 'POST',
+        url: `/v1/lights/id:${TILES}/effects/morph`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'palette=red&palette=green&palette=blue&period=5',
+      });
+      expect(res.statusCode).to.equal(207);
+      const settings = (received(TILES, 'SetTileEffect').at(-1)!.payload as Body).settings;
+      expect(settings).to.deep.include({ speedMs: 5000, paletteCount: 3 });
+      // Anything but a list is still one value a name.
+      const twice = await rig.call({
+        method: 'POST',
+        url: `/v1/lights/id:${TILES}/effects/morph`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'palette=red&period=5&period=6',
+      });
+      expect(twice.statusCode).to.equal(422);
+      expect((twice.json() as Body).error).to.equal('period is given more than once (2 times); give it once');
+    });
+
     it('names the failing palette entry of a morph', async () => {
       const res = await rig.call({ method: 'POST', url: `/v1/lights/id:${TILES}/effects/morph`, payload: { palette: ['red', 'blurple'] } });
       expect(res.statusCode).to.equal(422);
