@@ -40,11 +40,12 @@ export function applyDelta(light: LightView, delta: StateDelta): StateChange {
   const power = checkPower('power', delta.power);
   const durationS = checkDuration('duration', delta.durationS);
   const dHue = checkOptionalNumber('hue', delta.hue, -360, 360);
-  // Any finite amount: the sum is clipped to 0-1 (§7.4), so {"brightness": -5} means "all the way down".
+  // Any finite amount: the sum is clipped (§7.4: to 0-1; kelvin to the product's range), so {"brightness": -5} means
+  // "all the way down" and {"kelvin": 100000} "as cool as it goes".
   const dSaturation = checkOptionalNumber('saturation', delta.saturation, -Infinity, Infinity);
   const dBrightness = checkOptionalNumber('brightness', delta.brightness, -Infinity, Infinity);
   const dInfrared = checkOptionalNumber('infrared', delta.infrared, -Infinity, Infinity);
-  const dKelvin = checkOptionalNumber('kelvin', delta.kelvin, -0xffff, 0xffff);
+  const dKelvin = checkOptionalNumber('kelvin', delta.kelvin, -Infinity, Infinity);
   const caps = light.capabilities;
   const range = caps.kelvinRange;
 
