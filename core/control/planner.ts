@@ -75,6 +75,13 @@ export function planSetState(change: StateChange, light: LightView, options: Set
   const colorMessages = (ms: number): PlannedMessage[] => {
     if (!hasColor) return [];
     if (useZones) return zoneColorMessages(light, wanted, zones, ms, options.fast);
+    // A strip whose zones differ, asked for part of a colour (brightness alone, a hue without a brightness): each
+    // zone keeps what the change leaves out, as when its zones are selected, instead of all of them taking the
+    // light's one colour (http-api-v1.md §7.2: what is not given is left as it is).
+    const known = light.zones;
+    if (!options.fast && caps.multizone && !isWholeColor(wanted) && known !== null && known.length > 1 && !allSame(known)) {
+      return zoneColorMessages(light, wanted, [{ start: 0, end: known.length - 1 }], ms, false);
+    }
     // Fast mode assumes no state read: a partial colour becomes SetWaveformOptional, never a merge with a
     // possibly stale cache. Without fast mode an unknown colour (a failed read) takes the same road.
     return [colorChangeMessage(wanted, options.fast ? null : light.color, caps, ms)];
@@ -192,6 +199,16 @@ export function requestedColor(color: PartialHsbk | undefined, brightness: numbe
   if (b !== undefined) out.brightness = b;
   if (range !== null && caps.variableColorTemp && color?.kelvin !== undefined) out.kelvin = clampKelvin(color.kelvin, range);
   return out;
+}
+
+/** Every component given: the colour is the same whatever the light showed. */
+function isWholeColor(c: PartialHsbk): boolean {
+  return c.hue !== undefined && c.saturation !== undefined && c.brightness !== undefined && c.kelvin !== undefined;
+}
+
+function allSame(zones: readonly Hsbk[]): boolean {
+  const [first] = zones;
+  return zones.every((z) => z.hue === first!.hue && z.saturation === first!.saturation && z.brightness === first!.brightness && z.kelvin === first!.kelvin);
 }
 
 export function hasComponent(c: PartialHsbk): boolean {

@@ -388,6 +388,26 @@ describe('planSetState: zones (multizone lights only; power stays whole-device)'
     ]);
   });
 
+  it('changes part of the colour of a whole strip zone by zone when its zones differ, keeping each one\'s hue', () => {
+    const dim = { ...RED, brightness: 0.25 };
+    const green = { hue: 120, saturation: 1, brightness: 1, kelvin: 3500 };
+    const current = [RED, RED, green, green, RED, RED, RED, RED];
+    const got = planSetState({ brightness: 0.5, durationS: 0 }, lightOf(31, { power: 'on', color: dim, zones: current }), { fast: false });
+    assert.deepEqual(steps(got), [
+      [
+        SetColorZones(0, 1, [0, 65535, 32768, 3500], 0, 0),
+        SetColorZones(2, 3, [21845, 65535, 32768, 3500], 0, 0),
+        SetColorZones(4, 7, [0, 65535, 32768, 3500], 0, 1),
+      ],
+    ]);
+    // A whole colour, or zones that are all alike, is one SetColor as before.
+    const whole = planSetState({ color: { hue: 240, saturation: 1, brightness: 1, kelvin: 3500 }, durationS: 0 }, lightOf(31, { power: 'on', color: dim, zones: current }), { fast: false });
+    assert.deepEqual(steps(got).length, 1);
+    assert.deepEqual(whole.steps[0]!.map((m) => m.name), ['SetColor']);
+    const alike = planSetState({ brightness: 0.5, durationS: 0 }, lightOf(31, { power: 'on', color: RED, zones: eight(RED) }), { fast: false });
+    assert.deepEqual(alike.steps[0]!.map((m) => m.name), ['SetColor']);
+  });
+
   it('merges overlapping and adjacent ranges of known zones and clips them to the strip', () => {
     const got = planSetState({ color: { hue: 120 }, durationS: 0 }, lightOf(31, { power: 'on', color: RED, zones: eight(RED) }), {
       fast: false,
