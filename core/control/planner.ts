@@ -27,6 +27,11 @@ export interface SetStateOptions {
   readonly fast: boolean;
   /** Zones to paint (multizone lights only); null, undefined or empty = the whole light. */
   readonly zones?: readonly ZoneRange[] | null;
+  /**
+   * The colour change of each zone from its own colour (State Delta: +60° turns a red zone yellow and a blue one
+   * magenta), used for a strip whose zones are known when zones are selected or differ. Otherwise the change's colour.
+   */
+  readonly perZone?: ((zone: Hsbk) => PartialHsbk) | undefined;
 }
 
 /** §7.2: `duration` is 0.0-3155760000.0 seconds (100 years). */
@@ -74,6 +79,10 @@ export function planSetState(change: StateChange, light: LightView, options: Set
   const useZones = caps.multizone && zones !== null && zones.length > 0;
   const colorMessages = (ms: number): PlannedMessage[] => {
     if (!hasColor) return [];
+    const perZone = options.perZone;
+    if (perZone !== undefined && caps.multizone && light.zones !== null && light.zones.length > 0 && (useZones || !allSame(light.zones))) {
+      return zoneColorMessages(light, perZone, useZones ? zones : [{ start: 0, end: light.zones.length - 1 }], ms, options.fast);
+    }
     if (useZones) return zoneColorMessages(light, wanted, zones, ms, options.fast);
     // A strip whose zones differ, asked for part of a colour (brightness alone, a hue without a brightness): each
     // zone keeps what the change leaves out, as when its zones are selected, instead of all of them taking the
@@ -119,15 +128,17 @@ export function planSetState(change: StateChange, light: LightView, options: Set
  */
 function zoneColorMessages(
   light: LightView,
-  wanted: PartialHsbk,
+  change: PartialHsbk | ((zone: Hsbk) => PartialHsbk),
   ranges: readonly ZoneRange[],
   durationMs: number,
   fast: boolean,
 ): PlannedMessage[] {
   const caps = light.capabilities;
   const current = light.zones;
+  const wantedFor = typeof change === 'function' ? change : (): PartialHsbk => change;
   if (current === null || current.length === 0) {
     const base = light.color ?? UNKNOWN_ZONE_BASE;
+    const wanted = wantedFor(base);
     const color = hsbkToWire(resolveColor(wanted, base, caps) ?? base);
     const clipped = ranges
       .filter((r) => r.start <= MAX_LEGACY_ZONE_INDEX)
@@ -148,7 +159,7 @@ function zoneColorMessages(
   for (const r of ranges) for (let i = r.start; i <= Math.min(r.end, count - 1); i++) selected[i] = true;
   if (!selected.includes(true)) return [];
   // Every zone passes through resolveColor so kelvin is clamped to the product's range even for untouched ones.
-  const target = current.map((zone, i) => hsbkToWire(resolveColor(selected[i] ? wanted : {}, zone, caps) ?? zone));
+  const target = current.map((zone, i) => hsbkToWire(resolveColor(selected[i] ? wantedFor(zone) : {}, zone, caps) ?? zone));
 
   if (caps.extendedMultizone && !fast) {
     const out: PlannedMessage[] = [];

@@ -836,8 +836,11 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     // Checks the request on a light with a known colour (the real lights are read before planning).
     const probe: LightView = { ...targets[0]!.light, color: { hue: 0, saturation: 0, brightness: 0, kelvin: 3500 }, infrared: 0 };
     applyDelta(probe, delta);
-    const planFor: PlanFor = (light, zones) => planSetState(applyDelta(light, delta), light, { fast, zones });
-    return this.executor.run(targets, planFor, { fast, deadlineMs: this.deadlineMs, read: 'state' });
+    // On a strip each zone moves from its own colour, not from the light's one colour.
+    const planFor: PlanFor = (light, zones) =>
+      planSetState(applyDelta(light, delta), light, { fast, zones, perZone: (zone) => applyDelta({ ...light, color: zone }, delta).color ?? {} });
+    const read = targets.some((t) => t.light.capabilities.multizone) ? 'state+zones' : 'state';
+    return this.executor.run(targets, planFor, { fast, deadlineMs: this.deadlineMs, read });
   }
 
   async breathe(selector: string, request: BreatheRequest, options: WriteOptions = {}): Promise<LightResult[]> {

@@ -56,6 +56,25 @@ describe('LightService reports what its writes make the lights show', function (
     });
   }
 
+  for (const [name, serial] of [['an extended', STRIP], ['a legacy', LEGACY_STRIP]] as const) {
+    it(`keeps the zones of ${name} strip their own hues through a brightness change and a delta, on the light and in its view`, async () => {
+      await rig.service.setState(`id:${serial}|0-3`, { color: 'red', durationS: 0 });
+      // Brightness alone, for the whole strip: red zones stay red, green ones green.
+      expect((await rig.service.setState(`id:${serial}`, { brightness: 0.5, durationS: 0 }))[0]!.status).to.equal('ok');
+      let shown = rig.fleet.light(serial).state.zones!;
+      expect(shown.map((z) => [Math.round(z.hue), z.brightness])).to.deep.equal([
+        ...Array.from({ length: 4 }, () => [0, 0.5]),
+        ...Array.from({ length: shown.length - 4 }, () => [120, 0.5]),
+      ]);
+      // A hue delta on zones 2-5: each moves from its own colour (red 0 -> 60, green 120 -> 180).
+      expect((await rig.service.stateDelta(`id:${serial}|2-5`, { hue: 60, durationS: 0 }))[0]!.status).to.equal('ok');
+      shown = rig.fleet.light(serial).state.zones!;
+      expect(shown.slice(0, 7).map((z) => Math.round(z.hue))).to.deep.equal([0, 0, 60, 60, 180, 180, 120]);
+      const view = rig.service.light(serial)!.zones!;
+      view.forEach((z, i) => expect(near(z, shown[i]!), `zone ${i}`).to.equal(true));
+    });
+  }
+
   it('paints every zone of a strip in its view after a whole-light colour', async () => {
     await rig.service.setState(`id:${STRIP}`, { color: 'blue', durationS: 0 });
     const view = rig.service.light(STRIP)!;
