@@ -69,6 +69,47 @@ const MAX_TIMEOUT_S = 60;
 /** A day: longer refresh intervals mean the cache is never refreshed in practice. */
 const MAX_REFRESH_S = 86_400;
 
+/** What a number property may hold. */
+export interface NumberRange {
+  readonly min: number;
+  readonly max: number;
+  readonly integer: boolean;
+}
+
+/**
+ * The ranges of the config node's number properties: the one list the runtime checks against. The editor
+ * (lightwire-config.html) cannot import it, so it carries a copy, and test/nodes/editor-validators.test.ts holds
+ * the two together (same table, same answer for every value).
+ */
+export const CONFIG_RANGES = Object.freeze({
+  virtualLights: Object.freeze({ min: 1, max: MAX_VIRTUAL_LIGHTS, integer: true }),
+  lanPort: Object.freeze({ min: 1, max: 65535, integer: true }),
+  refreshS: Object.freeze({ min: 0, max: MAX_REFRESH_S, integer: false }),
+  durationS: Object.freeze({ min: 0, max: DURATION_MAX_S, integer: false }),
+  timeoutS: Object.freeze({ min: 0.01, max: MAX_TIMEOUT_S, integer: false }),
+  // 0: any free port (the endpoint's URL then shows the one it got).
+  httpPort: Object.freeze({ min: 0, max: 65535, integer: true }),
+}) satisfies Readonly<Record<string, NumberRange>>;
+
+/**
+ * A number as a person types it: decimal digits, an optional fraction and exponent. Number() alone would also
+ * take "0x10", "0b11", "0o7" and "Infinity"; the editor's input is text, so "0x10" as port 16 is a typo
+ * passed off as a value, not a value.
+ */
+export const DECIMAL_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** A number from a property: a number as is, a string in DECIMAL_NUMBER's grammar; null for anything else. */
+export function numberIn(value: unknown): number | null {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && DECIMAL_NUMBER.test(value.trim())) return Number(value.trim());
+  return null;
+}
+
+/** Whether a number is in a range: finite, whole when it must be, from min to max. */
+export function inRange(n: number | null, range: NumberRange): n is number {
+  return n !== null && Number.isFinite(n) && (!range.integer || Number.isInteger(n)) && n >= range.min && n <= range.max;
+}
+
 function invalid(option: string, reason: string): LightwireError<'OPTIONS_INVALID'> {
   return new LightwireError('OPTIONS_INVALID', { option, reason });
 }
@@ -84,13 +125,15 @@ export function listProp(option: string, value: unknown): string[] {
   return value.split(/[\s,]+/).filter((v) => v !== '');
 }
 
-/** A number property: a finite number, or a string holding one (the editor stores typed-in numbers as strings). */
-export function numberProp(option: string, value: unknown, fallback: number, min: number, max: number, integer: boolean): number {
+/**
+ * A number property: a finite number, or a string holding one in decimal (the editor stores typed-in numbers as
+ * strings). Empty or missing is the fallback, in the editor as here.
+ */
+export function numberProp(option: string, value: unknown, fallback: number, range: NumberRange): number {
   if (value === undefined || value === null || value === '') return fallback;
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  const kind = integer ? 'an integer' : 'a number';
-  if (typeof n !== 'number' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min || n > max) {
-    throw invalid(option, `must be ${kind} from ${min} to ${max}, got ${quoted(value)}`);
+  const n = numberIn(value);
+  if (!inRange(n, range)) {
+    throw invalid(option, `must be ${range.integer ? 'an integer' : 'a number'} from ${range.min} to ${range.max}, got ${quoted(value)}`);
   }
   return n;
 }
@@ -110,47 +153,51 @@ export function stringProp(option: string, value: unknown, fallback: string): st
   return trimmed === '' ? fallback : trimmed;
 }
 
-/** An address to listen on: an IP address or a host name. */
+/** What httpHost takes, said in every refusal so the fix is in the message. */
+export const HOST_EXPECTED = 'must be an IP address such as 127.0.0.1, 0.0.0.0 or ::1, or a host name such as localhost';
+
+/** An address to listen on: an IP address or a host name, without a scheme, port or path. */
 function hostProp(option: string, value: unknown, fallback: string): string {
   const host = stringProp(option, value, fallback);
-  const problem = listenHostProblem(host);
-  if (problem !== null) throw invalid(option, `${problem}, got ${quoted(host)}`);
+  // The core's own words for "http://pc" would be "is not an IPv6 address" (the colon); a URL is the likely slip.
+  const problem = /^[a-z][a-z0-9+.-]*:\/\//i.test(host) ? 'is a URL, not an address' : listenHostProblem(host);
+  if (problem !== null) throw invalid(option, `${HOST_EXPECTED}; ${quoted(host)} ${problem}`);
   return host;
 }
 
 /**
  * Checks every property of a lightwire-config node. `defaultScenesFile` is where scenes live when the node names
  * no file (the Node-RED user directory's lightwire-scenes.json), or null when there is no such place.
+ *
+ * A section that is switched off is not read: with virtual lights on, the real-light finding (broadcast, hosts,
+ * subnets, LAN port); with them off, their count; with the HTTP API off, its address and port. The editor hides
+ * those fields then, so a value there that does not check out could neither be seen nor fixed, and it changes
+ * nothing, so it must not stop the lights.
  */
 export function configOptions(props: ConfigProps, credentials: ConfigCredentials = {}, defaultScenesFile: string | null = null): ConfigOptions {
   if (typeof props !== 'object' || props === null) throw invalid('config', 'must be an object');
   const virtual = booleanProp('virtual', props.virtual, false);
   const http = booleanProp('http', props.http, false);
-  const broadcast = listProp('broadcast', props.broadcast);
+  const broadcast = virtual ? [] : listProp('broadcast', props.broadcast);
+  const timeoutS = props.timeoutS === undefined || props.timeoutS === null || props.timeoutS === '' ? null : numberProp('timeoutS', props.timeoutS, 0, CONFIG_RANGES.timeoutS);
   const options: ConfigOptions = {
     broadcastAddresses: broadcast.length === 0 ? null : Object.freeze(broadcast),
-    staticHosts: Object.freeze(listProp('hosts', props.hosts)),
-    sweepSubnets: Object.freeze(listProp('subnets', props.subnets)),
-    lanPort: numberProp('lanPort', props.lanPort, CONFIG_DEFAULTS.lanPort, 1, 65535, true),
-    refreshIntervalMs: Math.round(numberProp('refreshS', props.refreshS, CONFIG_DEFAULTS.refreshS, 0, MAX_REFRESH_S, false) * 1000),
-    defaultDurationS: numberProp('durationS', props.durationS, CONFIG_DEFAULTS.durationS, 0, DURATION_MAX_S, false),
-    answerTimeoutMs: props.timeoutS === undefined || props.timeoutS === null || props.timeoutS === '' ? null : Math.max(1, Math.round(numberProp('timeoutS', props.timeoutS, 0, 0.01, MAX_TIMEOUT_S, false) * 1000)),
-    // The count is checked even when virtual lights are off, so a bad hand edit shows at once.
-    virtualLights: virtual ? numberProp('virtualLights', props.virtualLights, CONFIG_DEFAULTS.virtualLights, 1, MAX_VIRTUAL_LIGHTS, true) : 0,
+    staticHosts: Object.freeze(virtual ? [] : listProp('hosts', props.hosts)),
+    sweepSubnets: Object.freeze(virtual ? [] : listProp('subnets', props.subnets)),
+    lanPort: virtual ? CONFIG_DEFAULTS.lanPort : numberProp('lanPort', props.lanPort, CONFIG_DEFAULTS.lanPort, CONFIG_RANGES.lanPort),
+    refreshIntervalMs: Math.round(numberProp('refreshS', props.refreshS, CONFIG_DEFAULTS.refreshS, CONFIG_RANGES.refreshS) * 1000),
+    defaultDurationS: numberProp('durationS', props.durationS, CONFIG_DEFAULTS.durationS, CONFIG_RANGES.durationS),
+    answerTimeoutMs: timeoutS === null ? null : Math.max(1, Math.round(timeoutS * 1000)),
+    virtualLights: virtual ? numberProp('virtualLights', props.virtualLights, CONFIG_DEFAULTS.virtualLights, CONFIG_RANGES.virtualLights) : 0,
     http: http
       ? Object.freeze({
           host: hostProp('httpHost', props.httpHost, CONFIG_DEFAULTS.httpHost),
-          port: numberProp('httpPort', props.httpPort, CONFIG_DEFAULTS.httpPort, 0, 65535, true),
+          port: numberProp('httpPort', props.httpPort, CONFIG_DEFAULTS.httpPort, CONFIG_RANGES.httpPort),
           tokens: Object.freeze(listProp('tokens', credentials.tokens)),
         })
       : null,
     scenesFile: stringProp('scenesFile', props.scenesFile, '') || defaultScenesFile,
   };
-  if (!virtual) numberProp('virtualLights', props.virtualLights, CONFIG_DEFAULTS.virtualLights, 1, MAX_VIRTUAL_LIGHTS, true);
-  if (!http) {
-    hostProp('httpHost', props.httpHost, CONFIG_DEFAULTS.httpHost);
-    numberProp('httpPort', props.httpPort, CONFIG_DEFAULTS.httpPort, 0, 65535, true);
-  }
   if (props.name !== undefined && typeof props.name !== 'string') throw invalid('name', 'must be a string');
   return Object.freeze(options);
 }

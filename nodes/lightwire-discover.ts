@@ -6,7 +6,7 @@
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import type { LightService, LightView, V1Light } from '../core/index.js';
 import type { Connection, ConnectionUser } from './connection.js';
-import { connectionOf, failMessage, flagProp, listOrNone, reportSetupError, selectorProp } from './node-props.js';
+import { MessagesInFlight, connectionOf, flagProp, listOrNone, reportSetupError, selectorProp } from './node-props.js';
 import { errorStatus, healthStatus } from './status.js';
 import { selectorOf } from './payload.js';
 
@@ -52,6 +52,7 @@ export = function register(RED: NodeAPI): void {
       reportSetupError(node, err);
     }
     const props = setup instanceof Error ? null : setup.props;
+    const messages = new MessagesInFlight(node);
     let errored = false;
     let initialTimer: ReturnType<typeof setImmediate> | undefined;
 
@@ -62,7 +63,8 @@ export = function register(RED: NodeAPI): void {
     }
 
     function emit(service: LightService, event: LightEvent, view: LightView, changes?: readonly string[]): void {
-      if (!props!.events.has(event)) return;
+      // Closed: the listeners are off already; this holds should an event be on its way (nothing after close).
+      if (messages.isClosed || !props!.events.has(event)) return;
       try {
         const record = recordOf(service, view.serial);
         if (record === null) return;
@@ -73,7 +75,7 @@ export = function register(RED: NodeAPI): void {
         // A selector the service refuses (SELECTOR_INVALID) is reported once, not per event.
         if (!errored) {
           errored = true;
-          node.status(errorStatus(err));
+          messages.status(errorStatus(err));
           node.error(err instanceof Error ? err.message : String(err));
         }
       }
@@ -83,7 +85,7 @@ export = function register(RED: NodeAPI): void {
     const user: ConnectionUser = {
       id: node.id,
       health: (health) => {
-        if (!errored) node.status(healthStatus(health));
+        if (!errored) messages.status(healthStatus(health));
       },
       attach: (service) => {
         attached?.off();
@@ -123,23 +125,26 @@ export = function register(RED: NodeAPI): void {
     if (!(setup instanceof Error)) setup.connection.acquire(user);
 
     node.on('input', (msg: NodeMessageInFlow, send, done) => {
+      const message = messages.begin(send, done);
       void (async () => {
         try {
           if (setup instanceof Error) throw setup;
-          // msg.selector overrides the node's (like every node's); the node's empty selector means every light.
-          const selector = msg.selector !== undefined && msg.selector !== null ? selectorOf(msg.selector, '') : setup.props.selector === '' ? 'all' : setup.props.selector;
+          // msg.selector overrides the node's (like every node's; empty counts as not given); the node's empty
+          // selector means every light.
+          const selector = selectorOf(msg.selector, setup.props.selector === '' ? 'all' : setup.props.selector);
           const lights = await setup.connection.run((service) => listOrNone(service, selector));
           msg.topic = 'list';
           msg.payload = lights;
-          send(msg);
-          done();
+          message.send(msg);
+          message.done();
         } catch (err) {
-          node.status(errorStatus(err));
-          failMessage(node, done, err);
+          message.fail(err);
         }
       })();
     });
+    // The list still waiting for the first discovery is finished here and sends nothing later (MessagesInFlight).
     node.on('close', (_removed: boolean, done: () => void) => {
+      messages.close();
       if (initialTimer !== undefined) clearImmediate(initialTimer);
       initialTimer = undefined;
       if (!(setup instanceof Error)) setup.connection.release(user);

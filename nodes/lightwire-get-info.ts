@@ -3,9 +3,9 @@
 
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Connection, ConnectionUser } from './connection.js';
-import { READ_MODES, choiceProp, connectionOf, failMessage, readModeOf, reportSetupError, selectorProp, type ReadMode } from './node-props.js';
+import { MessagesInFlight, READ_MODES, choiceProp, connectionOf, readModeOf, reportSetupError, selectorProp, type ReadMode } from './node-props.js';
 import { selectorOf } from './payload.js';
-import { errorStatus, healthStatus } from './status.js';
+import { healthStatus } from './status.js';
 
 const GET_INFO_TYPE = 'lightwire-get-info';
 
@@ -34,16 +34,18 @@ export = function register(RED: NodeAPI): void {
       setup = err as Error;
       reportSetupError(node, err);
     }
+    const messages = new MessagesInFlight(node);
     let acted = false;
     const user: ConnectionUser = {
       id: node.id,
       health: (health) => {
-        if (!acted) node.status(healthStatus(health));
+        if (!acted) messages.status(healthStatus(health));
       },
     };
     if (!(setup instanceof Error)) setup.connection.acquire(user);
 
     node.on('input', (msg: NodeMessageInFlow, send, done) => {
+      const message = messages.begin(send, done);
       void (async () => {
         try {
           if (setup instanceof Error) throw setup;
@@ -52,22 +54,23 @@ export = function register(RED: NodeAPI): void {
           const lights = await setup.connection.run((service) => (mode === 'fresh' ? service.refresh(selector) : service.list(selector)));
           acted = true;
           const offline = lights.filter((l) => !l.connected).length;
-          node.status({
+          message.status({
             fill: offline > 0 ? 'yellow' : 'green',
             shape: 'dot',
             text: `${lights.length} light${lights.length === 1 ? '' : 's'}${offline > 0 ? `, ${offline} offline` : ''}`,
           });
           msg.payload = lights;
-          send(msg);
-          done();
+          message.send(msg);
+          message.done();
         } catch (err) {
           acted = true;
-          node.status(errorStatus(err));
-          failMessage(node, done, err);
+          message.fail(err);
         }
       })();
     });
+    // A read still waiting for the lights is finished here and sends nothing later (MessagesInFlight says why).
     node.on('close', (_removed: boolean, done: () => void) => {
+      messages.close();
       if (!(setup instanceof Error)) setup.connection.release(user);
       done();
     });

@@ -5,9 +5,9 @@
 
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
 import type { Connection, ConnectionUser } from './connection.js';
-import { connectionOf, failMessage, flagProp, optionalSecondsProp, reportSetupError, selectorProp } from './node-props.js';
+import { MessagesInFlight, connectionOf, flagProp, optionalSecondsProp, reportSetupError, selectorProp, type MessageInFlight } from './node-props.js';
 import { parsePayload, runOperation, selectorOf, type NodeDefaults } from './payload.js';
-import { errorStatus, healthStatus, resultsStatus } from './status.js';
+import { healthStatus, resultsStatus } from './status.js';
 
 const SET_STATE_TYPE = 'lightwire-set-state';
 
@@ -30,8 +30,6 @@ function setStateProps(def: SetStateDef): SetStateProps {
   };
 }
 
-type Send = (msg: NodeMessage | Array<NodeMessage | NodeMessage[] | null>) => void;
-
 export = function register(RED: NodeAPI): void {
   function LightwireSetState(this: Node, def: SetStateDef): void {
     RED.nodes.createNode(this, def);
@@ -43,17 +41,18 @@ export = function register(RED: NodeAPI): void {
       setup = err as Error;
       reportSetupError(node, err);
     }
+    const messages = new MessagesInFlight(node);
     // Health shows until the node has done something; then its last outcome stays.
     let acted = false;
     const user: ConnectionUser = {
       id: node.id,
       health: (health) => {
-        if (!acted) node.status(healthStatus(health));
+        if (!acted) messages.status(healthStatus(health));
       },
     };
     if (!(setup instanceof Error)) setup.connection.acquire(user);
 
-    async function handle(msg: NodeMessageInFlow, send: Send, done: (err?: Error) => void): Promise<void> {
+    async function handle(msg: NodeMessageInFlow, message: MessageInFlight): Promise<void> {
       try {
         if (setup instanceof Error) throw setup;
         const { props, connection } = setup;
@@ -65,24 +64,25 @@ export = function register(RED: NodeAPI): void {
         const results = outcome.results;
         const failed = results.filter((r) => r.status !== 'ok');
         acted = true;
-        node.status(resultsStatus(results));
+        message.status(resultsStatus(results));
         msg.payload = results;
         msg.ok = failed.length === 0 && results.length > 0;
         if (outcome.scene !== undefined) msg.scene = outcome.scene;
         const failures: NodeMessage | null = failed.length > 0 ? { ...RED.util.cloneMessage(msg), payload: failed } : null;
-        send([msg, failures]);
-        done();
+        message.send([msg, failures]);
+        message.done();
       } catch (err) {
         acted = true;
-        node.status(errorStatus(err));
-        failMessage(node, done, err);
+        message.fail(err);
       }
     }
 
     node.on('input', (msg, send, done) => {
-      void handle(msg, send, done);
+      void handle(msg, messages.begin(send, done));
     });
+    // Messages still waiting for the lights are finished here and send nothing later (MessagesInFlight says why).
     node.on('close', (_removed: boolean, done: () => void) => {
+      messages.close();
       if (!(setup instanceof Error)) setup.connection.release(user);
       done();
     });

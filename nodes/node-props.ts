@@ -1,10 +1,13 @@
 // The flow-node side shared by set-state, get-info and discover: finding the config node, checking the node's
-// own properties again at runtime, and the error every input gets when either is wrong.
+// own properties again at runtime, the error every input gets when either is wrong, and the messages in flight
+// when a node closes (MessagesInFlight).
 
-import type { Node, NodeAPI } from 'node-red';
+import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { DURATION_MAX_S, LightwireError, isLightwireError, quoted, type LightService, type V1Light } from '../core/index.js';
 import type { Connection } from './connection.js';
 import { isConfigNode } from './config-node.js';
+import { inRange, numberIn, type NumberRange } from './config-options.js';
+import { errorStatus, type NodeStatus } from './status.js';
 
 function invalid(option: string, reason: string): LightwireError<'OPTIONS_INVALID'> {
   return new LightwireError('OPTIONS_INVALID', { option, reason });
@@ -25,12 +28,18 @@ export function selectorProp(value: unknown): string {
   return value.trim();
 }
 
-/** An optional duration in seconds (at most what a light takes, DURATION_MAX_S): '' or missing = none. */
+/**
+ * The set-state node's transition: seconds, at most what a light takes (DURATION_MAX_S). Its editor
+ * (lightwire-set-state.html) carries a copy, held to this one by test/nodes/editor-validators.test.ts.
+ */
+export const DURATION_RANGE: NumberRange = Object.freeze({ min: 0, max: DURATION_MAX_S, integer: false });
+
+/** An optional duration in seconds (DURATION_RANGE, decimal as in the config node): '' or missing = none. */
 export function optionalSecondsProp(option: string, value: unknown): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > DURATION_MAX_S) {
-    throw invalid(option, `must be a number of seconds from 0 to ${DURATION_MAX_S}, got ${quoted(value)}`);
+  const n = numberIn(value);
+  if (!inRange(n, DURATION_RANGE)) {
+    throw invalid(option, `must be a number of seconds from ${DURATION_RANGE.min} to ${DURATION_RANGE.max}, got ${quoted(value)}`);
   }
   return n;
 }
@@ -90,4 +99,95 @@ export function readModeOf(msgFresh: unknown, mode: ReadMode): ReadMode {
   if (msgFresh === undefined || msgFresh === null) return mode;
   if (typeof msgFresh !== 'boolean') throw new LightwireError('PARAMETER_INVALID', { field: 'msg.fresh', reason: 'must be true or false' });
   return msgFresh ? 'fresh' : 'cache';
+}
+
+type Send = (msg: NodeMessage | Array<NodeMessage | NodeMessage[] | null>) => void;
+type Done = (err?: Error) => void;
+
+/** One message a node is working on. Once the node has closed, every call here does nothing. */
+export interface MessageInFlight {
+  send(msg: NodeMessage | Array<NodeMessage | null>): void;
+  status(status: NodeStatus): void;
+  /** The message is finished: done(), once. */
+  done(): void;
+  /** The message failed: red status with its code, and done(err) so Catch nodes get it. */
+  fail(err: unknown): void;
+}
+
+/**
+ * The messages a node is working on while it waits for the lights, and what happens to them when the node closes.
+ *
+ * Node-RED routes send() along the closing node's wires and status() by node id, so on a deploy of modified nodes
+ * an old node's late result would reach the new deployment's nodes and its status would show on the new node.
+ * Node-RED's own core nodes drop what a pending message would still produce and finish the message at close: the
+ * delay node's close clears its timers and calls each pending message's done() (clearDelayList), the exec node
+ * kills its children and their exit sends nothing. Lightwire does the same rather than holding close until the
+ * lights answer: that would hold every deploy for up to a write's deadline (4 s, or the config node's timeout),
+ * and what it then sent would still land in a flow that is being replaced. So once closed, a node never calls
+ * send() or status() again, and every message still in flight gets its done() at close, once, without an error
+ * (as the delay node does), so a Complete node counts it and none reaches a Catch node of the new deployment
+ * later. The light operation itself is not cut off: the connection lets it finish (Connection.run).
+ */
+export class MessagesInFlight {
+  private closed = false;
+  private readonly pending = new Set<() => void>();
+
+  constructor(private readonly node: Node) {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The node's own status (health, setup errors), unless it has closed. */
+  status(status: NodeStatus): void {
+    if (!this.closed) this.node.status(status);
+  }
+
+  /** Starts tracking a message given to the node's input handler. */
+  begin(send: Send, done: Done): MessageInFlight {
+    let finished = false;
+    const finish = (): boolean => {
+      if (finished) return false;
+      finished = true;
+      this.pending.delete(closeOut);
+      return true;
+    };
+    const closeOut = (): void => {
+      if (!finish()) return;
+      try {
+        done();
+      } catch (err) {
+        // A message Node-RED cannot copy for a Complete node must not stop the other messages being finished.
+        this.node.warn(`a message in flight could not be finished at close: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+    if (this.closed) {
+      // Input after close (Node-RED does not deliver it, but nothing may be sent for it either).
+      closeOut();
+    } else {
+      this.pending.add(closeOut);
+    }
+    return {
+      send: (msg) => {
+        if (!this.closed && !finished) send(msg);
+      },
+      status: (status) => this.status(status),
+      done: () => {
+        if (!this.closed && finish()) done();
+      },
+      fail: (err) => {
+        if (this.closed || !finish()) return;
+        this.node.status(errorStatus(err));
+        failMessage(this.node, done, err);
+      },
+    };
+  }
+
+  /** The node closes: from now on nothing is sent or shown, and every message in flight is finished. */
+  close(): void {
+    this.closed = true;
+    const open = [...this.pending];
+    this.pending.clear();
+    for (const closeOut of open) closeOut();
+  }
 }

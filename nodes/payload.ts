@@ -6,7 +6,7 @@
 
 import { LightwireError, clipped, quoted, type LightResult, type LightService, type Scene, type SetStateRequest } from '../core/index.js';
 
-type Kind = 'string' | 'number' | 'boolean' | 'color' | 'colors' | 'colorInput';
+type Kind = 'string' | 'number' | 'boolean' | 'color' | 'colors' | 'colorInput' | 'power';
 
 interface Field {
   readonly kind: Kind;
@@ -18,7 +18,8 @@ const f = (kind: Kind, key: string): Field => ({ kind, key });
 
 /** Set State (http-api-v1.md §7.2), plus `fast`. */
 const SET_STATE_FIELDS: Readonly<Record<string, Field>> = Object.freeze({
-  power: f('string', 'power'),
+  // "ON" as a payload is on, so {power: "ON"} is too: power is read as the shorthands are (power()).
+  power: f('power', 'power'),
   // Set State takes a colour string or the numbers themselves (the service checks both).
   color: f('colorInput', 'color'),
   brightness: f('number', 'brightness'),
@@ -137,6 +138,8 @@ function fieldValue(name: string, field: Field, value: unknown): unknown {
     case 'colors':
       if (!Array.isArray(value)) throw invalid(at, 'must be a list of colours');
       return value.map((c, i) => colorText(`${at}[${i}]`, c));
+    case 'power':
+      return power(at, value);
     case 'number':
       if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(at, `must be a number, got ${quoted(value)}`);
       return value;
@@ -172,6 +175,13 @@ function durationOf(payload: Record<string, unknown>, defaults: NodeDefaults): n
   if (d === undefined) return defaults.durationS;
   if (typeof d !== 'number' || !Number.isFinite(d)) throw invalid('payload.duration', 'must be a number of seconds');
   return d;
+}
+
+/** A power word, in any case and with spaces around it, as the "on" / "off" payloads are read. */
+function power(field: string, value: unknown): 'on' | 'off' {
+  const word = typeof value === 'string' ? value.trim().toLowerCase() : null;
+  if (word !== 'on' && word !== 'off') throw invalid(field, `must be "on" or "off", got ${quoted(value)}`);
+  return word;
 }
 
 function nonEmptyString(field: string, value: unknown): string {
@@ -254,7 +264,11 @@ function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
   return setState(request, defaults, fast);
 }
 
-/** The selector a message acts on: msg.selector wins over the node's. Scenes carry their own. */
+/**
+ * The selector a message acts on: msg.selector wins over the node's. An empty (or blank) msg.selector counts as
+ * not given, as a missing one does: a Change node that sets it from an empty flow variable leaves the node's own.
+ * Scenes carry their own.
+ */
 export function selectorOf(msgSelector: unknown, nodeSelector: string): string {
   return readingMessage('msg.selector', () => selectorIn(msgSelector, nodeSelector));
 }
@@ -263,7 +277,6 @@ function selectorIn(msgSelector: unknown, nodeSelector: string): string {
   if (msgSelector !== undefined && msgSelector !== null) {
     if (typeof msgSelector !== 'string') throw invalid('msg.selector', `must be a string, got ${quoted(msgSelector)}`);
     if (msgSelector.trim() !== '') return msgSelector.trim();
-    throw new LightwireError('PARAMETER_MISSING', { field: 'msg.selector' });
   }
   if (nodeSelector.trim() === '') throw new LightwireError('PARAMETER_MISSING', { field: 'selector' });
   return nodeSelector.trim();

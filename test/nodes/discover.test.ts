@@ -111,6 +111,36 @@ describe('lightwire-discover', function () {
     const none = nextMessage('events');
     inject('disc', { selector: 'label:Nowhere' });
     expect(((await none) as Msg).payload).to.deep.equal([]);
+    // An empty or blank msg.selector is not given: the node's (here every light) stands.
+    for (const selector of ['', ' ']) {
+      const every = nextMessage('events');
+      inject('disc', { selector });
+      expect(((await every) as Msg).payload, JSON.stringify(selector)).to.have.length(4);
+    }
+  });
+
+  it('on a deploy of modified nodes, sends nothing for a list still waiting for the lights, and finishes it at close', async () => {
+    // No light answers on port 9: the list waits for the first discovery round (FIRST_ROUND_MS, 750 ms).
+    const waiting = (name: string): FlowNode[] => [
+      ...flow({ name, reportAdded: false }, { lanPort: 9 }),
+      { id: 'completer', type: 'complete', z: 'f1', x: 1, y: 1, scope: ['disc'], uncaught: false, wires: [['completed']] },
+      { id: 'completed', type: 'helper', z: 'f1', x: 1, y: 1 },
+    ];
+    await helper.load(NODES, waiting('first'));
+    const got = collect<Msg>('events');
+    const completed = collect<Msg>('completed');
+    const started = Date.now();
+    inject('disc', { topic: 'in flight' });
+    await new Promise((r) => setTimeout(r, 100));
+    await helper.setFlows(waiting('second'), 'nodes');
+    expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
+    await new Promise((r) => setTimeout(r, 2000 - (Date.now() - started)));
+    expect(got, 'events').to.deep.equal([]);
+    expect(completed).to.have.length(1);
+    // The node of the second deploy answers.
+    const list = nextMessage('events');
+    inject('disc', {});
+    expect(((await list) as Msg).topic).to.equal('list');
   });
 
   it('announces lights the config node already knew when it starts in a partial deploy', async () => {

@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import type { Fleet } from '../../core/simulator/index.js';
-import { NODES, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet } from './rig.js';
+import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet, statuses, type FlowNode } from './rig.js';
 
 interface Record_ {
   id: string;
@@ -68,6 +68,11 @@ describe('lightwire-get-info', function () {
     expect(lights.map((l) => l.label)).to.deep.equal(['Kitchen ceiling', 'Kitchen table']);
   });
 
+  it('takes an empty or blank msg.selector as not given: the node selector stands', async () => {
+    expect(await ask('info', { selector: '' })).to.have.length(4);
+    expect((await ask('fresh', { selector: '  ' })).map((l) => l.label)).to.deep.equal(['Bedside']);
+  });
+
   it('answers from the cache by default, and reads the lights with read "fresh" or msg.fresh', async () => {
     const bedside = fleet.light('d073d5000003');
     bedside.setState({ power: 'on' }); // behind the service's back; refresh is off in these tests
@@ -98,4 +103,62 @@ describe('lightwire-get-info', function () {
       expect(await ask('info', { selector: 'label:Bedside' })).to.have.length(1);
     });
   }
+});
+
+describe('lightwire-get-info: a deploy of modified nodes while a read is in flight', function () {
+  this.timeout(20_000);
+  let fleet: Fleet;
+
+  before(async () => {
+    fleet = await startFleet();
+  });
+
+  after(async () => {
+    await helper.unload();
+    await fleet.stop();
+  });
+
+  function flow(name: string): FlowNode[] {
+    return onTab(
+      configFor(fleet, { timeoutS: 1 }),
+      { id: 'fresh', type: 'lightwire-get-info', config: 'cfg', selector: 'label:Bedside', read: 'fresh', name, wires: [['out']] },
+      { id: 'catcher', type: 'catch', scope: null, wires: [['caught']] },
+      { id: 'completer', type: 'complete', scope: ['fresh'], uncaught: false, wires: [['completed']] },
+      { id: 'out', type: 'helper' },
+      { id: 'caught', type: 'helper' },
+      { id: 'completed', type: 'helper' },
+    );
+  }
+
+  it('sends and shows nothing more for it once closed, and finishes its message at close', async () => {
+    await helper.load(NODES, flow('first'));
+    const first = nextMessage('out');
+    inject('fresh', {});
+    expect((await first).payload).to.have.length(1);
+    await new Promise((r) => setTimeout(r, 50));
+    const out = collect('out');
+    const caught = collect('caught');
+    const completed = collect('completed');
+    const seen = statuses('fresh');
+    fleet.light('d073d5000003').setFaults({ unresponsive: true });
+    try {
+      const started = Date.now();
+      inject('fresh', { topic: 'in flight' });
+      await new Promise((r) => setTimeout(r, 150));
+      await helper.setFlows(flow('second'), 'nodes');
+      const shownAtClose = seen.length;
+      expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
+      // The fresh read gives up 1 s after it started: its answer used to reach the new deployment then.
+      await new Promise((r) => setTimeout(r, 1800 - (Date.now() - started)));
+      expect(out, 'output').to.deep.equal([]);
+      expect(caught, 'Catch').to.deep.equal([]);
+      expect(seen.slice(shownAtClose), 'status after close').to.deep.equal([]);
+      expect(completed).to.have.length(1);
+    } finally {
+      fleet.light('d073d5000003').setFaults({ unresponsive: false });
+    }
+    const next = nextMessage('out');
+    inject('fresh', {});
+    expect((await next).payload).to.have.length(1);
+  });
 });

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Fleet } from '../../core/simulator/index.js';
-import { NODES, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
+import { NODES, collect, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
 
 const BULB = 'd073d5000001'; // Kitchen ceiling, off
 const TABLE = 'd073d5000002'; // Kitchen table, on
@@ -163,6 +163,27 @@ describe('lightwire-set-state', function () {
       expect(writesTo(fleet, BULB)).to.equal(before);
     });
 
+    it('takes an empty or blank msg.selector as not given: the node selector stands', async () => {
+      for (const selector of ['', '  ']) {
+        fleet.light(BULB).setState({ power: 'off' });
+        const writes = writesTo(fleet, TABLE);
+        const msg = await send({ payload: 'on', selector });
+        expect((msg.payload as Results).map((r) => r.id), JSON.stringify(selector)).to.deep.equal([BULB]);
+        expect(state(BULB).power).to.equal('on');
+        expect(writesTo(fleet, TABLE)).to.equal(writes);
+      }
+    });
+
+    it('reads power in any case in an object, as in the "ON" payload', async () => {
+      await send({ payload: { power: 'ON' } });
+      expect(state(BULB).power).to.equal('on');
+      await send({ payload: { power: ' Off ', brightness: 0.4 } });
+      expect(state(BULB).power).to.equal('off');
+      expect(state(BULB).color.brightness).to.be.closeTo(0.4, 0.01);
+      await send({ payload: 'ON' });
+      expect(state(BULB).power).to.equal('on');
+    });
+
     it('acts on every light a group selector names', async () => {
       const msg = await send({ payload: { power: 'on' }, selector: 'group:Kitchen' });
       expect((msg.payload as Results).map((r) => r.id).sort()).to.deep.equal([BULB, TABLE]);
@@ -275,6 +296,45 @@ describe('lightwire-set-state', function () {
       }
     });
 
+    it('on a deploy of modified nodes, sends and shows nothing more for a write in flight, and finishes its message at close', async () => {
+      const withComplete = (name: string): FlowNode[] => [
+        ...flow(fleet, { name }, { timeoutS: 1 }),
+        { id: 'completer', type: 'complete', z: 'f1', x: 1, y: 1, scope: ['set'], uncaught: false, wires: [['completed']] },
+        { id: 'completed', type: 'helper', z: 'f1', x: 1, y: 1 },
+      ];
+      await helper.load(NODES, withComplete('first'));
+      await send({ payload: 'on' }); // the light is known and answering
+      await new Promise((r) => setTimeout(r, 50)); // and its Complete message is delivered
+      const out = collect('out');
+      const failed = collect('failed');
+      const caught = collect('caught');
+      const completed = collect('completed');
+      const seen = statuses('set'); // the node of the first deploy
+      fleet.light(BULB).setFaults({ unresponsive: true });
+      try {
+        const started = Date.now();
+        inject('set', { payload: 'off', topic: 'in flight' });
+        await new Promise((r) => setTimeout(r, 150));
+        await helper.setFlows(withComplete('second'), 'nodes');
+        const shownAtClose = seen.length;
+        expect(Date.now() - started, 'the deploy did not wait for the light').to.be.below(900);
+        expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
+        // The write times out 1 s after it started: its result used to reach the new deployment then.
+        await new Promise((r) => setTimeout(r, 1800 - (Date.now() - started)));
+        expect(out, 'output 1').to.deep.equal([]);
+        expect(failed, 'output 2').to.deep.equal([]);
+        expect(caught, 'Catch').to.deep.equal([]);
+        expect(seen.slice(shownAtClose), 'status after close').to.deep.equal([]);
+        expect(completed).to.have.length(1);
+      } finally {
+        fleet.light(BULB).setFaults({ unresponsive: false });
+      }
+      // The node of the second deploy works, and its own result reaches the flow.
+      const msg = await send({ payload: 'on' });
+      expect(msg.ok).to.equal(true);
+      expect(out).to.have.length(1);
+    });
+
     it('sends nothing to output 2 when every light is ok', async () => {
       await load();
       const silent = noMessage('failed', 300);
@@ -286,7 +346,7 @@ describe('lightwire-set-state', function () {
   describe('bad messages', () => {
     const bad: Array<{ name: string; msg: Record<string, unknown>; code: string; node?: string }> = [
       { name: 'no selector anywhere', msg: { payload: 'on' }, code: 'PARAMETER_MISSING', node: 'bare' },
-      { name: 'an empty msg.selector', msg: { payload: 'on', selector: '  ' }, code: 'PARAMETER_MISSING' },
+      { name: 'an empty msg.selector and no node selector', msg: { payload: 'on', selector: '  ' }, code: 'PARAMETER_MISSING', node: 'bare' },
       { name: 'a msg.selector that is not a string', msg: { payload: 'on', selector: 42 }, code: 'PARAMETER_INVALID' },
       { name: 'a malformed selector', msg: { payload: 'on', selector: 'colour:red' }, code: 'SELECTOR_INVALID' },
       { name: 'a selector that matches no light', msg: { payload: 'on', selector: 'label:Nowhere' }, code: 'LIGHTS_NOT_FOUND' },

@@ -38,30 +38,42 @@ describe('nodes: config properties', () => {
 
   it('reads lists separated by commas, spaces or new lines, and numbers typed as strings', () => {
     const o = configOptions(
-      { broadcast: '192.168.1.255, 10.0.0.255', hosts: '10.1.1.5:56701\n10.1.1.6', subnets: ['172.20.4.0/24'], lanPort: '56800', refreshS: '2.5', durationS: 0, timeoutS: '0.5', virtual: 'true', virtualLights: '7', http: true, httpPort: '0' },
+      { broadcast: '192.168.1.255, 10.0.0.255', hosts: '10.1.1.5:56701\n10.1.1.6', subnets: ['172.20.4.0/24'], lanPort: '56800', refreshS: '2.5', durationS: 0, timeoutS: '0.5', virtual: 'false', http: true, httpPort: '0' },
       { tokens: 'abc def:read' },
       '/data/lightwire-scenes.json',
     );
     expect(o.broadcastAddresses).to.deep.equal(['192.168.1.255', '10.0.0.255']);
     expect(o.staticHosts).to.deep.equal(['10.1.1.5:56701', '10.1.1.6']);
     expect(o.sweepSubnets).to.deep.equal(['172.20.4.0/24']);
-    expect(o).to.include({ lanPort: 56800, refreshIntervalMs: 2500, defaultDurationS: 0, answerTimeoutMs: 500, virtualLights: 7, scenesFile: '/data/lightwire-scenes.json' });
+    expect(o).to.include({ lanPort: 56800, refreshIntervalMs: 2500, defaultDurationS: 0, answerTimeoutMs: 500, virtualLights: 0, scenesFile: '/data/lightwire-scenes.json' });
     expect(o.http).to.deep.equal({ host: '127.0.0.1', port: 0, tokens: ['abc', 'def:read'] });
     expect(Object.isFrozen(o)).to.equal(true);
+    expect(configOptions({ virtual: 'true', virtualLights: '7' }).virtualLights).to.equal(7);
   });
 
   const bad: Array<[string, Record<string, unknown>, string]> = [
     ['a port out of range', { lanPort: 70000 }, 'lanPort'],
     ['a port that is not a number', { lanPort: 'seventy' }, 'lanPort'],
+    ['a fractional port', { lanPort: 1.5 }, 'lanPort'],
+    ['a port in hexadecimal', { lanPort: '0x10' }, 'lanPort'],
+    ['a port in binary', { lanPort: '0b1' }, 'lanPort'],
     ['a negative refresh', { refreshS: -1 }, 'refreshS'],
+    ['a refresh of -5 typed in', { refreshS: '-5' }, 'refreshS'],
+    ['a refresh of Infinity', { refreshS: 'Infinity' }, 'refreshS'],
     ['a transition that is text', { durationS: 'slow' }, 'durationS'],
+    ['a transition that is NaN', { durationS: 'NaN' }, 'durationS'],
     ['a zero timeout', { timeoutS: 0 }, 'timeoutS'],
+    ['a timeout of two minutes', { timeoutS: '120' }, 'timeoutS'],
     ['too many virtual lights', { virtual: true, virtualLights: 100000 }, 'virtualLights'],
-    ['a fractional count of virtual lights, even when they are off', { virtualLights: 2.5 }, 'virtualLights'],
+    ['1000 virtual lights', { virtual: true, virtualLights: '1000' }, 'virtualLights'],
+    ['no virtual lights when they are on', { virtual: true, virtualLights: 0 }, 'virtualLights'],
+    ['a fractional count of virtual lights', { virtual: true, virtualLights: 2.5 }, 'virtualLights'],
     ['a checkbox that is not a boolean', { virtual: 'yes' }, 'virtual'],
     ['an HTTP port that is text', { http: true, httpPort: 'web' }, 'httpPort'],
+    ['an HTTP port out of range', { http: true, httpPort: 70000 }, 'httpPort'],
+    ['a fractional HTTP port', { http: true, httpPort: '1.5' }, 'httpPort'],
     ['an HTTP host that is no address', { http: true, httpHost: '999.999.1.1' }, 'httpHost'],
-    ['an HTTP host that is no address, even with HTTP off', { httpHost: 'lights host' }, 'httpHost'],
+    ['an HTTP host that is a URL', { http: true, httpHost: 'http://pc' }, 'httpHost'],
     ['a list that is a number', { hosts: 5 }, 'hosts'],
     ['a list with a non-string entry', { subnets: ['10.0.0.0/24', 7] }, 'subnets'],
     ['a name that is not a string', { name: 3 }, 'name'],
@@ -71,6 +83,39 @@ describe('nodes: config properties', () => {
       expect(code(() => configOptions(props))).to.match(new RegExp(`^OPTIONS_INVALID \\{"option":"${option}"`));
     });
   }
+
+  it('does not read a section that is switched off: virtual lights, the real-light finding, the HTTP API', () => {
+    // Virtual lights off: their count is not read (the editor hides it).
+    expect(configOptions({ virtual: false, virtualLights: 0 }).virtualLights).to.equal(0);
+    expect(configOptions({ virtualLights: 2.5 }).virtualLights).to.equal(0);
+    // HTTP off: its address and port are not read.
+    expect(configOptions({ http: false, httpHost: 'http://pc', httpPort: 70000 }).http).to.equal(null);
+    expect(configOptions({ httpHost: 'lights host', httpPort: '0x10' }).http).to.equal(null);
+    // Virtual lights on: the real-light finding is not read.
+    const o = configOptions({ virtual: true, virtualLights: 2, lanPort: 70000, broadcast: 5, hosts: [7], subnets: {} });
+    expect(o).to.include({ lanPort: 56700, broadcastAddresses: null, virtualLights: 2 });
+    expect(o.staticHosts).to.deep.equal([]);
+    expect(o.sweepSubnets).to.deep.equal([]);
+  });
+
+  it('says what an HTTP host should be when it refuses one', () => {
+    for (const httpHost of ['http://pc', 'pc:8080', '999.999.1.1', 'lights host']) {
+      let message = '';
+      try {
+        configOptions({ http: true, httpHost });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message, httpHost).to.match(/^option httpHost must be an IP address such as 127\.0\.0\.1, 0\.0\.0\.0 or ::1, or a host name such as localhost; /);
+      expect(message, httpHost).to.contain(JSON.stringify(httpHost));
+    }
+    expect(code(() => configOptions({ http: true, httpHost: 'http://pc' }))).to.contain('is a URL, not an address');
+  });
+
+  it('reads numbers written in decimal, with a fraction or an exponent, around spaces', () => {
+    expect(configOptions({ lanPort: ' 56701 ', refreshS: '.5', durationS: '2.', timeoutS: '1e1' })).to.include({ lanPort: 56701, refreshIntervalMs: 500, defaultDurationS: 2, answerTimeoutMs: 10_000 });
+    expect(configOptions({ lanPort: '', refreshS: '' }).lanPort).to.equal(56700);
+  });
 
   it('splits lists on commas and white space only', () => {
     expect(listProp('hosts', ' a ,b\tc\n\nd ')).to.deep.equal(['a', 'b', 'c', 'd']);
@@ -127,6 +172,14 @@ describe('nodes: set-state payloads', () => {
     expect(parsePayload({ capture: 'Evening' }, d)).to.deep.equal({ kind: 'capture', name: 'Evening' });
   });
 
+  it('reads power in any case, in an object as in the shorthands', () => {
+    for (const word of ['ON', 'On', ' on ']) expect(parsePayload({ power: word }, d)).to.deep.equal({ kind: 'setState', request: { power: 'on' }, fast: false });
+    expect(parsePayload({ power: 'OFF', brightness: 0.5 }, d)).to.deep.equal({ kind: 'setState', request: { power: 'off', brightness: 0.5 }, fast: false });
+    expect(parsePayload('ON', d)).to.deep.equal(parsePayload({ power: 'ON' }, d));
+    expect(code(() => parsePayload({ power: 'maybe' }, d))).to.match(/^PARAMETER_INVALID \{"field":"payload.power"/);
+    expect(code(() => parsePayload({ power: true }, d))).to.match(/^PARAMETER_INVALID \{"field":"payload.power"/);
+  });
+
   it('offers every effect of the service', () => {
     expect(EFFECT_NAMES).to.deep.equal(['pulse', 'breathe', 'move', 'morph', 'flame', 'clouds', 'sunrise', 'sunset', 'off', 'clean']);
   });
@@ -142,7 +195,10 @@ describe('nodes: set-state payloads', () => {
     expect(selectorOf('label:A', 'all')).to.equal('label:A');
     expect(selectorOf(undefined, ' group:B ')).to.equal('group:B');
     expect(code(() => selectorOf(undefined, ''))).to.equal('PARAMETER_MISSING {"field":"selector"}');
-    expect(code(() => selectorOf('', 'all'))).to.equal('PARAMETER_MISSING {"field":"msg.selector"}');
+    // An empty or blank msg.selector is not given: the node's own selector stands.
+    expect(selectorOf('', 'all')).to.equal('all');
+    expect(selectorOf(' \t ', 'group:B')).to.equal('group:B');
+    expect(code(() => selectorOf('  ', ''))).to.equal('PARAMETER_MISSING {"field":"selector"}');
     expect(code(() => selectorOf(1, 'all'))).to.match(/^PARAMETER_INVALID/);
   });
 });
