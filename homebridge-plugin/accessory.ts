@@ -8,6 +8,7 @@ import type { Capabilities, LightResult, LightService, LightView } from '../core
 import { LIGHTBULB, NIGHT_VISION, type Mapping } from './characteristics.js';
 import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
 import { effectIsOn, effectsFor, type EffectSpec, type EffectStarter } from './effects.js';
+import { homeKitName, isHomeKitName, lightFallbackName } from './names.js';
 import { SUBTYPE } from './settings.js';
 import type { Writer } from './writer.js';
 
@@ -23,9 +24,76 @@ export interface LightContext {
   readonly relayCount?: number;
 }
 
+/** The boolean flags of Capabilities; the check below makes the compiler list any flag added to the type here. */
+const CAPABILITY_FLAGS = [
+  'color',
+  'variableColorTemp',
+  'infrared',
+  'multizone',
+  'extendedMultizone',
+  'matrix',
+  'chain',
+  'hev',
+  'relays',
+  'buttons',
+  'unhandled',
+  'isLight',
+] as const satisfies readonly (keyof Capabilities)[];
+type UncheckedCapability = Exclude<keyof Capabilities, (typeof CAPABILITY_FLAGS)[number] | 'kelvinRange'>;
+export const CAPABILITY_FLAGS_COMPLETE: [UncheckedCapability] extends [never] ? true : never = true;
+
+/** A LIFX Switch has 4 relays; a cached count beyond this is a broken cache, not a device (it would build that many switches). */
+const MAX_RELAYS = 16;
+
+const SERIAL = /^[0-9a-f]{12}$/;
+
+function capabilitiesProblem(caps: unknown): string | undefined {
+  if (typeof caps !== 'object' || caps === null || Array.isArray(caps)) return 'capabilities are not an object';
+  const c = caps as Record<string, unknown>;
+  const missing = CAPABILITY_FLAGS.filter((flag) => typeof c[flag] !== 'boolean');
+  if (missing.length > 0) return `capabilities lack ${missing.join(', ')}`;
+  const range = c.kelvinRange;
+  if (range === null) return undefined;
+  const r = range as Partial<Record<'minK' | 'maxK', unknown>> | undefined;
+  const ok =
+    typeof r === 'object' &&
+    typeof r.minK === 'number' &&
+    typeof r.maxK === 'number' &&
+    Number.isFinite(r.minK) &&
+    Number.isFinite(r.maxK) &&
+    r.minK > 0 &&
+    r.minK <= r.maxK;
+  return ok ? undefined : 'capabilities.kelvinRange is not a kelvin range';
+}
+
+/**
+ * Why a cached context cannot be used to restore a light, or undefined when it can. The context comes from
+ * Homebridge's cache file: an older version of the plugin or a hand edit may have left any shape in it, and
+ * restoring from a partial one would throw in configureAccessory (which Homebridge calls unguarded).
+ */
+export function lightContextProblem(context: unknown): string | undefined {
+  if (typeof context !== 'object' || context === null || Array.isArray(context)) {
+    return `its context is ${context === null ? 'null' : Array.isArray(context) ? 'a list' : typeof context}, not an object`;
+  }
+  const c = context as Record<string, unknown>;
+  if (c.kind !== 'light') return `its context.kind is ${typeof c.kind === 'string' ? JSON.stringify(c.kind) : c.kind === undefined ? 'missing' : typeof c.kind}, not "light"`;
+  if (typeof c.serial !== 'string' || !SERIAL.test(c.serial)) return 'its context.serial is not 12 lowercase hex digits';
+  if (typeof c.label !== 'string') return 'its context.label is not text';
+  if (c.capabilities === undefined) return 'its context.capabilities are missing';
+  if (c.capabilities !== null) {
+    const problem = capabilitiesProblem(c.capabilities);
+    if (problem !== undefined) return `its context.${problem}`;
+  }
+  if (c.lastSeenAt !== null && !(typeof c.lastSeenAt === 'number' && Number.isFinite(c.lastSeenAt))) return 'its context.lastSeenAt is not a time';
+  if (c.relayCount !== undefined && !(Number.isInteger(c.relayCount) && (c.relayCount as number) >= 0 && (c.relayCount as number) <= MAX_RELAYS)) {
+    return `its context.relayCount is not a whole number from 0 to ${MAX_RELAYS}`;
+  }
+  return undefined;
+}
+
+/** Whether a context is a complete LightContext (every field of the right type), safe to restore from. */
 export function isLightContext(context: unknown): context is LightContext {
-  const c = context as Partial<LightContext> | null;
-  return typeof c === 'object' && c !== null && c.kind === 'light' && typeof c.serial === 'string';
+  return lightContextProblem(context) === undefined;
 }
 
 /** Whether HomeKit gets anything for this device: a light, or a LIFX Switch (its relays). */
@@ -79,23 +147,23 @@ export class LightAccessory {
   /** Builds (or rebuilds) the services for what the light can do: from the view, or else from the cached context. */
   setup(view: LightView | undefined): void {
     const caps = view?.capabilities ?? this.context.capabilities;
-    const label = view?.label || this.context.label || this.serial;
+    const name = this.nameFor(view);
     this.information(view);
     if (caps === null) return;
     const { Service } = this.deps.hap;
     const bound: Bound[] = [];
 
-    const bulb = caps.isLight ? this.service(Service.Lightbulb, label, undefined) : undefined;
+    const bulb = caps.isLight ? this.service(Service.Lightbulb, name, undefined) : undefined;
     if (bulb) bound.push(...this.bindTable(bulb, LIGHTBULB, caps));
     else this.drop(Service.Lightbulb, undefined);
 
-    const nightVision = caps.infrared && this.deps.config.lights.nightVision ? this.service(Service.Lightbulb, `${label} Night Vision`, SUBTYPE.infrared) : undefined;
+    const nightVision = caps.infrared && this.deps.config.lights.nightVision ? this.service(Service.Lightbulb, `${name} Night Vision`, SUBTYPE.infrared) : undefined;
     if (nightVision) bound.push(...this.bindTable(nightVision, NIGHT_VISION, caps));
     else this.drop(Service.Lightbulb, SUBTYPE.infrared);
     this.bound = bound;
 
-    this.setupEffects(caps, label);
-    this.setupRelays(caps, label, this.deps.relayStates.get(this.serial)?.length ?? this.context.relayCount ?? 0);
+    this.setupEffects(caps, name);
+    this.setupRelays(caps, name, this.deps.relayStates.get(this.serial)?.length ?? this.context.relayCount ?? 0);
     if (bulb) this.setupAdaptiveLighting(bulb, caps);
   }
 
@@ -116,15 +184,31 @@ export class LightAccessory {
     if (fields.includes('product') || fields.includes('firmware')) this.information(view);
   }
 
-  /** A new label from the light: the accessory and its services follow it. Returns whether anything changed. */
-  rename(label: string): boolean {
-    if (label === '' || label === this.accessory.displayName) return false;
-    this.accessory.updateDisplayName(label);
+  /**
+   * The name HomeKit gets for this light: its label (from the view, else as cached) made valid for HomeKit, or its
+   * product and serial when nothing of the label is usable. Every service name is derived from it.
+   */
+  nameFor(view: LightView | undefined): string {
+    const label = view?.label || this.context.label;
+    const caps = view?.capabilities ?? this.context.capabilities;
+    return homeKitName(label, lightFallbackName(this.serial, view?.product?.name), caps?.isLight === false ? 'Switch' : 'Light');
+  }
+
+  /**
+   * A new label from the light (or, without a view, the cached one): the accessory and its services follow it.
+   * Also renames a restored accessory whose cached name HomeKit would refuse. Returns whether anything changed.
+   */
+  rename(view: LightView | undefined): boolean {
+    // An empty label (not read yet) keeps the name the accessory has, unless HomeKit would refuse that name.
+    if ((view?.label || this.context.label) === '' && isHomeKitName(this.accessory.displayName)) return false;
+    const name = this.nameFor(view);
+    if (name === this.accessory.displayName) return false;
+    this.accessory.updateDisplayName(name);
     const { Characteristic } = this.deps.hap;
-    this.accessory.getService(this.deps.hap.Service.AccessoryInformation)?.updateCharacteristic(Characteristic.Name, label);
+    this.accessory.getService(this.deps.hap.Service.AccessoryInformation)?.updateCharacteristic(Characteristic.Name, name);
     for (const service of this.accessory.services) {
       if (service.UUID === this.deps.hap.Service.AccessoryInformation.UUID) continue;
-      service.updateCharacteristic(Characteristic.Name, this.serviceName(service, label));
+      service.updateCharacteristic(Characteristic.Name, this.serviceName(service, name));
     }
     return true;
   }
@@ -137,11 +221,11 @@ export class LightAccessory {
 
   // ---- services ----
 
-  private serviceName(service: Service, label: string): string {
-    if (service.subtype === SUBTYPE.infrared) return `${label} Night Vision`;
+  private serviceName(service: Service, name: string): string {
+    if (service.subtype === SUBTYPE.infrared) return `${name} Night Vision`;
     const effect = this.effectSwitches.find((e) => service.subtype === SUBTYPE.effect(e.spec.kind));
     const relay = /^relay-(\d+)$/.exec(service.subtype ?? '');
-    return effect ? `${label} ${effect.spec.title}` : relay ? `${label} ${Number(relay[1]) + 1}` : label;
+    return effect ? `${name} ${effect.spec.title}` : relay ? `${name} ${Number(relay[1]) + 1}` : name;
   }
 
   private information(view: LightView | undefined): void {
@@ -198,7 +282,7 @@ export class LightAccessory {
     throw this.deps.failure();
   }
 
-  private setupEffects(caps: Capabilities, label: string): void {
+  private setupEffects(caps: Capabilities, name: string): void {
     const { Service } = this.deps.hap;
     const wanted = effectsFor(this.deps.settings.effects, caps);
     const keep = new Set(wanted.map((e) => SUBTYPE.effect(e.kind)));
@@ -206,7 +290,7 @@ export class LightAccessory {
       if (service.UUID === Service.Switch.UUID && service.subtype?.startsWith('effect-') && !keep.has(service.subtype)) this.accessory.removeService(service);
     }
     this.effectSwitches = wanted.map((spec) => {
-      const service = this.service(Service.Switch, `${label} ${spec.title}`, SUBTYPE.effect(spec.kind));
+      const service = this.service(Service.Switch, `${name} ${spec.title}`, SUBTYPE.effect(spec.kind));
       const characteristic = service.getCharacteristic(this.deps.hap.Characteristic.On);
       characteristic.onGet(() => {
         const view = this.deps.lights.light(this.serial);
@@ -238,7 +322,7 @@ export class LightAccessory {
   }
 
   /** One Switch per relay of a LIFX Switch. */
-  private setupRelays(caps: Capabilities, label: string, count: number): void {
+  private setupRelays(caps: Capabilities, name: string, count: number): void {
     const { Service, Characteristic } = this.deps.hap;
     const wanted = caps.relays ? count : 0;
     for (const service of [...this.accessory.services]) {
@@ -246,7 +330,7 @@ export class LightAccessory {
       if (service.UUID === Service.Switch.UUID && m && Number(m[1]) >= wanted) this.accessory.removeService(service);
     }
     this.relaySwitches = Array.from({ length: wanted }, (_, index) => {
-      const on = this.service(Service.Switch, `${label} ${index + 1}`, SUBTYPE.relay(index)).getCharacteristic(Characteristic.On);
+      const on = this.service(Service.Switch, `${name} ${index + 1}`, SUBTYPE.relay(index)).getCharacteristic(Characteristic.On);
       on.onGet(() => {
         const view = this.deps.lights.light(this.serial);
         const state = this.deps.relayStates.get(this.serial)?.[index];

@@ -416,6 +416,16 @@ export function parseConfig(raw: unknown): ConfigResult {
     }
   }
   if (walker.errors.length > 0) return { ok: false, errors: walker.errors, warnings: walker.warnings };
+  const scenes = (config as LightwireConfig).scenes;
+  // Valid on its own (JSON Schema cannot tie one option to another), but scene switches come from the scene file:
+  // without one there are none, and nothing else would say so.
+  if (scenes.switches && scenes.file === undefined) {
+    walker.warnings.push({
+      path: 'scenes.file',
+      rule: 'required',
+      message: 'scenes.file: scenes.switches is on but no scene file is set, so there are no scene switches; set scenes.file (e.g. "lightwire-scenes.json")',
+    });
+  }
   return { ok: true, config: config as LightwireConfig, warnings: walker.warnings };
 }
 

@@ -3,12 +3,13 @@
 // lights not seen for the grace period, and stops everything on shutdown. Homebridge never waits on the LAN:
 // reads come from the service's cache and writes answer within the response timeout.
 
-import type { API, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
+import type { API, Characteristic, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { LightService, LightwireError, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
 import type { RunningServer, ServerOptions } from '../core/http/index.js';
-import { LightAccessory, isLightContext, offered, type LightContext } from './accessory.js';
+import { LightAccessory, isLightContext, lightContextProblem, offered, type LightContext } from './accessory.js';
 import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
-import { SceneSwitches } from './scenes.js';
+import { homeKitName, lightFallbackName } from './names.js';
+import { SceneSwitches, isScenesContext } from './scenes.js';
 import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SCENES_UUID_SEED } from './settings.js';
 import { Writer } from './writer.js';
 
@@ -40,6 +41,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   private readonly relayStates = new Map<string, boolean[]>();
   private relayInterval: ReturnType<typeof setInterval> | undefined;
   private readonly notOffered = new Set<string>();
+  /** UUIDs of restored accessories whose cache entry could not be used: rebuilt when their light is found. */
+  private readonly unusable = new Set<string>();
   /** Lights removed as stale (removeAfterHours): registered again once they are heard from. */
   private readonly removedAsStale = new Set<string>();
   private scenes: SceneSwitches | undefined;
@@ -99,10 +102,29 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       this.answerUnavailable(accessory);
       return;
     }
-    if (isLightContext(accessory.context)) {
-      // Handlers now, from the cached capabilities: HomeKit may ask before the light is found.
-      this.handlerFor(accessory).setup(undefined);
+    if (accessory.UUID === this.api.hap.uuid.generate(SCENES_UUID_SEED)) {
+      // The scene switches are bound by syncScenes once the scene store is open; the context only marks them.
+      if (!isScenesContext(accessory.context)) accessory.context = { kind: 'scenes' };
+      return;
     }
+    // Homebridge calls this outside any try/catch: a throw here stops Homebridge. So the cached context is checked
+    // field by field first, and anything restoring it still throws is caught and treated the same way.
+    let problem = lightContextProblem(accessory.context);
+    if (problem === undefined) {
+      let light: LightAccessory | undefined;
+      try {
+        // Handlers now, from the cached capabilities: HomeKit may ask before the light is found.
+        light = this.handlerFor(accessory);
+        light.setup(undefined);
+        light.rename(undefined);
+        return;
+      } catch (err) {
+        light?.dispose();
+        if (light !== undefined && this.lights.get(light.serial) === light) this.lights.delete(light.serial);
+        problem = `its cached services cannot be restored (${err instanceof Error ? err.message : String(err)})`;
+      }
+    }
+    this.unusableCache(accessory, problem);
   }
 
   /** Starts the service; registers lights as they are announced. Called on didFinishLaunching. */
@@ -115,11 +137,16 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     try {
       await service.start();
     } catch (err) {
+      // Shut down while starting: no retry timer (shutdown() already cleared the timers it knew of).
+      if (this.stopped) return;
       const retryMs = this.deps.startRetryMs ?? START_RETRY_MS;
       this.log.error(`Cannot start the LAN client (${(err as Error).message}); trying again in ${retryMs / 1000} s.`);
       this.after(retryMs, () => void this.launch().catch((e: unknown) => this.log.error(`Lightwire stopped working: ${(e as Error).message}`)));
       return;
     }
+    // Shut down while the service was starting: shutdown() has already cleared the intervals, so setting one now
+    // would leave it running for good (and service.stop() has already been asked for).
+    if (this.stopped) return;
     for (const view of service.views()) if (this.lights.has(view.serial) || view.power !== null) this.ensureLight(view);
     // Relays are not part of the service's background refresh: the platform reads them on the same schedule.
     this.relayInterval = setInterval(() => this.readAllRelays(), Math.round(config.discovery.refreshIntervalS * 1000));
@@ -188,8 +215,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       light.setup(view);
       this.saveContext(light, view);
     }
-    if (fields.includes('label') && light.rename(view.label)) {
-      this.log.info(`${view.serial} is now called ${view.label}.`);
+    if (fields.includes('label') && light.rename(view)) {
+      this.log.info(`${view.serial} is now called ${view.label}${this.inHomeKit(view.label, light.accessory.displayName)}.`);
       this.saveContext(light, view);
     }
     light.update(view, fields);
@@ -216,19 +243,50 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     if (view.capabilities.relays) void this.readRelays(view.serial);
     this.readEffect(view.serial);
     if (existing !== undefined) {
+      const repaired = this.unusable.delete(uuid) || !isLightContext(existing.context);
+      if (repaired) {
+        // Restored from a cache entry that was not usable (configureAccessory): rebuilt from the light itself, in
+        // place, so it keeps its room and automations in Home.
+        this.clearUnavailable(existing);
+        existing.context = contextOf(view);
+      }
       const light = this.handlerFor(existing);
       light.setup(view);
-      light.rename(view.label);
-      this.saveContext(light, view);
+      light.rename(view);
+      if (repaired) {
+        this.api.updatePlatformAccessories([existing]);
+        this.log.info(`Rebuilt ${view.label || view.serial}${this.inHomeKit(view.label, existing.displayName)} from the light (${view.serial}): its cached data was not usable.`);
+      } else this.saveContext(light, view);
       return;
     }
     const category = view.capabilities.isLight ? this.api.hap.Categories.LIGHTBULB : this.api.hap.Categories.SWITCH;
-    const accessory = new this.api.platformAccessory(view.label || view.serial, uuid, category);
+    const name = homeKitName(view.label, lightFallbackName(view.serial, view.product?.name), view.capabilities.isLight ? 'Light' : 'Switch');
+    const accessory = new this.api.platformAccessory(name, uuid, category);
     accessory.context = contextOf(view);
     this.accessories.set(uuid, accessory);
     this.handlerFor(accessory).setup(view);
     this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [accessory]);
-    this.log.info(`Added ${accessory.displayName} (${view.product?.name ?? 'unknown product'}, ${view.serial}).`);
+    this.log.info(`Added ${view.label || view.serial}${this.inHomeKit(view.label, name)} (${view.product?.name ?? 'unknown product'}, ${view.serial}).`);
+  }
+
+  /** For a log line: the name HomeKit got, when it differs from the light's own label. */
+  private inHomeKit(label: string, name: string): string {
+    return label === name ? '' : ` (as "${name}" in HomeKit)`;
+  }
+
+  /**
+   * A restored accessory whose cached context cannot be used: it stays (same UUID, so Home keeps its room and
+   * automations) but answers "No Response" until its light is found and rebuilds it (ensureLight), and it is removed
+   * like any unseen light after removeAfterHours.
+   */
+  private unusableCache(accessory: PlatformAccessory, problem: string): void {
+    this.unusable.add(accessory.UUID);
+    this.answerUnavailable(accessory);
+    const hours = this.config?.discovery.removeAfterHours ?? 0;
+    this.log.warn(
+      `Cached accessory "${accessory.displayName}" cannot be restored: ${problem} (Homebridge's accessory cache). ` +
+        `It answers "No Response" until its light is found, then it is rebuilt${hours > 0 ? `; not found within ${hours} h, it is removed` : ''}.`,
+    );
   }
 
   private handlerFor(accessory: PlatformAccessory): LightAccessory {
@@ -277,8 +335,14 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     if (graceMs <= 0) return;
     const now = this.now();
     const refreshed: PlatformAccessory[] = [];
+    const scenesUuid = this.api.hap.uuid.generate(SCENES_UUID_SEED);
     for (const accessory of [...this.accessories.values()]) {
-      if (!isLightContext(accessory.context)) continue;
+      if (accessory.UUID === scenesUuid) continue;
+      if (this.unusable.has(accessory.UUID) || !isLightContext(accessory.context)) {
+        // An unusable cache entry no light has claimed (ensureLight rebuilds those it finds): seen last at launch.
+        if (now - this.launchedAt > graceMs) this.remove(accessory, `its cached data was not usable and its light was not found for ${Math.floor((now - this.launchedAt) / 3_600_000)} h`);
+        continue;
+      }
       const context = accessory.context;
       const view = this.service.light(context.serial);
       const lastSeenAt = view?.lastSeenAt ?? context.lastSeenAt ?? this.launchedAt;
@@ -295,6 +359,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
 
   private remove(accessory: PlatformAccessory, why: string): void {
     this.accessories.delete(accessory.UUID);
+    this.unusable.delete(accessory.UUID);
     if (isLightContext(accessory.context)) {
       this.lights.get(accessory.context.serial)?.dispose();
       this.lights.delete(accessory.context.serial);
@@ -351,7 +416,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     const uuid = this.api.hap.uuid.generate(SCENES_UUID_SEED);
     const existing = this.accessories.get(uuid);
     if (!config.scenes.switches || config.scenes.file === undefined) {
-      if (existing !== undefined) this.remove(existing, 'scene switches are off in the config');
+      if (existing !== undefined) this.remove(existing, config.scenes.switches ? 'scene switches need a scenes.file' : 'scene switches are off in the config');
       return;
     }
     let accessory = existing;
@@ -423,22 +488,40 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     });
   }
 
-  /** Cached accessories of an unconfigured or broken platform answer "No Response" rather than stale values. */
+  /**
+   * Cached accessories of an unconfigured or broken platform, or with an unusable cache entry, answer "No Response"
+   * rather than stale values. Names are no state: they keep answering.
+   */
   private answerUnavailable(accessory: PlatformAccessory): void {
-    const { Service } = this.api.hap;
-    for (const service of accessory.services) {
-      if (service.UUID === Service.AccessoryInformation.UUID) continue;
-      for (const characteristic of service.characteristics) {
-        characteristic.onGet(() => {
+    for (const characteristic of this.stateCharacteristics(accessory)) {
+      characteristic.onGet(() => {
+        throw this.failure();
+      });
+      if (characteristic.props.perms.includes(this.api.hap.Perms.PAIRED_WRITE)) {
+        characteristic.onSet(() => {
           throw this.failure();
         });
-        if (characteristic.props.perms.includes(this.api.hap.Perms.PAIRED_WRITE)) {
-          characteristic.onSet(() => {
-            throw this.failure();
-          });
-        }
       }
     }
+  }
+
+  /**
+   * Undoes answerUnavailable before an accessory is rebuilt: characteristics the rebuild does not bind (Adaptive
+   * Lighting's transition count, say) must not keep answering "No Response".
+   */
+  private clearUnavailable(accessory: PlatformAccessory): void {
+    for (const characteristic of this.stateCharacteristics(accessory)) {
+      characteristic.removeOnGet();
+      characteristic.removeOnSet();
+    }
+  }
+
+  private stateCharacteristics(accessory: PlatformAccessory): Characteristic[] {
+    const { Characteristic: C, Service } = this.api.hap;
+    return accessory.services
+      .filter((service) => service.UUID !== Service.AccessoryInformation.UUID)
+      .flatMap((service) => service.characteristics)
+      .filter((c) => c.UUID !== C.Name.UUID && c.UUID !== C.ConfiguredName.UUID);
   }
 
   private nameOf(serial: string): string {

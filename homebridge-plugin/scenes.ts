@@ -4,6 +4,7 @@
 import type { CharacteristicValue, HAP, PlatformAccessory, Service } from 'homebridge';
 import type { LightResult, LightService, Scene } from '../core/index.js';
 import type { LightwireConfig } from './config.js';
+import { homeKitName } from './names.js';
 import { SUBTYPE } from './settings.js';
 
 export const SCENE_SWITCH_RESET_MS = 1000;
@@ -30,6 +31,14 @@ export function sceneFadeS(config: LightwireConfig, scene: Pick<Scene, 'uuid' | 
   return own?.fadeS ?? config.scenes.fadeS;
 }
 
+/**
+ * A scene's switch name, valid for HomeKit (names.ts): "Movie 🎬" becomes "Movie"; a name with nothing usable
+ * becomes "Scene" and the first 6 letters or digits of the scene's id.
+ */
+export function sceneSwitchName(scene: Pick<Scene, 'uuid' | 'name'>): string {
+  return homeKitName(scene.name, `Scene ${scene.uuid.replace(/[^0-9A-Za-z]/g, '').slice(0, 6)}`, 'Scene');
+}
+
 export class SceneSwitches {
   private readonly resets = new Set<ReturnType<typeof setTimeout>>();
 
@@ -48,9 +57,10 @@ export class SceneSwitches {
     }
     for (const scene of scenes) {
       const subtype = SUBTYPE.scene(scene.uuid);
+      const name = sceneSwitchName(scene);
       let service: Service | undefined = this.accessory.getServiceById(Service.Switch, subtype);
-      if (service === undefined) service = this.accessory.addService(Service.Switch, scene.name, subtype);
-      service.setCharacteristic(Characteristic.Name, scene.name);
+      if (service === undefined) service = this.accessory.addService(Service.Switch, name, subtype);
+      service.setCharacteristic(Characteristic.Name, name);
       const on = service.getCharacteristic(Characteristic.On);
       on.onGet(() => false);
       on.onSet(async (value: CharacteristicValue) => {

@@ -111,6 +111,17 @@ describe('homebridge config', () => {
       expect(result.warnings.map((w) => w.path)).to.deep.equal(['lights.fade', 'colour']);
     });
 
+    it('warns that scene switches without a scene file give no switches', () => {
+      const result = parseConfig({ scenes: { switches: true } });
+      expect(result.ok).to.equal(true);
+      expect(result.warnings.map((w) => [w.path, w.rule])).to.deep.equal([['scenes.file', 'required']]);
+      expect(result.warnings[0]!.message).to.equal(
+        'scenes.file: scenes.switches is on but no scene file is set, so there are no scene switches; set scenes.file (e.g. "lightwire-scenes.json")',
+      );
+      expect(parseConfig({ scenes: { switches: true, file: 'scenes.json' } }).warnings).to.deep.equal([]);
+      expect(parseConfig({ scenes: { switches: false } }).warnings).to.deep.equal([]);
+    });
+
     it('rejects the same address listed twice and warns about the same light configured twice', () => {
       expect(errorsOf({ discovery: { staticHosts: ['10.0.0.1', '10.0.0.1'] } }).map((e) => e.rule)).to.deep.equal(['uniqueItems']);
       const result = parseConfig({ accessories: [{ serial: 'D073D5000001' }, { serial: 'd073d5000001' }] });

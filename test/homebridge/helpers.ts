@@ -172,3 +172,23 @@ export async function until(check: () => boolean, timeoutMs: number, what: strin
 }
 
 export const COMMUNICATION_FAILURE = hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE;
+
+/**
+ * HAP-NodeJS's "invalid 'Name'" warnings (it writes them with console.warn when an accessory or service is named)
+ * while `work` runs. Other console.warn output passes through.
+ */
+export async function hapNameWarnings(work: () => Promise<void> | void): Promise<string[]> {
+  const warnings: string[] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => {
+    const text = args.map(String).join(' ');
+    if (text.includes("invalid 'Name'")) warnings.push(text);
+    else original(...args);
+  };
+  try {
+    await work();
+  } finally {
+    console.warn = original;
+  }
+  return warnings;
+}

@@ -11,7 +11,8 @@ import { PlatformAccessory } from '../../node_modules/homebridge/dist/platformAc
 import { defaultFleet, type Fleet } from '../../core/simulator/index.js';
 import { ENUMS, PRODUCTS } from '../../core/protocol/index.js';
 import type { ServerOptions } from '../../core/http/index.js';
-import type { LightContext } from '../../homebridge-plugin/accessory.js';
+import { isLightContext, type LightContext } from '../../homebridge-plugin/accessory.js';
+import { HOMEKIT_NAME } from '../../homebridge-plugin/names.js';
 import { LightwirePlatform } from '../../homebridge-plugin/platform.js';
 import { LIGHT_UUID_SEED, SUBTYPE } from '../../homebridge-plugin/settings.js';
 import {
@@ -19,6 +20,7 @@ import {
   characteristic,
   fakeApi,
   has,
+  hapNameWarnings,
   hapRead,
   hapWrite,
   lightbulbOf,
@@ -90,6 +92,16 @@ describe('homebridge platform', function () {
       await platform.launch();
       expect(fake.registered).to.have.length(0);
     });
+
+    it('warns once at startup that scene switches need a scene file', async () => {
+      rig = await platformRig({ scenes: { switches: true } }, fleet);
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      const warnings = rig.log.lines.filter((l) => l.level === 'warn' && l.text.includes('scenes.switches'));
+      expect(warnings.map((l) => l.text)).to.deep.equal([
+        'Config: scenes.file: scenes.switches is on but no scene file is set, so there are no scene switches; set scenes.file (e.g. "lightwire-scenes.json")',
+      ]);
+      expect(rig.fake.registered.map((a) => a.displayName)).not.to.include('Lightwire Scenes');
+    });
   });
 
   describe('accessories', () => {
@@ -134,6 +146,75 @@ describe('homebridge platform', function () {
       expect(rig.fake.registered).to.have.length(10);
       expect(await hapRead(on)).to.deep.equal({ value: true });
       expect(cached.displayName).to.equal('Color 1');
+    });
+
+    it('restores a cached accessory whose context is not usable without throwing: "No Response", then rebuilt in place', async () => {
+      // Launched 3 hours ago (by the platform's clock), so the grace period of what was never found is over at once.
+      let now = Date.now() - 3 * 3_600_000;
+      const caps = PRODUCTS.get(1, 91).capabilities;
+      const full = (serial: string): LightContext => ({ kind: 'light', serial, label: 'Cached', capabilities: caps, lastSeenAt: now });
+      const cached = (serial: string, context: unknown): PlatformAccessoryType => {
+        const accessory = new PlatformAccessory(`Cached ${serial}`, hap.uuid.generate(LIGHT_UUID_SEED + serial)) as unknown as PlatformAccessoryType;
+        // Whatever the cache file holds, not only objects.
+        accessory.context = context as PlatformAccessoryType['context'];
+        return accessory;
+      };
+      // The audit's case: an older (or hand-edited) cache entry without capabilities, whose Lightbulb is cached.
+      const noCaps = cached(S(1), { kind: 'light', serial: S(1), label: 'Color 1', lastSeenAt: now });
+      noCaps.addService(hap.Service.Lightbulb, 'Color 1').getCharacteristic(hap.Characteristic.On).updateValue(false);
+      // Broken shapes for lights of the fleet (rebuilt when found) ...
+      const ofFleet = [
+        cached(S(2), { ...full(S(2)), capabilities: { isLight: true } }),
+        cached(S(3), { ...full(S(3)), label: 7 }),
+        cached(S(4), { ...full(S(4)), serial: 42 }),
+        cached(S(5), { ...full(S(5)), lastSeenAt: 'yesterday' }),
+        cached(S(6), { ...full(S(6)), relayCount: 1e9 }),
+        cached(S(8), { ...full(S(8)), capabilities: { ...caps, kelvinRange: { minK: 9000, maxK: 0 } } }),
+        cached(S(9), { ...full(S(9)), kind: 'lamp' }),
+        cached(S(10), null),
+      ];
+      // The White to Warm bulb was cached with Adaptive Lighting's characteristics.
+      ofFleet[0]!.addService(hap.Service.Lightbulb, 'White to Warm 2').addCharacteristic(hap.Characteristic.CharacteristicValueActiveTransitionCount);
+      // ... and for lights that are never found (removed after the grace period).
+      const lost = [undefined, 'light', 42, [], {}, { kind: 'light' }, { kind: 'light', serial: 'd073d5f00007', label: 'x', capabilities: 'all' }].map((context, i) =>
+        cached(`d073d5f0000${i}`, context),
+      );
+      const all = [noCaps, ...ofFleet, ...lost];
+      rig = await platformRig({ discovery: { removeAfterHours: 2 } }, fleet, { cached: all, launch: false, deps: { now: () => now } });
+      const warnings = rig.log.lines.filter((l) => l.level === 'warn' && l.text.includes('cannot be restored'));
+      expect(warnings).to.have.length(all.length);
+      expect(warnings[0]!.text).to.equal(
+        `Cached accessory "Cached ${S(1)}" cannot be restored: its context.capabilities are missing (Homebridge's accessory cache). ` +
+          'It answers "No Response" until its light is found, then it is rebuilt; not found within 2 h, it is removed.',
+      );
+      expect(warnings[1]!.text).to.contain('its context.capabilities lack color, variableColorTemp');
+      expect(rig.platform.lights.size).to.equal(0);
+      // Not found yet: its state is "No Response", its name still answers.
+      expect(await hapRead(characteristic(lightbulbOf(noCaps), 'On'))).to.deep.equal({ status: COMMUNICATION_FAILURE });
+      expect(await hapRead(characteristic(lightbulbOf(noCaps), 'Name'))).to.deep.equal({ value: 'Color 1' });
+
+      await rig.platform.launch();
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      // Rebuilt in place: the same accessories, with complete contexts, not registered a second time.
+      const rebuilt = [noCaps, ...ofFleet];
+      for (const accessory of rebuilt) {
+        expect(isLightContext(accessory.context), accessory.displayName).to.equal(true);
+        expect(rig.platform.lights.get((accessory.context as LightContext).serial)!.accessory).to.equal(accessory);
+      }
+      expect(rig.fake.registered.map((a) => a.UUID)).to.have.members(fleet.lights.map((l) => hap.uuid.generate(LIGHT_UUID_SEED + l.serial)).filter((u) => !rebuilt.some((a) => a.UUID === u)));
+      expect(noCaps.context).to.deep.include({ kind: 'light', serial: S(1), label: 'Color 1', capabilities: fleet.light(S(1)).product.capabilities });
+      expect(await hapRead(characteristic(lightbulbOf(noCaps), 'On'))).to.deep.equal({ value: true });
+      // The White to Warm bulb came back with Adaptive Lighting, whose characteristics answer again.
+      const transitions = lightbulbOf(ofFleet[0]!).getCharacteristic(hap.Characteristic.CharacteristicValueActiveTransitionCount);
+      expect(await hapRead(transitions)).to.deep.equal({ value: 0 });
+      expect(rig.log.text('info')).to.contain(`Rebuilt Color 1 from the light (${S(1)}): its cached data was not usable.`);
+
+      // The entries no light claimed go after the grace period, like any unseen light.
+      now = Date.now();
+      rig.platform.removeStale();
+      expect(rig.fake.unregistered.map((a) => a.UUID)).to.have.members(lost.map((a) => a.UUID));
+      expect(rig.platform.lights.size).to.equal(11);
+      expect(rig.log.text('info')).to.contain(`Removed Cached d073d5f00000: its cached data was not usable and its light was not found for 3 h.`);
     });
 
     it('removes lights not seen for the grace period, counting from their cached sighting', async () => {
@@ -393,6 +474,61 @@ describe('homebridge platform', function () {
       expect(rig.platform.service!.started).to.equal(false);
       rig = undefined;
     });
+
+    it('leaves no interval running when shut down while the service is still starting', async () => {
+      const live = new Set<unknown>();
+      const { setInterval: realSet, clearInterval: realClear } = globalThis;
+      globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
+        const timer = realSet(...args);
+        live.add(timer);
+        return timer;
+      }) as typeof setInterval;
+      globalThis.clearInterval = ((timer: Parameters<typeof clearInterval>[0]) => {
+        live.delete(timer);
+        realClear(timer);
+      }) as typeof clearInterval;
+      try {
+        const shut = await platformRig({}, fleet, { launch: false });
+        const launching = shut.platform.launch();
+        // shutdown() runs while launch() awaits service.start(); the service stops what the start started.
+        await shut.close();
+        await launching;
+        expect(shut.platform.service!.started).to.equal(false);
+        expect(shut.platform.lights.size).to.equal(0);
+        expect(live.size).to.equal(0);
+      } finally {
+        for (const timer of live) realClear(timer as ReturnType<typeof setInterval>);
+        globalThis.setInterval = realSet;
+        globalThis.clearInterval = realClear;
+      }
+    });
+
+    it('does not retry a start that fails after shutdown', async () => {
+      let attempts = 0;
+      let fail!: () => void;
+      rig = await platformRig({}, fleet, {
+        launch: false,
+        deps: {
+          startRetryMs: 50,
+          createService: (options) => {
+            const service = fleetServiceOptions(fleet)(options);
+            service.start = () => {
+              attempts++;
+              return new Promise<void>((_, reject) => (fail = () => reject(new Error('bind EADDRNOTAVAIL 0.0.0.0'))));
+            };
+            return service;
+          },
+        },
+      });
+      const launching = rig.platform.launch();
+      await rig.close();
+      fail();
+      await launching;
+      await new Promise((r) => setTimeout(r, 150));
+      expect(attempts).to.equal(1);
+      expect(rig.log.text('error')).not.to.contain('trying again');
+      rig = undefined;
+    });
   });
 });
 
@@ -466,3 +602,110 @@ describe('homebridge platform: LIFX Switch relays', function () {
 function lightbulbOfMaybe(accessory: PlatformAccessoryType): unknown {
   return accessory.services.find((s) => s.UUID === hap.Service.Lightbulb.UUID);
 }
+
+describe('homebridge platform: names HomeKit accepts', function () {
+  this.timeout(20000);
+  const firmware = { major: 3, minor: 70 };
+  const N = (n: number): string => `d073d50060${n.toString(16).padStart(2, '0')}`;
+  let fleet: Fleet;
+  let rig: PlatformRig | undefined;
+
+  before(async () => {
+    fleet = await startFleet({
+      lights: [
+        { serial: N(1), product: 91, label: 'Lamp 💡', firmware },
+        { serial: N(2), product: 91, label: 'Desk (left)', firmware },
+        { serial: N(3), product: 91, label: '#2 Hall', firmware },
+        { serial: N(4), product: 91, label: 'A', firmware },
+        { serial: N(5), product: 91, label: '💡💡', firmware },
+        { serial: N(6), product: 109, label: 'Cam ★', firmware, infrared: 0.25 },
+        { serial: N(7), product: 137, label: 'Candle 🕯', firmware },
+        { serial: N(8), product: 70, label: '⚡', firmware },
+      ],
+    });
+  });
+
+  after(async () => {
+    await fleet.stop();
+  });
+
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  const accessory = (n: number): PlatformAccessoryType => rig!.platform.lights.get(N(n))!.accessory;
+  const nameOf = (service: { getCharacteristic(c: typeof hap.Characteristic.Name): { value: unknown } }): unknown => service.getCharacteristic(hap.Characteristic.Name).value;
+
+  it('names accessories and services so HAP-NodeJS accepts them, keeping the labels in the log', async () => {
+    const warnings = await hapNameWarnings(async () => {
+      rig = await platformRig({ lights: { effects: ['flame'] }, discovery: { refreshIntervalS: 1 } }, fleet);
+      await until(() => rig!.platform.lights.size === 8 && rig!.platform.lights.get(N(8))!.relayCount === 4, 5000, '8 accessories and 4 relays');
+    });
+    expect(warnings).to.deep.equal([]);
+    const names = [1, 2, 3, 4, 5].map((n) => accessory(n).displayName);
+    expect(names).to.deep.equal(['Lamp', 'Desk left', '2 Hall', 'Light A', 'LIFX Color 006005']);
+    for (const n of [1, 2, 3, 4, 5]) {
+      expect(nameOf(lightbulbOf(accessory(n)))).to.equal(names[n - 1]);
+      expect(nameOf(accessory(n).getService(hap.Service.AccessoryInformation)!)).to.equal(names[n - 1]);
+    }
+    expect(nameOf(lightbulbOf(accessory(6), SUBTYPE.infrared))).to.equal('Cam Night Vision');
+    expect(nameOf(accessory(7).getServiceById(hap.Service.Switch, SUBTYPE.effect('flame'))!)).to.equal('Candle Flame');
+    expect(accessory(8).displayName).to.equal('LIFX Switch 006008');
+    expect(nameOf(accessory(8).getServiceById(hap.Service.Switch, SUBTYPE.relay(3))!)).to.equal('LIFX Switch 006008 4');
+    // Every Name the plugin gave, on every service of every accessory.
+    for (const light of rig!.platform.lights.values()) {
+      for (const service of light.accessory.services) {
+        const name = nameOf(service);
+        if (name !== null && name !== undefined) expect(HOMEKIT_NAME.test(String(name)), String(name)).to.equal(true);
+      }
+    }
+    expect(rig!.log.text('info')).to.contain(`Added Lamp 💡 (as "Lamp" in HomeKit) (LIFX Color, ${N(1)}).`).and.to.contain(`Added Desk (left) (as "Desk left" in HomeKit)`);
+  });
+
+  it('cleans a label changed elsewhere, and a name restored from an older cache', async () => {
+    let old!: PlatformAccessoryType;
+    // Cached by a version that passed labels through: HAP-NodeJS warns about the name as the cache is loaded.
+    const cacheWarnings = await hapNameWarnings(() => {
+      old = new PlatformAccessory('Old 💡', hap.uuid.generate(LIGHT_UUID_SEED + N(9))) as unknown as PlatformAccessoryType;
+    });
+    expect(cacheWarnings).to.have.length(1);
+    old.context = { kind: 'light', serial: N(9), label: 'Old 💡', capabilities: PRODUCTS.get(1, 91).capabilities, lastSeenAt: Date.now() } satisfies LightContext;
+    const warnings = await hapNameWarnings(async () => {
+      rig = await platformRig({}, fleet, { cached: [old], launch: false });
+      expect(old.displayName).to.equal('Old');
+      expect(nameOf(lightbulbOf(old))).to.equal('Old');
+      await rig.platform.launch();
+      await until(() => rig!.platform.lights.has(N(2)), 5000, 'light 2');
+      fleet.light(N(2)).setState({ label: 'Porch 🌙' });
+      await rig.platform.service!.refresh(`id:${N(2)}`);
+      await until(() => accessory(2).displayName === 'Porch', 3000, 'the new label');
+    });
+    try {
+      expect(warnings).to.deep.equal([]);
+      expect(nameOf(lightbulbOf(accessory(2)))).to.equal('Porch');
+      expect(rig!.log.text('info')).to.contain(`${N(2)} is now called Porch 🌙 (as "Porch" in HomeKit).`);
+    } finally {
+      fleet.light(N(2)).setState({ label: 'Desk (left)' });
+    }
+  });
+
+  it('names scene switches so HAP-NodeJS accepts them', async () => {
+    const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-')), 'scenes.json');
+    const config = { scenes: { file, switches: true } };
+    const first = await platformRig(config, fleet);
+    await until(() => first.platform.lights.has(N(1)), 5000, 'light 1');
+    await first.platform.service!.captureScene('Movie 🎬', `id:${N(1)}`);
+    await first.platform.service!.captureScene('🎬', `id:${N(1)}`);
+    await first.close();
+    const warnings = await hapNameWarnings(async () => {
+      rig = await platformRig(config, fleet);
+    });
+    expect(warnings).to.deep.equal([]);
+    const scenes = rig!.fake.registered.find((a) => a.displayName === 'Lightwire Scenes')!;
+    const switchNames = scenes.services.filter((s) => s.UUID === hap.Service.Switch.UUID).map((s) => String(nameOf(s)));
+    expect(switchNames).to.have.length(2);
+    expect(switchNames).to.include('Movie');
+    expect(switchNames.find((n) => n !== 'Movie')).to.match(/^Scene [0-9A-Za-z]{6}$/);
+  });
+});
