@@ -22,6 +22,8 @@ export interface ExecuteOptions {
   readonly read: 'none' | 'state' | 'state+zones' | 'cached-state';
   /** For `cached-state`: how old (ms) what our reads and writes told of a light may be to plan from it. */
   readonly freshStateMs?: number;
+  /** Lights whose zones are read too (and never planned from the cache), whatever `read` says of the others. */
+  readonly zonesOf?: ((light: LightView) => boolean) | undefined;
 }
 
 /** How long what the service last read or wrote of a light is fresh enough to plan a confirmed write from. */
@@ -298,11 +300,12 @@ export class Executor {
     try {
       let current: LightView;
       let planFrom: LightView;
-      if (options.read === 'none') current = planFrom = light;
-      else if (options.read === 'cached-state' && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
+      const zones = options.read === 'state+zones' || options.zonesOf?.(light) === true;
+      if (options.read === 'none' && !zones) current = planFrom = light;
+      else if (options.read === 'cached-state' && !zones && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
         current = light;
         planFrom = this.fromCache(light);
-      } else current = planFrom = await this.read(light, options.read === 'state+zones', remaining, names);
+      } else current = planFrom = await this.read(light, zones, remaining, names);
       const plan = planFor(planFrom, target.zones);
       // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
       // ok for a state the light never got, e.g. the middle ones of several zone messages in one step, or the older of

@@ -80,16 +80,17 @@ export function planSetState(change: StateChange, light: LightView, options: Set
   const colorMessages = (ms: number): PlannedMessage[] => {
     if (!hasColor) return [];
     const perZone = options.perZone;
-    if (perZone !== undefined && caps.multizone && light.zones !== null && light.zones.length > 0 && (useZones || !allSame(light.zones))) {
-      return zoneColorMessages(light, perZone, useZones ? zones : [{ start: 0, end: light.zones.length - 1 }], ms, options.fast);
-    }
-    if (useZones) return zoneColorMessages(light, wanted, zones, ms, options.fast);
-    // A strip whose zones differ, asked for part of a colour (brightness alone, a hue without a brightness): each
-    // zone keeps what the change leaves out, as when its zones are selected, instead of all of them taking the
-    // light's one colour (http-api-v1.md §7.2: what is not given is left as it is).
-    const known = light.zones;
-    if (!options.fast && caps.multizone && !isWholeColor(wanted) && known !== null && known.length > 1 && !allSame(known)) {
-      return zoneColorMessages(light, wanted, [{ start: 0, end: known.length - 1 }], ms, false);
+    if (useZones) return zoneColorMessages(light, perZone ?? wanted, zones, ms, options.fast);
+    // A strip whose zones are known, asked for part of a colour (brightness alone, a hue without a brightness) or a
+    // change from each zone's own colour (perZone): the zones are what it shows. Its one colour, as a read reports
+    // it, can lag behind zone writes, so it is no base here (http-api-v1.md §7.2: what is not given is left as is).
+    const known = caps.multizone && light.zones !== null && light.zones.length > 0 ? light.zones : null;
+    if (known !== null && (perZone !== undefined || (!options.fast && !isWholeColor(wanted)))) {
+      // Zones that differ: each keeps what the change leaves out, as when its zones are selected.
+      if (!allSame(known)) return zoneColorMessages(light, perZone ?? wanted, [{ start: 0, end: known.length - 1 }], ms, options.fast);
+      // Zones alike: one colour for the whole strip, over theirs.
+      const base = known[0]!;
+      return [colorChangeMessage(perZone ? perZone(base) : wanted, options.fast ? null : base, caps, ms)];
     }
     // Fast mode assumes no state read: a partial colour becomes SetWaveformOptional, never a merge with a
     // possibly stale cache. Without fast mode an unknown colour (a failed read) takes the same road.
@@ -210,6 +211,16 @@ export function requestedColor(color: PartialHsbk | undefined, brightness: numbe
   if (b !== undefined) out.brightness = b;
   if (range !== null && caps.variableColorTemp && color?.kelvin !== undefined) out.kelvin = clampKelvin(color.kelvin, range);
   return out;
+}
+
+/**
+ * Whether planning `change` for this light outside fast mode uses its zones: part of a colour for a strip (each
+ * zone keeps what the change leaves out), so they are read first rather than taken from the cache.
+ */
+export function usesZones(change: StateChange, light: LightView): boolean {
+  if (!light.capabilities.multizone || light.capabilities.kelvinRange === null) return false;
+  const wanted = requestedColor(change.color, change.brightness, light.capabilities);
+  return hasComponent(wanted) && !isWholeColor(wanted);
 }
 
 /** Every component given: the colour is the same whatever the light showed. */
@@ -333,7 +344,9 @@ function invalid(field: string, reason: string): never {
 /** A finite number in [min, max], or PARAMETER_INVALID naming the field. */
 export function checkNumber(field: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    invalid(field, `must be a number from ${min} to ${max} (got ${String(value)})`);
+    // An unbounded amount (a State Delta's saturation, brightness, kelvin) is any finite number.
+    const range = min === -Infinity && max === Infinity ? 'a finite number' : `a number from ${min} to ${max}`;
+    invalid(field, `must be ${range} (got ${String(value)})`);
   }
   return value;
 }

@@ -29,7 +29,7 @@ import {
   type MoveDirection,
 } from './effects.js';
 import { DEFAULT_FRESH_STATE_MS, Executor, type ExecuteOptions, type PlanFor } from './executor.js';
-import { planSetState } from './planner.js';
+import { planSetState, usesZones } from './planner.js';
 import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
 import type { LightResult, LightView, PartialHsbk, Plan, RelayState, ResolvedLight, StateChange } from './types.js';
@@ -684,7 +684,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     // infrared) plans the same whatever the light shows; a colour is planned from what the service knows of the light
     // when that is fresh (our own writes and recent reads), else from a read.
     const read: ExecuteOptions['read'] = needsZones ? 'state+zones' : change.color === undefined ? 'none' : 'cached-state';
-    const options: ExecuteOptions = { fast, deadlineMs: this.deadlineMs, read, freshStateMs: this.freshStateMs };
+    // A strip asked for part of a colour keeps its zones' own colours: they are read first (planSetState).
+    const options: ExecuteOptions = { fast, deadlineMs: this.deadlineMs, read, freshStateMs: this.freshStateMs, zonesOf: (light) => usesZones(change, light) };
     return this.executor.run(targets, fast ? fastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
   }
 

@@ -81,6 +81,13 @@ describe('applyDelta: relative changes become an absolute StateChange (§7.4)', 
     ['duration', { durationS: -1 }],
     ['power', { power: 'toggle', durationS: 1 }],
   ];
+  it('says an unbounded amount must be a finite number', () => {
+    assert.throws(
+      () => applyDelta(lightOf(COLOUR, { color: hsbk(0, 0, 1, 3500) }), { kelvin: Number.NaN, durationS: 1 }),
+      (err: unknown) => isLightwireError(err, 'PARAMETER_INVALID') && err.message.includes('must be a finite number (got NaN)'),
+    );
+  });
+
   for (const [field, delta] of invalid) {
     it(`rejects ${JSON.stringify(delta)} naming ${field}`, () => {
       assertInvalid(() => applyDelta(lightOf(COLOUR, { color: hsbk(0, 0, 1, 3500) }), delta as StateDelta), field);

@@ -408,6 +408,12 @@ describe('planSetState: zones (multizone lights only; power stays whole-device)'
     assert.deepEqual(alike.steps[0]!.map((m) => m.name), ['SetColor']);
   });
 
+  it('takes the zones, not the strip\'s one colour, as the base when they are alike (that colour lags zone writes)', () => {
+    const green = { hue: 120, saturation: 1, brightness: 1, kelvin: 3500 };
+    const got = planSetState({ brightness: 0.5, durationS: 0 }, lightOf(31, { power: 'on', color: RED, zones: eight(green) }), { fast: false });
+    assert.deepEqual(steps(got), [[{ name: 'SetColor', payload: { color: wire([21845, 65535, 32768, 3500]), durationMs: 0 } }]]);
+  });
+
   it('merges overlapping and adjacent ranges of known zones and clips them to the strip', () => {
     const got = planSetState({ color: { hue: 120 }, durationS: 0 }, lightOf(31, { power: 'on', color: RED, zones: eight(RED) }), {
       fast: false,

@@ -75,6 +75,18 @@ describe('LightService reports what its writes make the lights show', function (
     });
   }
 
+  it('reads a strip\'s zones before a brightness change, so zones changed behind its back keep their hues', async () => {
+    await rig.service.setState(`id:${STRIP}`, { color: 'red', durationS: 0 });
+    // Another app paints zones 0-7 blue; the service still believes the strip is all red (and fresh).
+    rig.fleet.light(STRIP).setState({ zones: Array.from({ length: 16 }, (_, i) => (i < 8 ? { hue: 240, saturation: 1, brightness: 1, kelvin: 3500 } : { hue: 0, saturation: 1, brightness: 1, kelvin: 3500 })) });
+    expect((await rig.service.setState(`id:${STRIP}`, { brightness: 0.5, durationS: 0 }))[0]!.status).to.equal('ok');
+    const shown = rig.fleet.light(STRIP).state.zones!;
+    expect(shown.map((z) => [Math.round(z.hue), z.brightness])).to.deep.equal([
+      ...Array.from({ length: 8 }, () => [240, 0.5]),
+      ...Array.from({ length: 8 }, () => [0, 0.5]),
+    ]);
+  });
+
   it('paints every zone of a strip in its view after a whole-light colour', async () => {
     await rig.service.setState(`id:${STRIP}`, { color: 'blue', durationS: 0 });
     const view = rig.service.light(STRIP)!;
