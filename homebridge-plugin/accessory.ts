@@ -4,11 +4,11 @@
 // service sees are pushed to HomeKit.
 
 import type { Characteristic, CharacteristicValue, HAP, Logging, PlatformAccessory, Service } from 'homebridge';
-import type { Capabilities, LightResult, LightService, LightView } from '../core/index.js';
+import { RELAYS_MAX, type Capabilities, type LightResult, type LightService, type LightView } from '../core/index.js';
 import { LIGHTBULB, NIGHT_VISION, type Mapping } from './characteristics.js';
 import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
 import { effectIsOn, effectsFor, type EffectSpec, type EffectStarter } from './effects.js';
-import { homeKitName, isHomeKitName, lightFallbackName } from './names.js';
+import { homeKitName, isHomeKitName, lightFallbackName, usableLabel } from './names.js';
 import { SUBTYPE } from './settings.js';
 import type { Writer } from './writer.js';
 
@@ -22,6 +22,12 @@ export interface LightContext {
   readonly lastSeenAt: number | null;
   /** Relays of a LIFX Switch, as last seen (0 for lights). */
   readonly relayCount?: number;
+  /**
+   * The product's name, as last seen: a light whose label has nothing HomeKit can use is named after it ("LIFX
+   * Color 00a1b2"), and a restored accessory must get the same name before its light is found. Caches written
+   * before this field was kept lack it.
+   */
+  readonly productName?: string;
 }
 
 /** The boolean flags of Capabilities; the check below makes the compiler list any flag added to the type here. */
@@ -41,9 +47,6 @@ const CAPABILITY_FLAGS = [
 ] as const satisfies readonly (keyof Capabilities)[];
 type UncheckedCapability = Exclude<keyof Capabilities, (typeof CAPABILITY_FLAGS)[number] | 'kelvinRange'>;
 export const CAPABILITY_FLAGS_COMPLETE: [UncheckedCapability] extends [never] ? true : never = true;
-
-/** A LIFX Switch has 4 relays; a cached count beyond this is a broken cache, not a device (it would build that many switches). */
-const MAX_RELAYS = 16;
 
 const SERIAL = /^[0-9a-f]{12}$/;
 
@@ -85,9 +88,12 @@ export function lightContextProblem(context: unknown): string | undefined {
     if (problem !== undefined) return `its context.${problem}`;
   }
   if (c.lastSeenAt !== null && !(typeof c.lastSeenAt === 'number' && Number.isFinite(c.lastSeenAt))) return 'its context.lastSeenAt is not a time';
-  if (c.relayCount !== undefined && !(Number.isInteger(c.relayCount) && (c.relayCount as number) >= 0 && (c.relayCount as number) <= MAX_RELAYS)) {
-    return `its context.relayCount is not a whole number from 0 to ${MAX_RELAYS}`;
+  // A LIFX Switch has at most RELAYS_MAX relays (the core's, core/protocol/limits.ts): a cached count beyond it is a
+  // broken cache, not a device (it would build that many switches).
+  if (c.relayCount !== undefined && !(Number.isInteger(c.relayCount) && (c.relayCount as number) >= 0 && (c.relayCount as number) <= RELAYS_MAX)) {
+    return `its context.relayCount is not a whole number from 0 to ${RELAYS_MAX}`;
   }
+  if (c.productName !== undefined && typeof c.productName !== 'string') return 'its context.productName is not text';
   return undefined;
 }
 
@@ -186,12 +192,20 @@ export class LightAccessory {
 
   /**
    * The name HomeKit gets for this light: its label (from the view, else as cached) made valid for HomeKit, or its
-   * product and serial when nothing of the label is usable. Every service name is derived from it.
+   * product (from the view, else as cached) and serial when nothing of the label is usable. Every service name is
+   * derived from it.
    */
   nameFor(view: LightView | undefined): string {
     const label = view?.label || this.context.label;
     const caps = view?.capabilities ?? this.context.capabilities;
-    return homeKitName(label, lightFallbackName(this.serial, view?.product?.name), caps?.isLight === false ? 'Switch' : 'Light');
+    const product = view?.product?.name ?? this.context.productName;
+    // No product known (a cache an older version wrote, and the light not read yet): the name the accessory was
+    // given for this same label stands. "LIFX 00a1b2" now would be renamed back to "LIFX Color 00a1b2" as soon as
+    // the product is read, two renames on every restart.
+    if (product === undefined && label === this.context.label && !usableLabel(label) && isHomeKitName(this.accessory.displayName)) {
+      return this.accessory.displayName;
+    }
+    return homeKitName(label, lightFallbackName(this.serial, product), caps?.isLight === false ? 'Switch' : 'Light');
   }
 
   /**

@@ -56,6 +56,11 @@ export function homeKitName(label: string, fallback: string, noun: string): stri
   return noun;
 }
 
+/** Whether anything of a label is usable in a name: else homeKitName gives the fallback. */
+export function usableLabel(label: string): boolean {
+  return clean(label) !== '';
+}
+
 /** The name of a light whose label has nothing usable: its product and the last 6 hex digits of its serial. */
 export function lightFallbackName(serial: string, productName: string | undefined): string {
   return `${productName ?? 'LIFX'} ${serial.slice(-6)}`;

@@ -119,8 +119,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
         light.rename(undefined);
         return;
       } catch (err) {
-        light?.dispose();
-        if (light !== undefined && this.lights.get(light.serial) === light) this.lights.delete(light.serial);
+        if (light !== undefined) this.discard(light);
         problem = `its cached services cannot be restored (${err instanceof Error ? err.message : String(err)})`;
       }
     }
@@ -213,6 +212,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     if (fields.includes('effect')) this.readEffect(view.serial);
     if (fields.includes('product')) {
       light.setup(view);
+      // A light named after its product (nothing of its label is usable) follows the product now known.
+      if (!fields.includes('label')) light.rename(view);
       this.saveContext(light, view);
     }
     if (fields.includes('label') && light.rename(view)) {
@@ -243,20 +244,14 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     if (view.capabilities.relays) void this.readRelays(view.serial);
     this.readEffect(view.serial);
     if (existing !== undefined) {
-      const repaired = this.unusable.delete(uuid) || !isLightContext(existing.context);
-      if (repaired) {
-        // Restored from a cache entry that was not usable (configureAccessory): rebuilt from the light itself, in
-        // place, so it keeps its room and automations in Home.
-        this.clearUnavailable(existing);
-        existing.context = contextOf(view);
+      if (this.unusable.has(uuid) || !isLightContext(existing.context)) {
+        this.rebuild(existing, view);
+        return;
       }
       const light = this.handlerFor(existing);
       light.setup(view);
       light.rename(view);
-      if (repaired) {
-        this.api.updatePlatformAccessories([existing]);
-        this.log.info(`Rebuilt ${view.label || view.serial}${this.inHomeKit(view.label, existing.displayName)} from the light (${view.serial}): its cached data was not usable.`);
-      } else this.saveContext(light, view);
+      this.saveContext(light, view);
       return;
     }
     const category = view.capabilities.isLight ? this.api.hap.Categories.LIGHTBULB : this.api.hap.Categories.SWITCH;
@@ -267,6 +262,52 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     this.handlerFor(accessory).setup(view);
     this.api.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [accessory]);
     this.log.info(`Added ${view.label || view.serial}${this.inHomeKit(view.label, name)} (${view.product?.name ?? 'unknown product'}, ${view.serial}).`);
+  }
+
+  /**
+   * Rebuilds, from the light itself, an accessory restored from a cache entry that was not usable
+   * (configureAccessory): in place, so it keeps its room and automations in Home. Should the rebuild fail, the
+   * accessory goes on answering "No Response" (never stale cached values) and stays marked unusable: the light's
+   * next announcement tries again, and removeStale removes it like any unseen light.
+   */
+  private rebuild(accessory: PlatformAccessory, view: LightView): void {
+    const cached: unknown = accessory.context;
+    let light: LightAccessory | undefined;
+    try {
+      // Undone first: the rebuild binds its own handlers, and characteristics it does not bind (Adaptive Lighting's
+      // transition count, say) must not keep answering "No Response".
+      this.clearUnavailable(accessory);
+      accessory.context = contextOf(view);
+      light = this.handlerFor(accessory);
+      light.setup(view);
+      light.rename(view);
+    } catch (err) {
+      if (light !== undefined) this.discard(light);
+      accessory.context = cached as PlatformAccessory['context'];
+      this.unusable.add(accessory.UUID);
+      this.answerUnavailable(accessory);
+      this.log.error(
+        `Cannot rebuild "${accessory.displayName}" from the light (${view.serial}): ${err instanceof Error ? err.message : String(err)}. ` +
+          'It answers "No Response" until it is rebuilt (when its light comes back online, or at the next start).',
+      );
+      return;
+    }
+    this.unusable.delete(accessory.UUID);
+    this.api.updatePlatformAccessories([accessory]);
+    this.log.info(`Rebuilt ${view.label || view.serial}${this.inHomeKit(view.label, accessory.displayName)} from the light (${view.serial}): its cached data was not usable.`);
+  }
+
+  /**
+   * Drops a light handler whose setup failed. Its cleanup (HAP's removeController) may throw too; that must not
+   * escape configureAccessory (which Homebridge calls unguarded) or the rebuild, so it is only logged.
+   */
+  private discard(light: LightAccessory): void {
+    try {
+      light.dispose();
+    } catch (err) {
+      this.log.debug(`${light.serial}: cleanup after a failed setup failed too (${err instanceof Error ? err.message : String(err)})`);
+    }
+    if (this.lights.get(light.serial) === light) this.lights.delete(light.serial);
   }
 
   /** For a log line: the name HomeKit got, when it differs from the light's own label. */
@@ -315,10 +356,11 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
 
   /** Keeps what a restored accessory needs in Homebridge's cache; saved only when it changed. */
   private saveContext(light: LightAccessory, view: LightView): void {
-    const next = contextOf(view, light.relayCount || light.context.relayCount);
     const before = light.context;
+    const next = contextOf(view, light.relayCount || before.relayCount, before.productName);
     const same =
       before.label === next.label &&
+      before.productName === next.productName &&
       JSON.stringify(before.capabilities) === JSON.stringify(next.capabilities) &&
       (before.relayCount ?? 0) === (next.relayCount ?? 0) &&
       before.lastSeenAt !== null;
@@ -547,7 +589,9 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   }
 }
 
-function contextOf(view: LightView, relayCount?: number): LightContext {
+/** What a restored accessory needs of a light; the product's name as last known while the light's is not known. */
+function contextOf(view: LightView, relayCount?: number, productName?: string): LightContext {
+  const product = view.product?.name ?? productName;
   return {
     kind: 'light',
     serial: view.serial,
@@ -555,6 +599,7 @@ function contextOf(view: LightView, relayCount?: number): LightContext {
     capabilities: view.capabilities,
     lastSeenAt: view.lastSeenAt,
     ...(relayCount !== undefined && relayCount > 0 ? { relayCount } : {}),
+    ...(product !== undefined ? { productName: product } : {}),
   };
 }
 

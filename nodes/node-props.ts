@@ -173,7 +173,14 @@ export class MessagesInFlight {
       },
       status: (status) => this.status(status),
       done: () => {
-        if (!this.closed && finish()) done();
+        if (this.closed || !finish()) return;
+        try {
+          done();
+        } catch (err) {
+          // Node-RED copies the message for a Complete node and throws when it cannot. The message is finished now, so
+          // a caller's fail() would do nothing: the error is reported here, as failMessage reports one for Catch nodes.
+          this.node.error(`the message could not be handed to Complete nodes: ${err instanceof Error ? err.message : String(err)}`);
+        }
       },
       fail: (err) => {
         if (this.closed || !finish()) return;

@@ -10,11 +10,12 @@ import type { PlatformAccessory as PlatformAccessoryType, PlatformConfig } from 
 import { PlatformAccessory } from '../../node_modules/homebridge/dist/platformAccessory.js';
 import { defaultFleet, type Fleet } from '../../core/simulator/index.js';
 import { ENUMS, PRODUCTS } from '../../core/protocol/index.js';
+import { RELAYS_MAX } from '../../core/index.js';
 import type { ServerOptions } from '../../core/http/index.js';
 import { isLightContext, type LightContext } from '../../homebridge-plugin/accessory.js';
 import { HOMEKIT_NAME } from '../../homebridge-plugin/names.js';
 import { LightwirePlatform } from '../../homebridge-plugin/platform.js';
-import { LIGHT_UUID_SEED, SUBTYPE } from '../../homebridge-plugin/settings.js';
+import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SUBTYPE } from '../../homebridge-plugin/settings.js';
 import {
   COMMUNICATION_FAILURE,
   characteristic,
@@ -47,6 +48,30 @@ function cachedAccessory(serial: string, label: string, lastSeenAt: number | nul
   const context: LightContext = { kind: 'light', serial, label, capabilities: PRODUCTS.get(1, pid).capabilities, lastSeenAt };
   accessory.context = context;
   return accessory;
+}
+
+/**
+ * An accessory as Homebridge restores it on the next start: written to its cache file (serialized to JSON) and read
+ * back, services and context included.
+ */
+function restored(accessory: PlatformAccessoryType, context?: (cached: Record<string, unknown>) => void): PlatformAccessoryType {
+  const platformAccessory = accessory as unknown as PlatformAccessory;
+  platformAccessory._associatedPlugin ??= PLUGIN_NAME;
+  platformAccessory._associatedPlatform ??= PLATFORM_NAME;
+  const json = JSON.parse(JSON.stringify(PlatformAccessory.serialize(platformAccessory))) as Parameters<typeof PlatformAccessory.deserialize>[0];
+  context?.(json.context as Record<string, unknown>);
+  return PlatformAccessory.deserialize(json) as unknown as PlatformAccessoryType;
+}
+
+/** The names an accessory is given from now on (updateDisplayName, which the platform calls to rename it). */
+function renames(accessory: PlatformAccessoryType): string[] {
+  const names: string[] = [];
+  const update = accessory.updateDisplayName.bind(accessory);
+  accessory.updateDisplayName = (name: string) => {
+    names.push(name);
+    update(name);
+  };
+  return names;
 }
 
 describe('homebridge platform', function () {
@@ -169,6 +194,9 @@ describe('homebridge platform', function () {
         cached(S(4), { ...full(S(4)), serial: 42 }),
         cached(S(5), { ...full(S(5)), lastSeenAt: 'yesterday' }),
         cached(S(6), { ...full(S(6)), relayCount: 1e9 }),
+        // More relays than a LIFX Switch has (the core's RELAYS_MAX), and a product name that is no text.
+        cached(S(7), { ...full(S(7)), relayCount: RELAYS_MAX + 1 }),
+        cached(S(11), { ...full(S(11)), productName: 7 }),
         cached(S(8), { ...full(S(8)), capabilities: { ...caps, kelvinRange: { minK: 9000, maxK: 0 } } }),
         cached(S(9), { ...full(S(9)), kind: 'lamp' }),
         cached(S(10), null),
@@ -188,6 +216,11 @@ describe('homebridge platform', function () {
           'It answers "No Response" until its light is found, then it is rebuilt; not found within 2 h, it is removed.',
       );
       expect(warnings[1]!.text).to.contain('its context.capabilities lack color, variableColorTemp');
+      expect(warnings.find((w) => w.text.includes(`"Cached ${S(7)}"`))!.text).to.contain(`its context.relayCount is not a whole number from 0 to ${RELAYS_MAX}`);
+      expect(warnings.find((w) => w.text.includes(`"Cached ${S(11)}"`))!.text).to.contain('its context.productName is not text');
+      // A Switch's relays, up to RELAYS_MAX, and caches without a product name (older versions) are usable.
+      expect(isLightContext({ ...full(S(7)), relayCount: RELAYS_MAX })).to.equal(true);
+      expect(isLightContext({ ...full(S(7)), productName: 'LIFX Mini' })).to.equal(true);
       expect(rig.platform.lights.size).to.equal(0);
       // Not found yet: its state is "No Response", its name still answers.
       expect(await hapRead(characteristic(lightbulbOf(noCaps), 'On'))).to.deep.equal({ status: COMMUNICATION_FAILURE });
@@ -215,6 +248,60 @@ describe('homebridge platform', function () {
       expect(rig.fake.unregistered.map((a) => a.UUID)).to.have.members(lost.map((a) => a.UUID));
       expect(rig.platform.lights.size).to.equal(11);
       expect(rig.log.text('info')).to.contain(`Removed Cached d073d5f00000: its cached data was not usable and its light was not found for 3 h.`);
+    });
+
+    it('keeps Homebridge running when restoring a cached accessory throws and so does its cleanup', async () => {
+      const cached = cachedAccessory(S(1), 'Old name', Date.now());
+      // Renamed as it is restored (its label changed), which throws; Adaptive Lighting is set up by then, and
+      // removing its controller again throws too.
+      cached.context = { ...(cached.context as LightContext), label: 'Color 1' } satisfies LightContext;
+      cached.updateDisplayName = () => {
+        throw new Error('name refused');
+      };
+      cached.removeController = () => {
+        throw new Error('controller busy');
+      };
+      // configureAccessory (Homebridge calls it unguarded) must not throw.
+      rig = await platformRig({}, fleet, { cached: [cached], launch: false });
+      expect(rig.log.text('warn')).to.contain('Cached accessory "Old name" cannot be restored: its cached services cannot be restored (name refused)');
+      expect(rig.log.text('debug')).to.contain('controller busy');
+      expect(rig.platform.lights.size).to.equal(0);
+      expect(await hapRead(characteristic(lightbulbOf(cached), 'On'))).to.deep.equal({ status: COMMUNICATION_FAILURE });
+    });
+
+    it('keeps answering "No Response" when rebuilding an unusable cache entry from its light fails, says so, and tries again', async () => {
+      const cached = cachedAccessory(S(1), 'Color 1', Date.now());
+      // An older cache entry without capabilities, whose Lightbulb was cached with a value now stale.
+      const { capabilities: _, ...withoutCapabilities } = cached.context as LightContext;
+      cached.context = withoutCapabilities;
+      cached.addService(hap.Service.Lightbulb, 'Color 1').getCharacteristic(hap.Characteristic.On).updateValue(false);
+      // HAP refuses the Adaptive Lighting controller the rebuild sets up last.
+      cached.configureController = () => {
+        throw new Error('controller refused');
+      };
+      rig = await platformRig({ discovery: { offlineAfterMisses: 1 } }, fleet, { cached: [cached], launch: false });
+      const on = characteristic(lightbulbOf(cached), 'On');
+      expect(await hapRead(on)).to.deep.equal({ status: COMMUNICATION_FAILURE });
+      await rig.platform.launch();
+      await until(() => rig!.platform.lights.size === 10 && rig!.log.text('error').includes('Cannot rebuild'), 5000, 'the other lights and the failed rebuild');
+      expect(rig.log.text('error')).to.contain(`Cannot rebuild "Color 1" from the light (${S(1)}): controller refused.`);
+      // Not the stale cached value: the light is not bound, so "No Response", and nothing was saved.
+      expect(await hapRead(on)).to.deep.equal({ status: COMMUNICATION_FAILURE });
+      expect(rig.platform.lights.has(S(1))).to.equal(false);
+      expect(cached.context).to.deep.equal(withoutCapabilities);
+      expect(rig.log.text('info')).not.to.contain('Rebuilt Color 1');
+
+      // Back online with the controller accepted: rebuilt then.
+      delete (cached as { configureController?: unknown }).configureController;
+      fleet.light(S(1)).setFaults({ offline: true });
+      await rig.platform.service!.refresh(`id:${S(1)}`).catch(() => undefined);
+      await until(() => rig!.platform.service!.light(S(1))?.online === false, 3000, 'light 1 offline');
+      fleet.light(S(1)).setFaults({ offline: false });
+      await rig.platform.service!.refresh(`id:${S(1)}`).catch(() => undefined);
+      await until(() => rig!.platform.lights.has(S(1)), 3000, 'light 1 rebuilt');
+      expect(rig.log.text('info')).to.contain(`Rebuilt Color 1 from the light (${S(1)}): its cached data was not usable.`);
+      expect(isLightContext(cached.context)).to.equal(true);
+      expect(await hapRead(on)).to.deep.equal({ value: true });
     });
 
     it('removes lights not seen for the grace period, counting from their cached sighting', async () => {
@@ -687,6 +774,39 @@ describe('homebridge platform: names HomeKit accepts', function () {
       expect(rig!.log.text('info')).to.contain(`${N(2)} is now called Porch 🌙 (as "Porch" in HomeKit).`);
     } finally {
       fleet.light(N(2)).setState({ label: 'Desk (left)' });
+    }
+  });
+
+  it('gives a light named after its product the same name after a restart, from this cache and an older one', async () => {
+    rig = await platformRig({}, fleet);
+    await until(() => rig!.platform.lights.has(N(5)) && rig!.platform.service!.light(N(5))?.product !== null, 5000, 'light 5 and its product');
+    const added = accessory(5);
+    // Its label ("💡💡") has nothing HomeKit can use: it is named after its product, which its cache entry keeps.
+    expect(added.displayName).to.equal('LIFX Color 006005');
+    expect(added.context).to.deep.include({ productName: 'LIFX Color' });
+    await rig.close();
+    rig = undefined;
+    const caches = {
+      'this version': restored(added),
+      // Written before the product's name was kept.
+      'an older version': restored(added, (context) => delete context.productName),
+    };
+    for (const [which, cached] of Object.entries(caches)) {
+      const names = renames(cached);
+      rig = await platformRig({}, fleet, { cached: [cached], launch: false });
+      expect(isLightContext(cached.context), which).to.equal(true);
+      // Restored before the light is found, then found: no rename at either step (a Name update each, before).
+      expect(cached.displayName, which).to.equal('LIFX Color 006005');
+      await rig.platform.launch();
+      await until(() => rig!.platform.service!.light(N(5))?.product !== null && (cached.context as LightContext).productName === 'LIFX Color', 5000, `light 5 (${which})`);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(accessory(5), which).to.equal(cached);
+      expect(names, which).to.deep.equal([]);
+      expect(cached.displayName, which).to.equal('LIFX Color 006005');
+      expect(nameOf(lightbulbOf(cached)), which).to.equal('LIFX Color 006005');
+      expect(nameOf(cached.getService(hap.Service.AccessoryInformation)!), which).to.equal('LIFX Color 006005');
+      await rig.close();
+      rig = undefined;
     }
   });
 

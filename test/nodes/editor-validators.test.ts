@@ -22,23 +22,39 @@ function scripts(html: string): string[] {
   return [...html.matchAll(/<script[^>]*type=["']text\/javascript["'][^>]*>([\s\S]*?)<\/script>/gi)].map((m) => m[1]!);
 }
 
+/** An edit dialog's checkboxes: id -> checked. */
+type Boxes = Record<string, boolean>;
+
+interface Editor {
+  readonly validators: Record<string, Validator>;
+  /** Opens the edit dialog of `node` (its oneditprepare runs) holding these checkboxes. */
+  open(node: Record<string, unknown>, boxes: Boxes): void;
+  /**
+   * Ends the open dialog the way Node-RED does: oneditsave, oneditcancel or oneditdelete. Its DOM stays, as it does
+   * while Node-RED validates the saved node.
+   */
+  close(how: 'oneditsave' | 'oneditcancel' | 'oneditdelete', self?: Record<string, unknown>): void;
+}
+
 /**
- * The validators an editor file registers, run against a stub RED. `dialog` stands for the open edit dialog: the
- * checkboxes it holds (id -> checked); without it the validators see no dialog and read the node's stored values,
- * as the editor does when it checks the flows.
+ * An editor file run against a stub RED and a stub jQuery whose DOM is the open edit dialog's checkboxes. Without
+ * an open dialog the validators see no dialog and read the node's stored values, as the editor does when it checks
+ * the flows.
  */
-function validators(type: string, dialog?: Record<string, boolean>): Record<string, Validator> {
-  let defaults: Record<string, { validate?: Validator }> = {};
+function editor(type: string): Editor {
+  let def: { defaults: Record<string, { validate?: Validator }>; oneditprepare?: (this: unknown) => void } & Record<string, unknown> = { defaults: {} };
+  let dialog: Boxes | undefined;
   const $ = (selector: string) => {
-    const id = /^#(.+)$/.exec(selector)?.[1];
+    const id = /^#([\w-]+)$/.exec(selector)?.[1];
     const present = dialog !== undefined && id !== undefined && Object.hasOwn(dialog, id);
-    return { length: present ? 1 : 0, is: () => (present ? dialog[id!]! : false), val: () => undefined };
+    const found = { length: present ? 1 : 0, is: () => (present ? dialog![id!]! : false), val: () => undefined, on: () => found, toggle: () => found };
+    return found;
   };
   const sandbox = {
     RED: {
       nodes: {
-        registerType: (registered: string, def: { defaults: Record<string, { validate?: Validator }> }) => {
-          if (registered === type) defaults = def.defaults;
+        registerType: (registered: string, d: typeof def) => {
+          if (registered === type) def = d;
         },
       },
       // The files must not lean on Node-RED's own number validator: it takes "0x10", "0b1" and "NaN".
@@ -54,8 +70,24 @@ function validators(type: string, dialog?: Record<string, boolean>): Record<stri
   };
   for (const script of scripts(source(type))) vm.runInNewContext(script, sandbox);
   const out: Record<string, Validator> = {};
-  for (const [name, prop] of Object.entries(defaults)) if (prop.validate !== undefined) out[name] = prop.validate;
-  return out;
+  for (const [name, prop] of Object.entries(def.defaults)) if (prop.validate !== undefined) out[name] = prop.validate;
+  return {
+    validators: out,
+    open(node, boxes) {
+      dialog = boxes;
+      def.oneditprepare?.call(node);
+    },
+    close(how, self) {
+      (def[how] as ((this: unknown) => void) | undefined)?.call(self ?? {});
+    },
+  };
+}
+
+/** The validators of an editor file, with the edit dialog of `dialog.node` open when it is given. */
+function validators(type: string, dialog?: { node: Record<string, unknown>; boxes: Boxes }): Record<string, Validator> {
+  const e = editor(type);
+  if (dialog !== undefined) e.open(dialog.node, dialog.boxes);
+  return e.validators;
 }
 
 /** A `var NAME = ...;` literal in an editor file, evaluated. */
@@ -153,8 +185,47 @@ describe('editor validators: the same answers as the runtime', () => {
         expect(editorAccepts(validators('lightwire-config')[c.prop]!, { ...c.off, [c.prop]: c.value }, c.value), `stored: ${what}`).to.equal(true);
         // In the dialog the checkbox counts, not the stored value: ticking the section on flags the value at once.
         const stale = { ...c.off, virtual: !c.off.virtual, http: !c.off.http };
-        expect(editorAccepts(validators('lightwire-config', { [c.box]: c.checked })[c.prop]!, stale, c.value), `dialog, off: ${what}`).to.equal(true);
-        expect(editorAccepts(validators('lightwire-config', { [c.box]: !c.checked })[c.prop]!, c.off, c.value), `dialog, on: ${what}`).to.equal(false);
+        expect(editorAccepts(validators('lightwire-config', { node: stale, boxes: { [c.box]: c.checked } })[c.prop]!, stale, c.value), `dialog, off: ${what}`).to.equal(true);
+        expect(editorAccepts(validators('lightwire-config', { node: c.off, boxes: { [c.box]: !c.checked } })[c.prop]!, c.off, c.value), `dialog, on: ${what}`).to.equal(false);
+      }
+    });
+
+    it('reads the dialog only for the node being edited: another config node checked meanwhile keeps its own sections', () => {
+      // Node-RED validates every lightwire-config node while one dialog is open (the sidebar, the nodes using them).
+      const cases: Array<{ prop: string; value: unknown; off: Record<string, unknown>; box: string }> = [
+        { prop: 'virtualLights', value: '0', off: { virtual: false }, box: 'node-config-input-virtual' },
+        { prop: 'lanPort', value: '70000', off: { virtual: true }, box: 'node-config-input-virtual' },
+        { prop: 'httpPort', value: '1.5', off: { http: false }, box: 'node-config-input-http' },
+        { prop: 'httpHost', value: 'http://pc', off: { http: false }, box: 'node-config-input-http' },
+      ];
+      for (const c of cases) {
+        const what = `${c.prop} = ${String(c.value)} with ${JSON.stringify(c.off)}`;
+        const on = { ...c.off, virtual: !c.off.virtual, http: !c.off.http };
+        // The dialog shows the section on for the node being edited; another node has it off, and one has it on.
+        const edited = { id: 'edited', ...on, [c.prop]: c.value };
+        const other = { id: 'other', ...c.off, [c.prop]: c.value };
+        const otherOn = { id: 'other-on', ...on, [c.prop]: c.value };
+        // The checkbox state that switches the property's section on.
+        const boxOn = !(c.off as Record<string, boolean>)[c.box.replace('node-config-input-', '')];
+        const e = editor('lightwire-config');
+        const validate = e.validators[c.prop]!;
+        e.open(edited, { [c.box]: boxOn });
+        expect(editorAccepts(validate, edited, c.value), `edited: ${what}`).to.equal(false);
+        expect(editorAccepts(validate, other, c.value), `other, section off: ${what}`).to.equal(true);
+        // The same the other way round: the dialog has the section off, a node with it on is still checked.
+        e.close('oneditcancel');
+        const editedOff = { id: 'edited', ...c.off, [c.prop]: c.value };
+        e.open(editedOff, { [c.box]: !boxOn });
+        expect(editorAccepts(validate, editedOff, c.value), `edited, section off: ${what}`).to.equal(true);
+        expect(editorAccepts(validate, otherOn, c.value), `other, section on: ${what}`).to.equal(false);
+        // A new node's cancel passes only its id; by id counts as the node being edited while the dialog is open.
+        expect(editorAccepts(validate, { ...otherOn, id: 'edited' }, c.value), `edited by id: ${what}`).to.equal(true);
+        // Closed (saved, cancelled, deleted): the stored values count again, for the node that was edited too.
+        for (const how of ['oneditsave', 'oneditcancel', 'oneditdelete'] as const) {
+          e.open(editedOff, { [c.box]: !boxOn });
+          e.close(how, how === 'oneditcancel' ? { id: 'edited' } : editedOff);
+          expect(editorAccepts(validate, { ...otherOn, id: 'edited' }, c.value), `after ${how}: ${what}`).to.equal(false);
+        }
       }
     });
 

@@ -4,8 +4,10 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { LightwireError, isLightwireError, type LightView } from '../../core/index.js';
+import type { Node } from 'node-red';
 import { configOptions, listProp } from '../../nodes/config-options.js';
 import { Connection, serviceOptions, type Health } from '../../nodes/connection.js';
+import { MessagesInFlight } from '../../nodes/node-props.js';
 import { colorText, parsePayload, selectorOf, EFFECT_NAMES } from '../../nodes/payload.js';
 import { selectorList } from '../../nodes/selector-list.js';
 import { healthStatus, healthText, resultsStatus, resultsText } from '../../nodes/status.js';
@@ -304,5 +306,44 @@ describe('nodes: connection lifetime', () => {
     expect(c.health().state).to.equal('idle');
     expect(c.peek()).to.equal(null);
     await c.close();
+  });
+});
+
+describe('nodes: messages in flight', () => {
+  /** A node that records what it reports; done() throws as Node-RED's does for a message it cannot copy. */
+  function rig(): { messages: MessagesInFlight; errors: string[]; warnings: string[]; dones: unknown[][] } {
+    const errors: string[] = [];
+    const warnings: string[] = [];
+    const node = { status: () => {}, error: (text: string) => errors.push(text), warn: (text: string) => warnings.push(text) } as unknown as Node;
+    return { messages: new MessagesInFlight(node), errors, warnings, dones: [] };
+  }
+  const uncopyable = (calls: unknown[][]) => (...args: unknown[]): void => {
+    calls.push(args);
+    throw new Error('the message cannot be copied for a Complete node');
+  };
+
+  it('reports a message whose done() throws on the way out (a Complete node), and finishes it only once', () => {
+    const r = rig();
+    const message = r.messages.begin(() => {}, uncopyable(r.dones));
+    expect(() => message.done()).to.not.throw();
+    expect(r.errors).to.have.length(1);
+    expect(r.errors[0]).to.contain('the message cannot be copied for a Complete node');
+    // A caller's catch that fails the message now does nothing: the message is already finished.
+    message.fail(new Error('later'));
+    message.done();
+    expect(r.dones).to.deep.equal([[]]);
+    expect(r.errors).to.have.length(1);
+  });
+
+  it('reports a failed message whose done(err) throws, and one finished at close without an error', () => {
+    const failing = rig();
+    failing.messages.begin(() => {}, uncopyable(failing.dones)).fail(new LightwireError('PARAMETER_INVALID', { field: 'payload', reason: 'bad' }));
+    expect(failing.errors).to.have.length(1);
+    expect(failing.errors[0]).to.match(/^PARAMETER_INVALID: .*could not be handed to Catch nodes/);
+    const closing = rig();
+    closing.messages.begin(() => {}, uncopyable(closing.dones));
+    expect(() => closing.messages.close()).to.not.throw();
+    expect(closing.dones).to.deep.equal([[]]);
+    expect(closing.warnings).to.have.length(1);
   });
 });
