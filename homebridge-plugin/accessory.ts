@@ -8,7 +8,7 @@ import { RELAYS_MAX, type Capabilities, type LightResult, type LightService, typ
 import { LIGHTBULB, NIGHT_VISION, type Mapping } from './characteristics.js';
 import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
 import { effectIsOn, effectsFor, type EffectSpec, type EffectStarter } from './effects.js';
-import { homeKitName, isHomeKitName, lightFallbackName, usableLabel } from './names.js';
+import { isHomeKitName, lightName, usableLabel } from './names.js';
 import { SUBTYPE } from './settings.js';
 import type { Writer } from './writer.js';
 
@@ -205,7 +205,7 @@ export class LightAccessory {
     if (product === undefined && label === this.context.label && !usableLabel(label) && isHomeKitName(this.accessory.displayName)) {
       return this.accessory.displayName;
     }
-    return homeKitName(label, lightFallbackName(this.serial, product), caps?.isLight === false ? 'Switch' : 'Light');
+    return lightName(label, this.serial, product, caps?.isLight !== false);
   }
 
   /**

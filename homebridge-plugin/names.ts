@@ -65,3 +65,8 @@ export function usableLabel(label: string): boolean {
 export function lightFallbackName(serial: string, productName: string | undefined): string {
   return `${productName ?? 'LIFX'} ${serial.slice(-6)}`;
 }
+
+/** The HomeKit name of a light or switch device: its label made valid, else its product and serial. */
+export function lightName(label: string, serial: string, productName: string | undefined, isLight: boolean): string {
+  return homeKitName(label, lightFallbackName(serial, productName), isLight ? 'Light' : 'Switch');
+}

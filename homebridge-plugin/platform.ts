@@ -8,7 +8,7 @@ import { LightService, LightwireError, type LightResult, type LightServiceOption
 import type { RunningServer, ServerOptions } from '../core/http/index.js';
 import { LightAccessory, isLightContext, lightContextProblem, offered, type LightContext } from './accessory.js';
 import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
-import { homeKitName, lightFallbackName } from './names.js';
+import { lightName } from './names.js';
 import { SceneSwitches, isScenesContext } from './scenes.js';
 import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SCENES_UUID_SEED } from './settings.js';
 import { Writer } from './writer.js';
@@ -255,7 +255,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       return;
     }
     const category = view.capabilities.isLight ? this.api.hap.Categories.LIGHTBULB : this.api.hap.Categories.SWITCH;
-    const name = homeKitName(view.label, lightFallbackName(view.serial, view.product?.name), view.capabilities.isLight ? 'Light' : 'Switch');
+    const name = lightName(view.label, view.serial, view.product?.name, view.capabilities.isLight);
     const accessory = new this.api.platformAccessory(name, uuid, category);
     accessory.context = contextOf(view);
     this.accessories.set(uuid, accessory);

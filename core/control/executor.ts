@@ -404,8 +404,8 @@ export class Executor {
    * sent while it waited for its acknowledgement may have changed).
    */
   private wrote(light: LightView, plan: Plan): void {
-    const facts0 = this.client.registry.peek(light.serial)?.facts;
-    const before = facts0 === undefined ? light : { color: facts0.color?.value ?? light.color, zones: facts0.zones?.value ?? light.zones };
+    const held = this.client.registry.peek(light.serial)?.facts;
+    const before = held === undefined ? light : { color: held.color?.value ?? light.color, zones: held.zones?.value ?? light.zones };
     const { facts, settleMs } = predict(plan, before);
     this.client.registry.wrote(light.serial, facts, settleMs);
   }

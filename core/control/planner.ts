@@ -10,6 +10,7 @@ import {
   fractionToWire,
   hsbkToWire,
   powerToWire,
+  sameHsbk,
   secondsToMs,
   skewRatioToWire,
   type Capabilities,
@@ -177,7 +178,7 @@ function zoneColorMessages(
     if (!selected[i]) continue;
     const color = target[i]!;
     const previous = runs.at(-1);
-    if (previous !== undefined && previous.end === i - 1 && sameWire(previous.color, color)) previous.end = i;
+    if (previous !== undefined && previous.end === i - 1 && sameHsbk(previous.color, color)) previous.end = i;
     else runs.push({ start: i, end: i, color });
   }
   return runs.map((r, i) =>
@@ -190,9 +191,6 @@ function zoneColorMessages(
     }),
   );
 }
-
-const sameWire = (a: WireHsbk, b: WireHsbk): boolean =>
-  a.hue === b.hue && a.saturation === b.saturation && a.brightness === b.brightness && a.kelvin === b.kelvin;
 
 // ---- shared: colour resolution against capabilities ----
 
@@ -229,8 +227,7 @@ function isWholeColor(c: PartialHsbk): boolean {
 }
 
 function allSame(zones: readonly Hsbk[]): boolean {
-  const [first] = zones;
-  return zones.every((z) => z.hue === first!.hue && z.saturation === first!.saturation && z.brightness === first!.brightness && z.kelvin === first!.kelvin);
+  return zones.every((z) => sameHsbk(z, zones[0]!));
 }
 
 export function hasComponent(c: PartialHsbk): boolean {

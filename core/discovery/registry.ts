@@ -2,7 +2,7 @@
 // it is online, and each fact with the time it was read. Emits added / changed / offline / online.
 
 import { EventEmitter } from 'node:events';
-import type { FirmwareVersion, Hsbk, PowerState, Product, SignalQuality } from '../protocol/index.js';
+import { sameHsbk, type FirmwareVersion, type Hsbk, type PowerState, type Product, type SignalQuality } from '../protocol/index.js';
 
 export interface Fact<T> {
   readonly value: T;
@@ -108,11 +108,6 @@ function sameValue(a: unknown, b: unknown): boolean {
   }
   for (const k in y) if (Object.hasOwn(y, k)) keys--;
   return keys === 0;
-}
-
-/** Colours by name: a keyed load of a fractional field (sameValue's) boxes it, 96 bytes a colour compared. */
-function sameHsbk(a: Hsbk, b: Hsbk): boolean {
-  return a === b || (a.hue === b.hue && a.saturation === b.saturation && a.brightness === b.brightness && a.kelvin === b.kelvin);
 }
 
 function sameZones(a: readonly Hsbk[], b: readonly Hsbk[]): boolean {

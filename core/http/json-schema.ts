@@ -27,7 +27,8 @@ export interface JsonSchema {
   readonly anyOf?: readonly JsonSchema[];
 }
 
-function types(schema: JsonSchema): readonly JsonType[] {
+/** The types a schema allows (`type` as a list). */
+export function types(schema: JsonSchema): readonly JsonType[] {
   if (schema.type === undefined) return [];
   return typeof schema.type === 'string' ? [schema.type] : schema.type;
 }

@@ -19,7 +19,7 @@ import type { LightResult, SetStateRequest, SetStatesResult, WriteOptions } from
 import { clipped, LightwireError } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
 import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem } from './errors.js';
-import { bareObject, coerce, isRecord, nestingDepth, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
+import { bareObject, coerce, isRecord, nestingDepth, types, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
 import { ListCache } from './list-cache.js';
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
@@ -129,7 +129,7 @@ export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | '
   if (flat) {
     const takesList = (k: string): boolean => {
       const field = schema.properties !== undefined && Object.hasOwn(schema.properties, k) ? schema.properties[k] : undefined;
-      return field?.type === 'array' || (Array.isArray(field?.type) && field.type.includes('array'));
+      return field !== undefined && types(field).includes('array');
     };
     const repeated = Object.keys(input).find((k) => Array.isArray(input[k]) && !takesList(k));
     if (repeated !== undefined) {

@@ -97,6 +97,11 @@ export interface Hsbk {
   readonly kelvin: number;
 }
 
+/** Two colours alike component by component (by name: a keyed load of a fractional field boxes it). Wire colours too. */
+export function sameHsbk(a: Hsbk, b: Hsbk): boolean {
+  return a === b || (a.hue === b.hue && a.saturation === b.saturation && a.brightness === b.brightness && a.kelvin === b.kelvin);
+}
+
 export interface WireHsbk {
   hue: number;
   saturation: number;
