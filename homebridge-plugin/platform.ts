@@ -199,6 +199,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
         this.ensureLight(view);
       } else light.update(view, ['online']);
     });
+    service.on('scenes', () => this.scenesChanged());
     service.on('error', (err) => this.backgroundError(err));
   }
 
@@ -472,6 +473,18 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     const count = this.scenes.sync();
     this.api.updatePlatformAccessories([accessory]);
     this.log.info(`${count} scene switch(es).`);
+  }
+
+  /**
+   * The scene list changed (a scene captured, renamed or deleted over the HTTP API, or in another process that shares
+   * the scene file): the switches follow it, without a restart.
+   */
+  private scenesChanged(): void {
+    const scenes = this.scenes;
+    if (scenes === undefined || this.stopped) return;
+    const count = scenes.sync();
+    this.api.updatePlatformAccessories([scenes.accessory]);
+    this.log.info(`Scenes changed: ${count} scene switch(es).`);
   }
 
   private async startHttp(config: LightwireConfig): Promise<void> {

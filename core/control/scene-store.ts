@@ -5,6 +5,9 @@
 // File format: `{ "version": 1, "scenes": [Scene, ...] }`, scenes in list order, pretty-printed.
 // Writes are atomic (temp file in the same directory, fsync, rename over the target, fsync of the
 // directory) and serialised through one promise chain, so concurrent changes all land in order.
+// The file is the truth, also for other processes that share it (Homebridge, Node-RED, the CLI): a change first
+// re-reads a file that changed on disk since this store last read or wrote it, so nobody's scenes are written over,
+// and watch() follows such changes while nothing is changed here.
 // A file that is not JSON or does not validate is renamed to `<file>.corrupt-<epoch ms>` and reported
 // (`problem` + the log callback); the store then starts empty and never writes over the bad bytes.
 
@@ -244,7 +247,32 @@ function stateOfLight(light: LightView): SceneState {
 // ---- the store ----
 
 /** The parts of node:fs/promises the store uses; tests pass one that fails on purpose. */
-export type SceneStoreFs = Pick<typeof import('node:fs/promises'), 'readFile' | 'open' | 'rename' | 'unlink' | 'mkdir' | 'lstat'>;
+export type SceneStoreFs = Pick<typeof import('node:fs/promises'), 'readFile' | 'open' | 'rename' | 'unlink' | 'mkdir' | 'lstat' | 'stat'>;
+
+export interface SceneWatchOptions {
+  /** How often the file is looked at; SCENE_FILE_CHECK_MS by default. */
+  readonly intervalMs?: number;
+  /** Told when the file cannot be followed (SCENE_STORE_FAILED), once until that clears; the log option by default. */
+  readonly onError?: (err: LightwireError) => void;
+}
+
+/** How often watch() looks at the scene file for changes made by other processes. */
+export const SCENE_FILE_CHECK_MS = 2000;
+
+/** What the file was when the store last read or wrote it: another process's write changes at least one of these. */
+interface FileStamp {
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+function stampOf(stats: { readonly ino: number; readonly size: number; readonly mtimeMs: number }): FileStamp {
+  return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
+}
+
+function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
+  return a === b || (a !== null && b !== null && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs);
+}
 
 export interface SceneStoreOptions {
   /** Owner written into captured scenes (`account.uuid`); default LOCAL_ACCOUNT_UUID. */
@@ -317,19 +345,28 @@ export class SceneStore {
 
   private readonly options: ResolvedOptions;
   private scenes: ReadonlyMap<string, Scene>;
-  /** Every change runs after the previous one has been written (or has failed). */
+  /** The file as this store last read or wrote it; null when there was none. */
+  private seen: FileStamp | null;
+  /** Every change (and every re-read) runs after the previous one has been written (or has failed). */
   private queue: Promise<void> = Promise.resolve();
+  private readonly listeners = new Set<(scenes: Scene[]) => void>();
+  private watchers = 0;
+  private watchTimer: ReturnType<typeof setInterval> | undefined;
+  /** The last trouble watch() logged, so a file left broken is said once, not every few seconds. */
+  private watchProblem: string | undefined;
 
   private constructor(
     filePath: string,
     options: ResolvedOptions,
     scenes: ReadonlyMap<string, Scene>,
     problem: LightwireError<'SCENE_STORE_CORRUPT'> | null,
+    seen: FileStamp | null,
   ) {
     this.filePath = filePath;
     this.options = options;
     this.scenes = scenes;
     this.problem = problem;
+    this.seen = seen;
   }
 
   /**
@@ -341,22 +378,74 @@ export class SceneStore {
   static async open(filePath: string, options?: SceneStoreOptions): Promise<SceneStore> {
     const o = resolveOptions(filePath, options);
     const target = path.resolve(filePath);
-    let text: string;
-    try {
-      text = await o.fs.readFile(target, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new SceneStore(target, o, new Map(), null);
-      throw new LightwireError('SCENE_STORE_FAILED', { path: target, reason: `cannot read it: ${errorText(err)}` });
+    const read = await readScenes(o, target);
+    if (read === null) return new SceneStore(target, o, new Map(), null, null);
+    if (!(read.scenes instanceof Invalid)) return new SceneStore(target, o, read.scenes, null, read.stamp);
+    const reason = read.scenes.message;
+    const movedTo = o.readOnly ? null : await moveAside(o, target, reason);
+    const problem = new LightwireError('SCENE_STORE_CORRUPT', { path: target, movedTo, reason });
+    o.log(problem.message);
+    // Moved aside, there is no file now; left where it is (read-only), it is what this store has seen.
+    return new SceneStore(target, o, new Map(), problem, movedTo === null ? read.stamp : null);
+  }
+
+  /**
+   * Re-reads the file if another process changed it (or removed it: no scenes then) since this store last read or
+   * wrote it, and resolves true when the scenes changed. A file that is not valid now is SCENE_STORE_FAILED and
+   * changes nothing, in memory or on disk: whoever is editing it by hand gets to finish.
+   */
+  reload(): Promise<boolean> {
+    return this.inQueue(() => this.follow());
+  }
+
+  /**
+   * Follows the file while nothing changes here: every `intervalMs` (SCENE_FILE_CHECK_MS by default) it is re-read
+   * if it changed on disk, and onChange listeners hear of new scenes. Trouble (SCENE_STORE_FAILED: a file left
+   * invalid) goes to `onError`, by default the log option, once until it clears. The timer does not keep the process
+   * alive. Only the first watch() call's interval and onError are used while it runs. Returns the function that stops watching (each watch() call its own;
+   * the file is checked while any is left).
+   */
+  watch(options: SceneWatchOptions = {}): () => void {
+    if (!isRecord(options)) throw optionsInvalid('options', 'must be an object');
+    const intervalMs = options.intervalMs ?? SCENE_FILE_CHECK_MS;
+    if (typeof intervalMs !== 'number' || !Number.isFinite(intervalMs) || intervalMs < 10) {
+      throw optionsInvalid('intervalMs', 'must be a number of milliseconds, 10 or more');
     }
-    try {
-      return new SceneStore(target, o, parseFile(text), null);
-    } catch (err) {
-      if (!(err instanceof Invalid)) throw err;
-      const movedTo = o.readOnly ? null : await moveAside(o, target, err.message);
-      const problem = new LightwireError('SCENE_STORE_CORRUPT', { path: target, movedTo, reason: err.message });
-      o.log(problem.message);
-      return new SceneStore(target, o, new Map(), problem);
+    if (options.onError !== undefined && typeof options.onError !== 'function') throw optionsInvalid('onError', 'must be a function');
+    const onError = options.onError ?? ((err: LightwireError) => this.options.log(err.message));
+    this.watchers++;
+    if (this.watchTimer === undefined) {
+      this.watchTimer = setInterval(() => {
+        this.reload().then(
+          () => (this.watchProblem = undefined),
+          (err: unknown) => {
+            const coded = err instanceof LightwireError ? err : new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: errorText(err) });
+            if (coded.message !== this.watchProblem) onError(coded);
+            this.watchProblem = coded.message;
+          },
+        );
+      }, intervalMs);
+      this.watchTimer.unref?.();
     }
+    let stopped = false;
+    return () => {
+      if (stopped) return;
+      stopped = true;
+      if (--this.watchers > 0 || this.watchTimer === undefined) return;
+      clearInterval(this.watchTimer);
+      this.watchTimer = undefined;
+    };
+  }
+
+  /**
+   * Calls `listener` with the whole list (list()'s order) after the scenes changed: a change made here, or one read
+   * from the file (reload(), watch()). A listener that throws is ignored. Returns the function that removes it.
+   */
+  onChange(listener: (scenes: Scene[]) => void): () => void {
+    if (typeof listener !== 'function') throw optionsInvalid('listener', 'must be a function');
+    const own = (scenes: Scene[]): void => listener(scenes);
+    this.listeners.add(own);
+    return () => void this.listeners.delete(own);
   }
 
   /** Every scene, by name, then uuid. */
@@ -457,17 +546,23 @@ export class SceneStore {
    * store's state: a failed write leaves both the file and memory as they were.
    */
   private change<T>(fn: (scenes: ReadonlyMap<string, Scene>) => { next: ReadonlyMap<string, Scene>; result: T }): Promise<T> {
-    const run = this.queue.then(async () => {
+    return this.inQueue(async () => {
+      // Another process's scenes are kept: the change applies to the file as it is now.
+      await this.follow();
       const { next, result } = fn(this.scenes);
       if (next !== this.scenes && this.options.readOnly) {
         throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: 'it was opened read-only' });
       }
       if (next !== this.scenes) {
-        await this.write(next);
-        this.scenes = next;
+        this.seen = await this.write(next);
+        this.replace(next);
       }
       return result;
     });
+  }
+
+  private inQueue<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
     this.queue = run.then(
       () => undefined,
       () => undefined,
@@ -475,12 +570,53 @@ export class SceneStore {
     return run;
   }
 
-  private async write(scenes: ReadonlyMap<string, Scene>): Promise<void> {
+  /** In the queue: takes in what another process did to the file since this store last read or wrote it. */
+  private async follow(): Promise<boolean> {
+    let stamp: FileStamp | null;
+    try {
+      stamp = stampOf(await this.options.fs.stat(this.filePath));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: `cannot read it: ${errorText(err)}` });
+      }
+      stamp = null;
+    }
+    if (sameStamp(stamp, this.seen)) return false;
+    const read = stamp === null ? null : await readScenes(this.options, this.filePath);
+    if (read !== null && read.scenes instanceof Invalid) {
+      throw new LightwireError('SCENE_STORE_FAILED', {
+        path: this.filePath,
+        reason: `it was changed on disk and is not valid now (${read.scenes.message}); nothing is written over it until it is fixed or removed`,
+      });
+    }
+    this.seen = read?.stamp ?? null;
+    const next = read === null || read.scenes instanceof Invalid ? new Map<string, Scene>() : read.scenes;
+    if (sameScenes(this.scenes, next)) return false;
+    this.replace(next);
+    return true;
+  }
+
+  private replace(next: ReadonlyMap<string, Scene>): void {
+    this.scenes = next;
+    if (this.listeners.size === 0) return;
+    const list = this.list();
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(list);
+      } catch {
+        // A listener's trouble is its own: the store and the other listeners carry on.
+      }
+    }
+  }
+
+  /** Writes the file atomically; resolves with what it now is on disk. */
+  private async write(scenes: ReadonlyMap<string, Scene>): Promise<FileStamp> {
     const { fs } = this.options;
     const dir = path.dirname(this.filePath);
     const body = `${JSON.stringify({ version: SCENE_FILE_VERSION, scenes: [...scenes.values()].sort(compareScenes) }, null, 2)}\n`;
     const temp = path.join(dir, `.${path.basename(this.filePath)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
     let created = false;
+    let stamp: FileStamp;
     try {
       await fs.mkdir(dir, { recursive: true });
       const handle = await fs.open(temp, 'wx', 0o644);
@@ -488,6 +624,9 @@ export class SceneStore {
       try {
         await handle.writeFile(body, 'utf8');
         await handle.sync();
+        // The temp file's own stamp: renamed, it is the scene file (the same inode), whatever else happens to the
+        // path later.
+        stamp = stampOf(await handle.stat());
       } finally {
         await handle.close();
       }
@@ -498,6 +637,7 @@ export class SceneStore {
       throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: `cannot write it: ${errorText(err)}` });
     }
     await syncDirectory(fs, dir);
+    return stamp;
   }
 }
 
@@ -519,6 +659,38 @@ async function syncDirectory(fs: SceneStoreFs, dir: string): Promise<void> {
   } catch {
     // The file itself was fsynced before the rename; the directory entry is the only thing at risk.
   }
+}
+
+/**
+ * The file's scenes (an Invalid when it does not parse) and its stamp, taken before reading so that a write landing
+ * in between is seen by the next look; null when there is no file.
+ */
+async function readScenes(o: ResolvedOptions, target: string): Promise<{ scenes: Map<string, Scene> | Invalid; stamp: FileStamp } | null> {
+  let text: string;
+  let stamp: FileStamp;
+  try {
+    stamp = stampOf(await o.fs.stat(target));
+    text = await o.fs.readFile(target, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new LightwireError('SCENE_STORE_FAILED', { path: target, reason: `cannot read it: ${errorText(err)}` });
+  }
+  try {
+    return { scenes: parseFile(text), stamp };
+  } catch (err) {
+    if (!(err instanceof Invalid)) throw err;
+    return { scenes: err, stamp };
+  }
+}
+
+/** The same scenes, value for value (a file re-read after a touch changes nothing). */
+function sameScenes(a: ReadonlyMap<string, Scene>, b: ReadonlyMap<string, Scene>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [uuid, scene] of a) {
+    const other = b.get(uuid);
+    if (other === undefined || JSON.stringify(other) !== JSON.stringify(scene)) return false;
+  }
+  return true;
 }
 
 /** Renames a corrupt file to `<file>.corrupt-<epoch ms>[-n]`, never over an existing file. */

@@ -175,6 +175,11 @@ export interface LightServiceEvents {
   changed: [LightView, readonly string[]];
   offline: [LightView];
   online: [LightView];
+  /**
+   * The scene list changed: a capture, rename or delete here, or the scene file changed on disk (another process that
+   * shares it; looked at every SCENE_FILE_CHECK_MS). With every scene, in list order.
+   */
+  scenes: [readonly Scene[]];
   /** Background trouble (a socket error); the service keeps running. */
   error: [Error];
 }
@@ -336,6 +341,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   private sceneStoreInstance: SceneStore | undefined;
   /** Why the scene file could not be opened (start()): scene operations fail with it. */
   private sceneStoreFailure: LightwireError | undefined;
+  /** Stops following the scene file and its changes (set while running with a store). */
+  private stopFollowingScenes: (() => void) | undefined;
   /** LightView per serial with the record revision it was built from: light(serial) is a map lookup. */
   private readonly viewCache = new Map<string, { readonly revision: number; readonly view: LightView }>();
   private namesCache: GroupNames | undefined;
@@ -434,6 +441,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       this.startedClient = true;
     }
     this.running = true;
+    this.followScenes();
     // Lights a client already knew (a client passed in, or a restart) count as announced.
     for (const record of this.client.registry.peekAll()) {
       if (record.facts.power !== undefined || record.facts.color !== undefined) this.announced.add(record.serial);
@@ -462,6 +470,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     this.markReady();
     if (!this.running) return;
     this.running = false;
+    this.stopFollowingScenes?.();
+    this.stopFollowingScenes = undefined;
     if (this.startedClient) await this.client.stop();
     this.startedClient = false;
   }
@@ -543,6 +553,18 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Where Node sends a rejection of an async listener (captureRejections). */
   [Symbol.for('nodejs.rejection')](err: unknown, event: string | symbol): void {
     reportRejection(this as EventEmitter, err, event);
+  }
+
+  /** While running: the scene file is followed (other processes share it), and its changes are told as `scenes`. */
+  private followScenes(): void {
+    const store = this.sceneStoreInstance;
+    if (store === undefined || this.stopFollowingScenes !== undefined) return;
+    const unwatch = store.watch({ onError: (err) => this.backgroundError(err) });
+    const off = store.onChange((scenes) => tellListeners(this as EventEmitter, 'scenes', [scenes], (err) => this.backgroundError(err)));
+    this.stopFollowingScenes = () => {
+      unwatch();
+      off();
+    };
   }
 
   private backgroundError(err: Error): void {
@@ -766,6 +788,9 @@ export class LightService extends EventEmitter<LightServiceEvents> {
    * `ignore`, `overrides`.
    */
   async activateScene(sceneId: string, activation: SceneActivation = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    // A scene another process captured a moment ago is found; a file left invalid keeps the scenes as they were
+    // (the watch reports it).
+    if (this.sceneStoreFailure === undefined) await this.scenes?.reload().catch(() => false);
     const scene = this.findScene(sceneId);
     // Validate every state before anything is sent.
     const jobs = scene.states.map((state, i) => {

@@ -6,7 +6,7 @@ import { createHook } from 'node:async_hooks';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { LightClient, LightService, LightwireError, type LightView, type LightServiceOptions } from '../../core/index.js';
+import { LightClient, LightService, LightwireError, SceneStore, type LightView, type LightServiceOptions } from '../../core/index.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 
 const BROADCAST = '127.255.255.255';
@@ -190,6 +190,30 @@ describe('LightService lifecycle', () => {
       expect(service.findScene(scene.uuid)).to.deep.equal(scene);
       const err = await service.activateScene('Morning').then(() => null, (e: unknown) => e);
       expect((err as LightwireError).code).to.equal('SCENE_NOT_FOUND');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shares its scene file with another process: finds scenes captured there, keeps them when capturing, and tells `scenes`', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-scenes-'));
+    try {
+      const file = path.join(dir, 'scenes.json');
+      service = await LightService.start(options(fleet, { scenes: file }));
+      await service.ready;
+      const heard: string[][] = [];
+      service.on('scenes', (scenes) => heard.push(scenes.map((s) => s.name)));
+      // Another process (the CLI, Node-RED) captures a scene into the same file.
+      const elsewhere = await SceneStore.open(file);
+      const light = service.light('d073d5000001')!;
+      await elsewhere.capture('Morning', [{ ...light, power: 'on', color: { hue: 120, saturation: 1, brightness: 1, kelvin: 3500 } }]);
+      const results = await service.activateScene('Morning', { durationS: 0 });
+      expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+      expect(fleet.light('d073d5000001').state.color.hue).to.be.closeTo(120, 0.1);
+      expect(heard).to.deep.equal([['Morning']]);
+      await service.captureScene('Evening', 'id:d073d5000002');
+      expect(heard).to.deep.equal([['Morning'], ['Evening', 'Morning']]);
+      expect((await SceneStore.open(file)).list().map((s) => s.name)).to.deep.equal(['Evening', 'Morning']);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

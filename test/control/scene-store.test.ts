@@ -547,6 +547,91 @@ describe('scene store', () => {
       expect((await open()).list().map((s) => s.name)).to.deep.equal(['Kept', 'Later']);
     });
   });
+
+  describe('a file shared with other processes', () => {
+    const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it("keeps the other process's scenes: a change applies to the file as it is now, not as it was at open", async () => {
+      const homebridge = await open();
+      const cli = await open();
+      await homebridge.capture('Evening', [light('d073d5000001')], { uuid: NIGHT });
+      // The CLI's store was opened before: its change must not write over Evening.
+      await cli.capture('Morning', [light('d073d5000002')], { uuid: WARM });
+      expect(cli.list().map((s) => s.name)).to.deep.equal(['Evening', 'Morning']);
+      expect((await open()).list().map((s) => s.name)).to.deep.equal(['Evening', 'Morning']);
+      // And back: Homebridge renames its scene without losing Morning.
+      await homebridge.rename(NIGHT, 'Night');
+      expect((await open()).list().map((s) => s.name)).to.deep.equal(['Morning', 'Night']);
+      expect(homebridge.list().map((s) => s.name)).to.deep.equal(['Morning', 'Night']);
+    });
+
+    it('reload() takes in a change made elsewhere, or a removed file (no scenes), and says whether anything changed', async () => {
+      const store = await open();
+      const other = await open();
+      expect(await store.reload()).to.equal(false);
+      await other.capture('Evening', [light('d073d5000001')], { uuid: NIGHT });
+      expect(store.list()).to.deep.equal([]);
+      expect(await store.reload()).to.equal(true);
+      expect(store.list().map((s) => s.uuid)).to.deep.equal([NIGHT]);
+      expect(store.get(NIGHT).name).to.equal('Evening');
+      // Touched, the same scenes: nothing changed.
+      await fs.utimes(file, new Date(), new Date(Date.now() + 5000));
+      expect(await store.reload()).to.equal(false);
+      await fs.rm(file);
+      expect(await store.reload()).to.equal(true);
+      expect(store.list()).to.deep.equal([]);
+    });
+
+    it('refuses to write over a file someone left invalid, changing nothing, and carries on once it is fixed', async () => {
+      const store = await open();
+      await store.capture('Evening', [light('d073d5000001')], { uuid: NIGHT });
+      const good = await fs.readFile(file, 'utf8');
+      const halfEdited = good.slice(0, good.length - 10);
+      await fs.writeFile(file, halfEdited);
+      const err = await rejection(store.capture('Morning', [light('d073d5000002')], { uuid: WARM }));
+      expect(isLightwireError(err, 'SCENE_STORE_FAILED')).to.equal(true);
+      expect((err as Error).message).to.match(/changed on disk and is not valid now/);
+      expect(await codeOf(store.reload())).to.equal('SCENE_STORE_FAILED');
+      expect(await fs.readFile(file, 'utf8')).to.equal(halfEdited);
+      expect(store.list().map((s) => s.name)).to.deep.equal(['Evening']);
+      // Fixed by hand, with a scene of its own: the next change keeps it.
+      const fixed = JSON.parse(good) as { scenes: { name: string }[] };
+      fixed.scenes[0]!.name = 'Dusk';
+      await fs.writeFile(file, JSON.stringify(fixed));
+      await store.capture('Morning', [light('d073d5000002')], { uuid: WARM });
+      expect((await open()).list().map((s) => s.name)).to.deep.equal(['Dusk', 'Morning']);
+    });
+
+    it('watch() tells onChange listeners of scenes another process wrote, says a broken file once, and stops', async () => {
+      const store = await open();
+      const other = await open();
+      const heard: string[][] = [];
+      const off = store.onChange((scenes) => heard.push(scenes.map((s) => s.name)));
+      store.onChange(() => {
+        throw new Error('a listener that throws');
+      });
+      const stop = store.watch({ intervalMs: 20 });
+      await other.capture('Evening', [light('d073d5000001')], { uuid: NIGHT });
+      for (let i = 0; i < 100 && heard.length === 0; i++) await sleep(10);
+      expect(heard).to.deep.equal([['Evening']]);
+      expect(store.list().map((s) => s.name)).to.deep.equal(['Evening']);
+      // A change made here is heard too.
+      await store.capture('Morning', [light('d073d5000002')], { uuid: WARM });
+      expect(heard).to.deep.equal([['Evening'], ['Evening', 'Morning']]);
+      await fs.writeFile(file, '{ "version": 1, "scenes": [');
+      await sleep(150);
+      expect(logged.filter((m) => /not valid now/.test(m))).to.have.length(1);
+      expect(store.list().map((s) => s.name)).to.deep.equal(['Evening', 'Morning']);
+      stop();
+      off();
+      await fs.rm(file);
+      await sleep(100);
+      expect(store.list().map((s) => s.name)).to.deep.equal(['Evening', 'Morning']);
+      expect(heard).to.have.length(2);
+      expect(codeOfSync(() => store.watch({ intervalMs: 0 }))).to.equal('OPTIONS_INVALID');
+      expect(codeOfSync(() => store.watch({ onError: 'log' as never }))).to.equal('OPTIONS_INVALID');
+    });
+  });
 });
 
 describe('sceneStateToChange', () => {

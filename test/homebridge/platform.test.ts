@@ -10,7 +10,7 @@ import type { PlatformAccessory as PlatformAccessoryType, PlatformConfig } from 
 import { PlatformAccessory } from '../../node_modules/homebridge/dist/platformAccessory.js';
 import { defaultFleet, type Fleet } from '../../core/simulator/index.js';
 import { ENUMS, PRODUCTS } from '../../core/protocol/index.js';
-import { RELAYS_MAX } from '../../core/index.js';
+import { RELAYS_MAX, SceneStore } from '../../core/index.js';
 import type { ServerOptions } from '../../core/http/index.js';
 import { isLightContext, type LightContext } from '../../homebridge-plugin/accessory.js';
 import { HOMEKIT_NAME } from '../../homebridge-plugin/names.js';
@@ -487,6 +487,34 @@ describe('homebridge platform', function () {
       expect((await hapWrite(evening.getCharacteristic(hap.Characteristic.On), true)).status).to.equal(0);
       expect(fleet.light(S(1)).state.color.hue).to.be.closeTo(30, 0.1);
       expect(await hapRead(evening.getCharacteristic(hap.Characteristic.On))).to.deep.equal({ value: false });
+    });
+
+    it('follows the scene list without a restart: scenes captured here or by another process, and deleted ones', async () => {
+      const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-')), 'scenes.json');
+      rig = await platformRig({ scenes: { file, switches: true, fadeS: 0 } }, fleet);
+      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      const accessory = (): PlatformAccessoryType | undefined => rig!.fake.registered.find((a) => a.displayName === 'Lightwire Scenes');
+      const switches = (): string[] =>
+        (accessory()?.services ?? [])
+          .filter((s) => s.UUID === hap.Service.Switch.UUID)
+          .map((s) => s.displayName)
+          .sort();
+      await until(() => accessory() !== undefined, 5000, 'the scenes accessory');
+      expect(switches()).to.deep.equal([]);
+      // Captured over the embedded HTTP API (the same service).
+      await rig.platform.service!.captureScene('Evening', `id:${S(1)}`);
+      expect(switches()).to.deep.equal(['Evening']);
+      // Captured by the CLI, which shares the file: picked up by the file watch.
+      const cli = await SceneStore.open(file);
+      const morning = await cli.capture('Morning', [rig.platform.service!.light(S(2))!]);
+      await until(() => switches().length === 2, 5000, 'the Morning switch');
+      expect(switches()).to.deep.equal(['Evening', 'Morning']);
+      const on = accessory()!.services.find((s) => s.displayName === 'Morning')!.getCharacteristic(hap.Characteristic.On);
+      expect((await hapWrite(on, true)).status).to.equal(0);
+      await cli.remove(morning.uuid);
+      await until(() => switches().length === 1, 5000, 'the Morning switch to go');
+      expect(switches()).to.deep.equal(['Evening']);
+      expect(rig.log.text('info')).to.contain('Scenes changed: 1 scene switch(es).');
     });
 
     it('starts the lights with a scenes.file it cannot open (a folder), saying so as a scenes problem', async () => {
