@@ -138,9 +138,9 @@ async function fleetRole(o: Options): Promise<void> {
   const changedAt = new Map<string, number>();
   for (const light of fleet.lights) {
     const receive = light.receive.bind(light);
-    light.receive = (packet, from) => {
+    light.receive = (packet, from, datagram) => {
       const before = light.state;
-      receive(packet, from);
+      receive(packet, from, datagram);
       if (packet.name === null || !packet.name.startsWith('Set')) return;
       const after = light.state;
       if (after.power !== before.power || after.color.brightness !== before.color.brightness) changedAt.set(light.serial, epochNow());

@@ -103,8 +103,8 @@ export class FleetWatcher {
     this.hooked = true;
     for (const light of this.fleet.lights) {
       const receive = light.receive.bind(light);
-      light.receive = (packet, from) => {
-        receive(packet, from);
+      light.receive = (packet, from, datagram) => {
+        receive(packet, from, datagram);
         if (this.watch !== undefined && packet.name !== null && packet.name.startsWith('Set')) this.watch.afterSet(light);
       };
     }

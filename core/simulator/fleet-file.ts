@@ -20,7 +20,8 @@
 //       "power": "on",                        // "on" | "off", default "on"
 //       "color": { "hue": 120, "saturation": 1, "brightness": 0.5, "kelvin": 3500 },
 //                                             // user units: degrees 0-360, fractions 0-1, kelvin 1500-9000;
-//                                             // missing parts default to 0, 0, 1, 3500
+//                                             // missing parts default to 0, 0, 1, 3500 (kelvin brought
+//                                             // inside the product's temperature_range)
 //       "infrared": 0.5,                      // 0-1, infrared products only, default 0
 //       "zoneCount": 16,                      // multizone products only: 1-255, default 16
 //       "tileCount": 5,                       // matrix products only: 1-16 for chains (the Tile), else 1
@@ -158,6 +159,16 @@ export const DEFAULT_ZONE_COUNT = 16;
 export const DEFAULT_CHAIN_LENGTH = 5;
 export const DEFAULT_WIFI_SIGNAL = 1e-5;
 export const DEFAULT_COLOR: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
+
+/**
+ * DEFAULT_COLOR with its kelvin brought inside the product's temperature_range (lan-protocol.md §2.3, §4.1): a
+ * fixed 2700 K Mini White or a 2200-6500 K Candle White to Warm never reports a temperature it cannot show.
+ */
+function defaultColor(caps: Product['capabilities']): Hsbk {
+  const range = caps.kelvinRange;
+  if (range === null) return DEFAULT_COLOR;
+  return { ...DEFAULT_COLOR, kelvin: Math.min(range.maxK, Math.max(range.minK, DEFAULT_COLOR.kelvin)) };
+}
 export const MAX_ZONES = 255;
 export const MAX_TILES = 16;
 
@@ -337,7 +348,7 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
   const location =
     o.location === undefined ? { id: idFromLabel('location', ''), label: '', updatedAtNs: nowNs } : parseGroup(o.location, join(path, 'location'), 'location', nowNs);
   if (o.color !== undefined && !caps.isLight) onlyFor('color', 'light');
-  const color = mergeHsbk(DEFAULT_COLOR, o.color === undefined ? {} : parseHsbk(o.color, join(path, 'color')));
+  const color = mergeHsbk(defaultColor(caps), o.color === undefined ? {} : parseHsbk(o.color, join(path, 'color')));
   if (o.infrared !== undefined && !caps.infrared) onlyFor('infrared', 'infrared');
   const infrared = o.infrared === undefined ? 0 : number(o.infrared, join(path, 'infrared'), 0, 1);
   if (o.zoneCount !== undefined && !caps.multizone) onlyFor('zoneCount', 'multizone');

@@ -3,12 +3,16 @@
 // Address modes:
 // - 'ip' (default): light i owns `baseAddress + i` (127.0.0.2, 127.0.0.3, …, skipping host octets 0 and 255)
 //   on one port. A socket bound to 127.0.0.N does not receive broadcasts to 127.255.255.255, so one shared
-//   listener on 0.0.0.0:<port> takes discovery broadcasts and hands them to every light, and each light
-//   answers from its own socket, hence from its own address (ecosystem.md "The network rule for tests").
+//   listener takes discovery broadcasts and hands them to every light, and each light answers from its own
+//   socket, hence from its own address (ecosystem.md "The network rule for tests"). On loopback the listener
+//   binds the loopback broadcast address 127.255.255.255 itself, which receives broadcasts and nothing else: a
+//   datagram unicast to an address no light owns (127.0.0.1, 127.0.0.99) finds nobody, as on a LAN, and
+//   127.0.0.1:<port> stays free for a client that sends from the port it sends to (node-lifx binds 56700).
 //   All these sockets use SO_REUSEADDR so they can share the port.
 // - 'port': every light binds `baseAddress` (default 127.0.0.1) on its own port (port+1, port+2, … or, with
 //   port 0, ports the system picks) and advertises it in StateService; the shared listener on 0.0.0.0:<port>
-//   still answers broadcasts, each light replying from its own socket so the source port is the light's port.
+//   still answers broadcasts (and unicast to <port>), each light replying from its own socket so the source
+//   port is the light's port.
 //
 // Port 0 picks a free port for the shared listener (and, in ip mode, the lights then share it): tests use it.
 // Datagrams on the shared listener that name one serial go to that light only; a broadcast is handed to the
@@ -21,7 +25,7 @@ import { LightwireError } from '../errors.js';
 import { LIFX_PORT } from '../protocol/limits.js';
 import { decode, type Packet } from '../protocol/codec.js';
 import { BROADCAST_TARGET } from '../protocol/header.js';
-import { allocateAddresses, isLoopbackIpv4, parseIpv4 } from './addresses.js';
+import { allocateAddresses, isLoopbackIpv4, LOOPBACK_BROADCAST, parseIpv4 } from './addresses.js';
 import { parseFleet, type FleetInput, type FleetSpec } from './fleet-file.js';
 import { defaultRecordLimit } from './records.js';
 import { VirtualLight, type LightEnvironment } from './virtual-light.js';
@@ -34,7 +38,10 @@ export interface FleetOptions {
   readonly baseAddress?: string;
   /** The discovery port (and in ip mode every light's port); default 56700, 0 = pick a free one. */
   readonly port?: number;
-  /** Where the shared discovery listener binds; default 0.0.0.0 (it must, to hear 127.255.255.255). */
+  /**
+   * Where the shared discovery listener binds. Default: ip mode on loopback, 127.255.255.255 (broadcasts only);
+   * otherwise 0.0.0.0 (which also takes unicast to any address of this machine that no light owns).
+   */
   readonly listenAddress?: string;
   /** Receive buffer of the shared listener, bytes (the kernel caps it at net.core.rmem_max). Default 4 MiB. */
   readonly recvBufferSize?: number;
@@ -115,12 +122,12 @@ export class Fleet {
       throw new LightwireError('FLEET_INVALID', { path: 'port', reason: `${spec.lights.length} lights after port ${port} pass 65535` });
     }
     this.requestedPort = port;
-    this.listenAddress = options.listenAddress ?? '0.0.0.0';
     this.recvBufferSize = options.recvBufferSize ?? DEFAULT_RECV_BUFFER;
     const base = options.baseAddress ?? (this.mode === 'ip' ? DEFAULT_IP_BASE : DEFAULT_PORT_MODE_ADDRESS);
     if (parseIpv4(base) === null) {
       throw new LightwireError('FLEET_INVALID', { path: 'baseAddress', reason: `must be an IPv4 address, got ${JSON.stringify(base)}` });
     }
+    this.listenAddress = options.listenAddress ?? (this.mode === 'ip' && isLoopbackIpv4(base) ? LOOPBACK_BROADCAST : '0.0.0.0');
     const addresses = this.mode === 'ip' ? allocateAddresses(base, spec.lights.length) : spec.lights.map(() => base);
     if (addresses === null) {
       throw new LightwireError('FLEET_INVALID', {
@@ -281,8 +288,8 @@ export class Fleet {
     light.attach(socket, socket.address().port, to);
     this.lightSockets.set(light, socket);
     if (old !== undefined && this.mode === 'ip') {
-      // The old address stays bound, answering nothing: otherwise the shared listener on 0.0.0.0 would take what is
-      // sent there and hand it to the light by its serial, as if the light had never moved.
+      // The old address stays bound, answering nothing and counting what is sent there (a listener given 0.0.0.0
+      // would otherwise take it and hand it to the light by its serial, as if the light had never moved).
       old.removeAllListeners('message');
       old.on('message', () => {
         this.sentToVacated++;
@@ -389,7 +396,7 @@ export class Fleet {
         light.noteUndecodable();
         return;
       }
-      light.receive(result.packet, { address: rinfo.address, port: rinfo.port });
+      light.receive(result.packet, { address: rinfo.address, port: rinfo.port }, msg);
     });
   }
 
@@ -403,18 +410,18 @@ export class Fleet {
       const packet = result.packet;
       const from = { address: rinfo.address, port: rinfo.port };
       if (packet.header.target !== BROADCAST_TARGET) {
-        this.bySerial.get(packet.header.target)?.receive(packet, from);
+        this.bySerial.get(packet.header.target)?.receive(packet, from, msg);
         return;
       }
-      this.fanOut(packet, from, 0);
+      this.fanOut(packet, from, msg, 0);
     });
   }
 
-  private fanOut(packet: Packet, from: { address: string; port: number }, start: number): void {
+  private fanOut(packet: Packet, from: { address: string; port: number }, datagram: Buffer, start: number): void {
     const end = Math.min(this.lights.length, start + FANOUT_BATCH);
     for (let i = start; i < end; i++) {
       try {
-        this.lights[i]!.receive(packet, from);
+        this.lights[i]!.receive(packet, from, datagram);
       } catch (err) {
         this.onError(err);
       }
@@ -422,7 +429,7 @@ export class Fleet {
     if (end < this.lights.length && this.state !== 'stopping' && this.state !== 'stopped') {
       const immediate = setImmediate(() => {
         this.immediates.delete(immediate);
-        this.guard(() => this.fanOut(packet, from, end));
+        this.guard(() => this.fanOut(packet, from, datagram, end));
       });
       this.immediates.add(immediate);
     }

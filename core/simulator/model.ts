@@ -87,6 +87,14 @@ export class DeviceModel {
   label: string;
   group: GroupSpec;
   location: GroupSpec;
+  /**
+   * The 32 label bytes of the last SetLabel, SetGroup and SetLocation exactly as they came, NULs and bytes after
+   * them included, which StateLabel, LightState, StateGroup and StateLocation echo (a device stores what it is
+   * sent, lan-protocol.md §2.2, §5.7). null while the label comes from the fleet file or the control API.
+   */
+  labelBytes: Uint8Array | null = null;
+  groupLabelBytes: Uint8Array | null = null;
+  locationLabelBytes: Uint8Array | null = null;
   power: LevelFade;
   color: ColorFade;
   /** u16 maximum IR level. */
@@ -239,10 +247,19 @@ export class DeviceModel {
   /** Applies a validated, supported patch at once (no transition). */
   applyPatch(patch: LightStatePatch, nowMs: number, nowNs: bigint): void {
     if (patch.power !== undefined) this.power = LevelFade.still(patch.power === 'on' ? POWER_ON_LEVEL : POWER_OFF_LEVEL);
-    if (patch.label !== undefined) this.label = patch.label;
+    if (patch.label !== undefined) {
+      this.label = patch.label;
+      this.labelBytes = null;
+    }
     if (patch.wifiSignal !== undefined) this.wifiSignal = patch.wifiSignal;
-    if (patch.group !== undefined) this.group = groupFrom('group', patch.group, nowNs);
-    if (patch.location !== undefined) this.location = groupFrom('location', patch.location, nowNs);
+    if (patch.group !== undefined) {
+      this.group = groupFrom('group', patch.group, nowNs);
+      this.groupLabelBytes = null;
+    }
+    if (patch.location !== undefined) {
+      this.location = groupFrom('location', patch.location, nowNs);
+      this.locationLabelBytes = null;
+    }
     if (patch.color !== undefined) {
       this.setColor(hsbkToWire(mergeHsbk(hsbkFromWire(this.color.at(nowMs)), patch.color)), nowMs, 0);
     }

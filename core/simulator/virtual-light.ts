@@ -5,12 +5,12 @@
 import type { Socket } from 'node:dgram';
 import { LightwireError } from '../errors.js';
 import { encode, type Packet } from '../protocol/codec.js';
-import { BROADCAST_TARGET } from '../protocol/header.js';
+import { BROADCAST_TARGET, HEADER_BYTES } from '../protocol/header.js';
 import type { Product } from '../protocol/products.js';
 import { MALFORMED_KINDS, malformed, type Faults } from './faults.js';
 import { parseFaults, parseStatePatch, type LightSpec } from './fleet-file.js';
 import { respond } from './handlers/index.js';
-import type { Reply } from './handlers/types.js';
+import { fieldSlot, type Reply } from './handlers/types.js';
 import { DeviceModel, type LightStateView } from './model.js';
 import { ReceivedRecords, type ReceivedPacket } from './records.js';
 
@@ -205,8 +205,11 @@ export class VirtualLight {
     this.boundAddress = address;
   }
 
-  /** @internal The fleet calls this for every decoded datagram that may concern this light. */
-  receive(packet: Packet, from: { readonly address: string; readonly port: number }): void {
+  /**
+   * @internal The fleet calls this for every decoded datagram that may concern this light, with the datagram it
+   * decoded (what a device stores verbatim, such as a label, comes from its bytes).
+   */
+  receive(packet: Packet, from: { readonly address: string; readonly port: number }, datagram: Uint8Array): void {
     const faults = this.currentFaults;
     if (faults.offline) {
       this.stats.ignoredOffline++;
@@ -225,7 +228,8 @@ export class VirtualLight {
 
     const replies: Reply[] = [];
     if (header.ackRequired) replies.push({ name: 'Acknowledgement', payload: {} });
-    replies.push(...respond({ model: this.model, nowMs, resRequired: header.resRequired, port: this.boundPort }, packet));
+    const payloadBytes = datagram.subarray(HEADER_BYTES);
+    replies.push(...respond({ model: this.model, nowMs, resRequired: header.resRequired, port: this.boundPort, payloadBytes }, packet));
     if (replies.length === 0) return;
     this.dispatch(this.datagrams(replies, header.source, header.sequence), from);
   }
@@ -241,6 +245,7 @@ export class VirtualLight {
     for (const r of replies) {
       // Replies name the device and are never tagged (§1.5).
       const real = encode({ name: r.name, header: { source, sequence, target: this.serial, tagged: false }, payload: r.payload as never });
+      for (const v of r.verbatim ?? []) real.set(v.bytes, HEADER_BYTES + fieldSlot(r.name, v.field).offset);
       if (faults.malformedReplies !== 'off') {
         out.push(malformed(real, MALFORMED_KINDS[this.malformedCounter++ % MALFORMED_KINDS.length]!));
         if (faults.malformedReplies === 'instead') continue;

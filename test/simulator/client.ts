@@ -58,10 +58,21 @@ export class TestClient {
     });
   }
 
-  static async open(options: { source?: number; recvBufferSize?: number } = {}): Promise<TestClient> {
+  /** A client on 127.0.0.1, on `port` (default: any free one), bound without SO_REUSEADDR; rejects when it cannot bind. */
+  static async open(options: { source?: number; recvBufferSize?: number; port?: number } = {}): Promise<TestClient> {
     const socket = createSocket({ type: 'udp4', ...(options.recvBufferSize ? { recvBufferSize: options.recvBufferSize } : {}) });
+    await new Promise<void>((resolve, reject) => {
+      const fail = (err: Error): void => {
+        socket.close();
+        reject(err);
+      };
+      socket.once('error', fail);
+      socket.bind({ address: '127.0.0.1', port: options.port ?? 0 }, () => {
+        socket.off('error', fail);
+        resolve();
+      });
+    });
     socket.on('error', () => {});
-    await new Promise<void>((resolve) => socket.bind({ address: '127.0.0.1', port: 0 }, resolve));
     socket.setBroadcast(true);
     return new TestClient(socket, options.source ?? 0x1000 + Math.floor(Math.random() * 0xfffff));
   }

@@ -89,6 +89,36 @@ describe('simulator discovery', () => {
       }
     });
 
+    it('answers nothing sent to an address no light owns, as a LAN where nobody has it', async () => {
+      const r = await rig(defaultFleet(3));
+      try {
+        for (const address of ['127.0.0.1', '127.0.0.99']) {
+          const replies = await r.client.request('GetService', {}, { address, port: r.fleet.port }, { timeoutMs: 120 });
+          expect(replies, address).to.deep.equal([]);
+        }
+        expect(r.fleet.lights.map((l) => l.receivedTotal)).to.deep.equal([0, 0, 0]);
+      } finally {
+        await r.close();
+      }
+    });
+
+    it('leaves 127.0.0.1 on its port to a client that sends from the port it sends to (node-lifx binds 56700)', async () => {
+      const r = await rig(defaultFleet(3));
+      try {
+        // Bound without SO_REUSEADDR, as node-lifx binds: any fleet socket covering 127.0.0.1 on this port refuses it.
+        const client = await TestClient.open({ port: r.fleet.port });
+        try {
+          const replies = await client.request('GetService', {}, r.broadcast, { count: 3, settleMs: 60 });
+          expect(replies.map((p) => p.header.target).sort()).to.deep.equal([0, 1, 2].map(defaultSerial));
+          expect(client.inbox.map((x) => x.from.address).sort()).to.deep.equal(['127.0.0.2', '127.0.0.3', '127.0.0.4']);
+        } finally {
+          await client.close();
+        }
+      } finally {
+        await r.close();
+      }
+    });
+
     it('ignores a unicast datagram whose target is another serial', async () => {
       const r = await rig({ lights: [bulb()] });
       try {

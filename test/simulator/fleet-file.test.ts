@@ -47,6 +47,21 @@ describe('simulator fleet files', () => {
     expect(light!.group.updatedAtNs).to.equal(5n);
   });
 
+  it('brings the default 3500 K inside the product temperature range, and keeps a kelvin the file gives', () => {
+    const lights = parseFleet({
+      lights: [
+        { serial: 'd073d5000001', product: 51 },
+        { serial: 'd073d5000002', product: 81 },
+        { serial: 'd073d5000003', product: 61, color: { kelvin: 4000 } },
+        { serial: 'd073d5000004', product: 70 },
+      ],
+    }).lights;
+    expect(lights.map((l) => l.product.capabilities.kelvinRange)).to.deep.equal([
+      { minK: 2700, maxK: 2700 }, { minK: 2200, maxK: 6500 }, { minK: 2700, maxK: 2700 }, null,
+    ]);
+    expect(lights.map((l) => l.color.kelvin)).to.deep.equal([2700, 3500, 4000, 3500]);
+  });
+
   it('makes a product the registry does not know, with the features the file gives over a plain colour light', () => {
     const [strip, other] = parseFleet({
       lights: [

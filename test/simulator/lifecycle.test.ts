@@ -82,7 +82,8 @@ describe('simulator lifecycle', () => {
       const fleet = new Fleet(defaultFleet(3), { port: blocker.address().port });
       const err = await fleet.start().catch((e: unknown) => e);
       expect(err).to.have.property('code', 'ADDRESS_IN_USE');
-      expect((err as { params: unknown }).params).to.deep.equal({ address: '0.0.0.0', port: blocker.address().port });
+      // The listener of an ip-mode fleet on loopback binds the loopback broadcast address, which 0.0.0.0 covers.
+      expect((err as { params: unknown }).params).to.deep.equal({ address: '127.255.255.255', port: blocker.address().port });
       expect(fleet.running).to.equal(false);
       await sleep(5);
       expect(resources()).to.deep.equal(baseline);

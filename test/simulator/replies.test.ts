@@ -39,6 +39,9 @@ describe('simulator replies', () => {
   it('sends the Acknowledgement before the State when both are asked for', async () => {
     const replies = await r.client.request('GetColor', {}, light(), { ack: true, res: true, count: 2 });
     expect(namesOf(replies)).to.deep.equal(['Acknowledgement', 'LightState']);
+    // A Get answers its State even when only the ack is asked for (lan-protocol.md §1.4, §5.5).
+    const ackOnly = await r.client.request('GetLabel', {}, light(), { ack: true, count: 2 });
+    expect(namesOf(ackOnly)).to.deep.equal(['Acknowledgement', 'StateLabel']);
     const set = await r.client.request('SetColor', { color: RED, durationMs: 0 }, light(), { ack: true, res: true, count: 2 });
     expect(namesOf(set)).to.deep.equal(['Acknowledgement', 'LightState']);
   });
@@ -71,6 +74,36 @@ describe('simulator replies', () => {
     expect(payloadsOf(replies, 'StateLabel')).to.deep.equal([{ label: 'Reading lamp' }]);
     const get = await r.client.request('GetLabel', {}, light(), { count: 1 });
     expect(payloadsOf(get, 'StateLabel')).to.deep.equal([{ label: 'Reading lamp' }]);
+  });
+
+  it('echoes the 32 label bytes it was sent, byte for byte, in StateLabel, LightState, StateGroup and StateLocation', async () => {
+    // Bytes after the first NUL and a byte that is not UTF-8 (Latin-1 é) come back as they were sent (§2.2, §5.7).
+    const bytes = Buffer.alloc(32);
+    bytes.write('Caf', 0, 'latin1');
+    bytes[3] = 0xe9;
+    bytes.write('\0old tail', 4, 'latin1');
+    const sendWith = (name: 'SetLabel' | 'SetGroup' | 'SetLocation', payload: never, labelAt: number, sequence: number): void => {
+      const datagram = encode({ name, header: { source: r.client.source, sequence, target: BULB, ackRequired: true }, payload });
+      bytes.copy(datagram, 36 + labelAt);
+      r.client.sendRaw(datagram, light());
+    };
+    sendWith('SetLabel', { label: '' } as never, 0, 201);
+    sendWith('SetGroup', { group: '0123456789abcdef0123456789abcdef', label: '', updatedAtNs: 7n } as never, 16, 202);
+    sendWith('SetLocation', { location: 'fedcba9876543210fedcba9876543210', label: '', updatedAtNs: 8n } as never, 16, 203);
+    await r.client.waitUntil(() => [201, 202, 203].every((q) => r.client.repliesTo(q).length === 1), 1000);
+    const raw = async (name: 'GetLabel' | 'GetColor' | 'GetGroup' | 'GetLocation'): Promise<Buffer> => {
+      const sequence = r.client.send(name, {}, light());
+      await r.client.waitUntil(() => r.client.repliesTo(sequence).length === 1, 1000);
+      return r.client.repliesTo(sequence)[0]!.datagram;
+    };
+    expect((await raw('GetLabel')).subarray(36, 68)).to.deep.equal(bytes);
+    expect((await raw('GetColor')).subarray(36 + 12, 36 + 44)).to.deep.equal(bytes);
+    expect((await raw('GetGroup')).subarray(36 + 16, 36 + 48)).to.deep.equal(bytes);
+    expect((await raw('GetLocation')).subarray(36 + 16, 36 + 48)).to.deep.equal(bytes);
+    expect(r.fleet.light(BULB).state.label).to.equal('Caf\ufffd');
+    // A label set by other means is encoded afresh.
+    r.fleet.light(BULB).setState({ label: 'Desk' });
+    expect((await raw('GetLabel')).subarray(36, 68)).to.deep.equal(Buffer.concat([Buffer.from('Desk'), Buffer.alloc(28)]));
   });
 
   it('stores group and location verbatim, updated_at included, and answers them after the change', async () => {
@@ -170,12 +203,24 @@ describe('simulator replies', () => {
   });
 
   it('applies a non-transient waveform colour and leaves a transient one', async () => {
-    const waveform = { transient: true, color: RED, periodMs: 100, cycles: 1, skewRatio: 0, waveform: 1 };
+    const waveform = { transient: true, color: RED, periodMs: 100, cycles: 1, skewRatio: 0, waveform: 0 };
     await r.client.request('SetWaveform', waveform, light(), { ack: true, count: 1 });
     expect(r.fleet.light(BULB).state.color.hue).to.equal(120);
     const optional = { ...waveform, transient: false, periodMs: 0, setHue: true, setSaturation: false, setBrightness: false, setKelvin: false };
     await r.client.request('SetWaveformOptional', optional, light(), { ack: true, count: 1 });
     expect(r.fleet.light(BULB).state.color).to.deep.equal({ hue: 0, saturation: 1, brightness: 0.5, kelvin: 3500 });
+  });
+
+  it('comes back to the colour it had after a SINE or TRIANGLE waveform even when it is not transient', async () => {
+    // lan-protocol.md §2.6 and §9: SINE and TRIANGLE return to the original colour; HALF_SINE, SAW and PULSE stay.
+    for (const [waveform, hue] of [[1, 120], [3, 120], [2, 0]] as const) {
+      await r.client.request('SetColor', { color: GREEN, durationMs: 0 }, light(), { ack: true, count: 1 });
+      const shape = { transient: false, color: RED, periodMs: 0, cycles: 1, skewRatio: 0, waveform };
+      await r.client.request('SetWaveform', shape, light(), { ack: true, count: 1 });
+      expect(r.fleet.light(BULB).state.color.hue, `waveform ${waveform}`).to.equal(hue);
+      const got = await r.client.request('GetColor', {}, light(), { count: 1 });
+      expect(payloadsOf(got, 'LightState')[0]!.color, `waveform ${waveform}`).to.deep.equal(hue === 0 ? RED : GREEN);
+    }
   });
 
   it('runs an HEV cycle on a LIFX Clean with remaining time from its clock and records the result', async () => {

@@ -27,6 +27,17 @@ describe('simulator LIFX Switch', () => {
     expect(payloadsOf(power, 'StateUnhandled')).to.deep.equal([{ unhandledType: 117 }]);
   });
 
+  it('never answers a StateUnhandled or an Acknowledgement with StateUnhandled (a reply sent back would bounce for ever)', async () => {
+    const unhandled = await r.client.request('StateUnhandled', { unhandledType: 101 }, r.at(SWITCH), { timeoutMs: 150 });
+    const ack = await r.client.request('Acknowledgement', {}, r.at(SWITCH), { timeoutMs: 150 });
+    expect(unhandled).to.deep.equal([]);
+    expect(ack).to.deep.equal([]);
+    expect(r.fleet.light(SWITCH).receivedCount('StateUnhandled')).to.equal(1);
+    // Any other message it does not handle, a State included, still gets its StateUnhandled.
+    const state = await r.client.request('StatePower', { level: 0 }, r.at(SWITCH), { count: 1 });
+    expect(payloadsOf(state, 'StateUnhandled')).to.deep.equal([{ unhandledType: 22 }]);
+  });
+
   it('answers device messages normally', async () => {
     const label = await r.client.request('GetLabel', {}, r.at(SWITCH), { count: 1 });
     expect(payloadsOf(label, 'StateLabel')).to.deep.equal([{ label: 'Hall switch' }]);

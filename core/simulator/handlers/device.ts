@@ -1,19 +1,23 @@
 // Device namespace (2-59): every product answers these (lan-protocol.md §8).
 
 import { HOST_FIRMWARE_BUILD_NS } from '../model.js';
-import { after, before, reply, type HandlerContext, type HandlerTable, type Reply } from './types.js';
+import { after, asSent, before, rawField, reply, type HandlerContext, type HandlerTable, type Reply } from './types.js';
 
 const msToNs = (ms: number): bigint => BigInt(Math.round(ms)) * 1_000_000n;
 
 const power = (ctx: HandlerContext): Reply => reply('StatePower', { level: ctx.model.power.at(ctx.nowMs) });
-const label = (ctx: HandlerContext): Reply => reply('StateLabel', { label: ctx.model.label });
+const label = (ctx: HandlerContext): Reply => reply('StateLabel', { label: ctx.model.label }, asSent('label', ctx.model.labelBytes));
 const group = (ctx: HandlerContext): Reply => {
   const g = ctx.model.group;
-  return reply('StateGroup', { group: g.id, label: g.label, updatedAtNs: g.updatedAtNs });
+  return reply('StateGroup', { group: g.id, label: g.label, updatedAtNs: g.updatedAtNs }, asSent('label', ctx.model.groupLabelBytes));
 };
 const location = (ctx: HandlerContext): Reply => {
   const l = ctx.model.location;
-  return reply('StateLocation', { location: l.id, label: l.label, updatedAtNs: l.updatedAtNs });
+  return reply(
+    'StateLocation',
+    { location: l.id, label: l.label, updatedAtNs: l.updatedAtNs },
+    asSent('label', ctx.model.locationLabelBytes),
+  );
 };
 
 export const DEVICE_HANDLERS: HandlerTable = {
@@ -43,7 +47,11 @@ export const DEVICE_HANDLERS: HandlerTable = {
   GetLabel: { family: 'device', run: (ctx) => [label(ctx)] },
   SetLabel: {
     family: 'device',
-    run: (ctx, p) => after(ctx, () => [label(ctx)], () => { ctx.model.label = p.label; }),
+    run: (ctx, p) =>
+      after(ctx, () => [label(ctx)], () => {
+        ctx.model.label = p.label;
+        ctx.model.labelBytes = rawField(ctx, 'SetLabel', 'label');
+      }),
   },
   GetVersion: {
     family: 'device',
@@ -64,6 +72,7 @@ export const DEVICE_HANDLERS: HandlerTable = {
     run: (ctx, p) =>
       after(ctx, () => [location(ctx)], () => {
         ctx.model.location = { id: p.location, label: p.label, updatedAtNs: p.updatedAtNs };
+        ctx.model.locationLabelBytes = rawField(ctx, 'SetLocation', 'label');
       }),
   },
   GetGroup: { family: 'device', run: (ctx) => [group(ctx)] },
@@ -72,6 +81,7 @@ export const DEVICE_HANDLERS: HandlerTable = {
     run: (ctx, p) =>
       after(ctx, () => [group(ctx)], () => {
         ctx.model.group = { id: p.group, label: p.label, updatedAtNs: p.updatedAtNs };
+        ctx.model.groupLabelBytes = rawField(ctx, 'SetGroup', 'label');
       }),
   },
   EchoRequest: { family: 'device', run: (_ctx, p) => [reply('EchoResponse', { echoing: p.echoing })] },

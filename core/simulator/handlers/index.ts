@@ -25,6 +25,12 @@ export function handles(ctx: Pick<HandlerContext, 'model'>, name: MessageName | 
 }
 
 /**
+ * Replies are never answered, not even with StateUnhandled: a Switch's StateUnhandled that finds its way back to
+ * a Switch (a client sharing the fleet's port, a spoofed sender) would otherwise bounce between them for ever.
+ */
+const NEVER_UNHANDLED: ReadonlySet<MessageName | null> = new Set<MessageName>(['Acknowledgement', 'StateUnhandled']);
+
+/**
  * The State replies to a packet (the ack is the caller's). An unsupported message is ignored, except by
  * products that answer StateUnhandled (the Switch: lan-protocol.md §1.7 step 5, §8).
  */
@@ -33,5 +39,6 @@ export function respond(ctx: HandlerContext, packet: KnownPacket | { readonly na
     const handler = HANDLERS[packet.name] as Handler<MessageName>;
     return handler.run(ctx, packet.payload as never);
   }
-  return ctx.model.product.capabilities.unhandled ? [reply('StateUnhandled', { unhandledType: packet.header.type })] : [];
+  if (!ctx.model.product.capabilities.unhandled || NEVER_UNHANDLED.has(packet.name)) return [];
+  return [reply('StateUnhandled', { unhandledType: packet.header.type })];
 }

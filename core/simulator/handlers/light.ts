@@ -1,13 +1,14 @@
 // Light namespace (101-122) and HEV (142-149): lights only; infrared and HEV only where the product has them.
 
+import { ENUMS } from '../../protocol/messages/index.js';
 import { POWER_OFF_LEVEL } from '../../protocol/units.js';
 import { HEV_RESULT } from '../model.js';
-import { before, reply, type HandlerContext, type HandlerTable, type Reply } from './types.js';
+import { asSent, before, reply, type HandlerContext, type HandlerTable, type Reply } from './types.js';
 
 const MAX_WAVEFORM_MS = 0x7fffffff;
 
 const lightState = ({ model, nowMs }: HandlerContext): Reply =>
-  reply('LightState', { color: model.color.at(nowMs), power: model.power.at(nowMs), label: model.label });
+  reply('LightState', { color: model.color.at(nowMs), power: model.power.at(nowMs), label: model.label }, asSent('label', model.labelBytes));
 const lightPower = ({ model, nowMs }: HandlerContext): Reply => reply('StateLightPower', { level: model.power.at(nowMs) });
 const infrared = ({ model }: HandlerContext): Reply => reply('StateInfrared', { brightness: model.infrared });
 
@@ -22,16 +23,28 @@ const hevCycle = ({ model, nowMs }: HandlerContext): Reply => {
 };
 const hevConfig = ({ model }: HandlerContext): Reply => reply('StateHevCycleConfiguration', { ...model.hevConfig });
 
+/** SINE and TRIANGLE come back to where they started whatever `transient` says (lan-protocol.md §2.6, §9). */
+const RETURNING_WAVEFORMS: ReadonlySet<number> = new Set(
+  Object.entries(ENUMS.LightWaveform).flatMap(([value, name]) => (name === 'SINE' || name === 'TRIANGLE' ? [Number(value)] : [])),
+);
+
 /**
- * Waveforms are approximated by their end state: a transient waveform leaves the colour as it was, any other
- * moves to the waveform colour over period x cycles (SetWaveformOptional only changes the chosen components).
+ * Waveforms are approximated by their end state: a transient waveform, and a SINE or TRIANGLE one, leaves the
+ * colour as it was; any other moves to the waveform colour over period x cycles (SetWaveformOptional only changes
+ * the chosen components).
  */
 function waveform(
   ctx: HandlerContext,
-  p: { transient: boolean; color: { hue: number; saturation: number; brightness: number; kelvin: number }; periodMs: number; cycles: number },
+  p: {
+    transient: boolean;
+    color: { hue: number; saturation: number; brightness: number; kelvin: number };
+    periodMs: number;
+    cycles: number;
+    waveform: number;
+  },
   use: { hue: boolean; saturation: boolean; brightness: boolean; kelvin: boolean },
 ): void {
-  if (p.transient) return;
+  if (p.transient || RETURNING_WAVEFORMS.has(p.waveform)) return;
   const now = ctx.model.color.at(ctx.nowMs);
   const target = {
     hue: use.hue ? p.color.hue : now.hue,

@@ -118,10 +118,12 @@ export const MATRIX_HANDLERS: HandlerTable = {
         const snapshot = src.map((c) => c.at(nowMs));
         const dst = model.buffer(tile, p.dstFbIndex);
         const fade = p.dstFbIndex === 0 ? p.durationMs : 0;
-        for (let dy = 0; dy < p.height; dy++) {
-          for (let dx = 0; dx < p.width; dx++) {
+        // The region is clipped to the tile at both ends first: a 255 x 255 copy costs a tile's zones, not 65 025.
+        const width = Math.min(p.width, tile.width - p.srcX, tile.width - p.dstX);
+        const height = Math.min(p.height, tile.height - p.srcY, tile.height - p.dstY);
+        for (let dy = 0; dy < height; dy++) {
+          for (let dx = 0; dx < width; dx++) {
             const sx = p.srcX + dx, sy = p.srcY + dy, tx = p.dstX + dx, ty = p.dstY + dy;
-            if (sx >= tile.width || sy >= tile.height || tx >= tile.width || ty >= tile.height) continue;
             const i = ty * tile.width + tx;
             dst[i] = dst[i]!.toward(snapshot[sy * tile.width + sx]!, nowMs, fade);
           }

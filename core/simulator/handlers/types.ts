@@ -1,15 +1,43 @@
 // How a virtual device answers one message: a table from message name to a handler and the capability
 // family that must be present for the device to handle it at all (lan-protocol.md §8).
 
-import type { MessageName, Payload } from '../../protocol/messages/index.js';
+import { MESSAGES, type MessageName, type MessageSpec, type Payload } from '../../protocol/messages/index.js';
 import type { Capabilities } from '../../protocol/products.js';
 import type { DeviceModel } from '../model.js';
 
-/** One reply datagram to build: a State message and its payload in wire units. */
-export type Reply = { [N in MessageName]: { readonly name: N; readonly payload: Payload<N> } }[MessageName];
+/** Bytes to put over one field of an encoded reply, as a device echoes what it was sent (a label's 32 bytes). */
+export interface Verbatim {
+  readonly field: string;
+  readonly bytes: Uint8Array;
+}
 
-export function reply<N extends MessageName>(name: N, payload: Payload<N>): Reply {
-  return { name, payload } as Reply;
+/** One reply datagram to build: a State message, its payload in wire units and any field sent back byte for byte. */
+export type Reply = {
+  [N in MessageName]: { readonly name: N; readonly payload: Payload<N>; readonly verbatim?: readonly Verbatim[] };
+}[MessageName];
+
+export function reply<N extends MessageName>(name: N, payload: Payload<N>, verbatim: readonly Verbatim[] = []): Reply {
+  return (verbatim.length === 0 ? { name, payload } : { name, payload, verbatim }) as Reply;
+}
+
+/** Where a named field of a message's payload is: its offset and size, from the message table. */
+export function fieldSlot(name: MessageName, field: string): { readonly offset: number; readonly sizeBytes: number } {
+  const payload = (MESSAGES[name] as MessageSpec).payload;
+  const offset = payload.offsets.get(field);
+  const spec = payload.fields.find((f) => f.name === field);
+  if (offset === undefined || spec === undefined || !('type' in spec)) throw new Error(`${name} has no field ${field}`);
+  return { offset, sizeBytes: spec.type.sizeBytes };
+}
+
+/** `bytes` over `field`, or nothing when there are none. */
+export function asSent(field: string, bytes: Uint8Array | null): Verbatim[] {
+  return bytes === null ? [] : [{ field, bytes }];
+}
+
+/** A field's bytes exactly as the request carried them (its payload is at least the table's size: the codec checked). */
+export function rawField(ctx: HandlerContext, name: MessageName, field: string): Uint8Array {
+  const { offset, sizeBytes } = fieldSlot(name, field);
+  return Uint8Array.from(ctx.payloadBytes.subarray(offset, offset + sizeBytes));
 }
 
 export interface HandlerContext {
@@ -19,6 +47,8 @@ export interface HandlerContext {
   readonly resRequired: boolean;
   /** The UDP port the light advertises in StateService. */
   readonly port: number;
+  /** The request's payload bytes as received (what a device stores verbatim, such as a label). */
+  readonly payloadBytes: Uint8Array;
 }
 
 export const FAMILIES = {
