@@ -57,11 +57,20 @@ function waveformMs(periodMs: number, cycles: number): number {
 }
 
 /**
+ * Whether a waveform leaves the light where it began: a transient one, and a SINE or TRIANGLE whatever `transient`
+ * says (lan-protocol.md §2.6: the current vendor page; breathe with persist is a SINE).
+ */
+function returnsToStart(transient: boolean, waveform: number): boolean {
+  const shape = ENUMS.LightWaveform[waveform as keyof typeof ENUMS.LightWaveform];
+  return transient || shape === 'SINE' || shape === 'TRIANGLE';
+}
+
+/**
  * What the light will show once a plan is done (the targets of its transitions, not where a fade is now), to
  * keep the registry current without waiting for a refresh: power, colour (a non-transient SetWaveformOptional
  * changes only its flagged components), zones (SetColorZones, SetExtendedColorZones, and a whole-light colour
- * paints every zone), infrared and the firmware effect. A transient waveform (pulse, breathe) ends where it
- * began: the colour before it is held while it runs. `settleMs` says how long each transition runs.
+ * paints every zone), infrared and the firmware effect. A waveform that returns (transient, or SINE and TRIANGLE:
+ * pulse, breathe) ends where it began: the colour before it is held while it runs. `settleMs` says how long each transition runs.
  */
 export function predict(plan: Plan, before: { readonly color: Hsbk | null; readonly zones: readonly Hsbk[] | null }): Prediction {
   const facts: FactValues = {};
@@ -109,7 +118,7 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
         case 'SetWaveform':
         case 'SetWaveformOptional': {
           const ms = waveformMs(m.payload.periodMs, m.payload.cycles);
-          if (m.payload.transient) {
+          if (returnsToStart(m.payload.transient, m.payload.waveform)) {
             // Back where it began once the effect is over: hold that rather than a sample of the effect.
             if (color !== null) {
               colorTouched = true;

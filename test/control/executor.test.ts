@@ -95,6 +95,18 @@ describe('executor helpers', () => {
       expect(p.settleMs.color).to.equal(2000);
     });
 
+    it('holds the colour before a SINE or TRIANGLE waveform even when not transient (breathe with persist), not a SAW', () => {
+      const wave = (waveform: number): Plan => ({
+        steps: [[{ name: 'SetWaveform', payload: { transient: false, color: wireRed, periodMs: 500, cycles: 2, skewRatio: 0, waveform } }]],
+      });
+      for (const waveform of [1, 3]) {
+        const p = predict(wave(waveform), { color: GREEN, zones: null });
+        expect(p.facts.color, `waveform ${waveform}`).to.deep.equal(GREEN);
+        expect(p.settleMs.color, `waveform ${waveform}`).to.equal(1000);
+      }
+      expect(predict(wave(0), { color: GREEN, zones: null }).facts.color).to.not.deep.equal(GREEN);
+    });
+
     it('leaves zones it cannot know alone (zones never read)', () => {
       const plan: Plan = { steps: [[{ name: 'SetColorZones', payload: { startIndex: 0, endIndex: 3, color: wireRed, durationMs: 0, apply: 1 } }]] };
       expect(predict(plan, { color: GREEN, zones: null }).facts).to.deep.equal({});
