@@ -42,7 +42,9 @@ but not requests.`,
       }
     }
     const probeCount = intValue(p, 'probes', 0, MAX_PROBE_COUNT) ?? DEFAULT_PROBE_COUNT;
-    io.stderr(`Looking for lights (${triedList(finding).join(', ')}) for at most ${finding.waitMs} ms, then measuring ${probeCount} requests per light...\n`);
+    const tried = triedList(finding);
+    const where = tried.length > 0 ? tried.join(', ') : 'nowhere: no IPv4 interface to broadcast on, and no --light';
+    io.stderr(`Looking for lights (${where}) for at most ${finding.waitMs} ms, then measuring ${probeCount} requests per light...\n`);
     const report = await runDoctor({
       ...(finding.broadcasts.length > 0 ? { broadcastAddresses: finding.broadcasts } : {}),
       staticHosts: finding.lights,

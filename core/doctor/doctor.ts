@@ -130,10 +130,6 @@ function delta(before: LightTransportStats | undefined, after: LightTransportSta
   };
 }
 
-function totals(stats: LightTransportStats | undefined): Window {
-  return stats === undefined ? NO_FIGURES : { ...stats, rttMs: stats.recentRttMs };
-}
-
 /** `count` EchoRequests to one light, PROBES_IN_FLIGHT at a time, and its transport figures over them. */
 /** Probes one light `count` times (stopping early when `signal` aborts: Ctrl-C reports what was measured). */
 async function measure(client: LightClient, serial: string, at: Endpoint, count: number, signal?: AbortSignal): Promise<Window> {
@@ -370,13 +366,26 @@ export interface ServiceWithClient {
 
 /**
  * The doctor of a running service: watches address changes from when it is created, and on each report takes the
- * transport's figures since the start (probeCount 0) or measures afresh (probeCount > 0, with a broadcast probe).
+ * transport's figures since the start, or since the light last came back online (probeCount 0), or measures afresh
+ * (probeCount > 0, with a broadcast probe).
  */
 export class ServiceDoctor {
   private readonly history: AddressHistory;
+  /**
+   * Each light's transport figures when it last came back online. A report from the service's figures (probeCount 0)
+   * counts from there: the reads an outage left unanswered (a light cut at the wall) are no loss of the light that
+   * answers now, and would otherwise call it lossy, with advice about Wi-Fi, for as long as the service runs.
+   */
+  private readonly backOnline = new Map<string, LightTransportStats>();
+  private readonly onOnline = (record: LightRecord): void => {
+    const client = this.service.client;
+    const stats = client.started ? client.requester.lightStats(record.serial) : undefined;
+    if (stats !== undefined) this.backOnline.set(record.serial, stats);
+  };
 
   constructor(private readonly service: ServiceWithClient) {
     this.history = new AddressHistory(service.client);
+    service.client.on('online', this.onOnline);
   }
 
   /** The measurement in flight (probeCount > 0), which a request made meanwhile shares. */
@@ -410,10 +419,11 @@ export class ServiceDoctor {
       const [broadcast, hosts, portCheck] = await Promise.all([
         probeCount > 0 ? prober.ask(d.broadcastAddresses, d.port).then(byBroadcast) : Promise.resolve(null),
         observeHosts(prober, client, d.staticHosts.filter((h) => !records.some((r) => r.address === h.address && r.port === h.port)), this.history),
-        checkPort(d.port),
+        // Over HTTP: holders by name only (another program's command line may carry its secrets).
+        checkPort(d.port, { commands: 'name' }),
         Promise.all(
           lights.map(async ([serial, at]) =>
-            figures.set(serial, probeCount > 0 ? await measure(client, serial, at, probeCount) : totals(client.started ? client.requester.lightStats(serial) : undefined)),
+            figures.set(serial, probeCount > 0 ? await measure(client, serial, at, probeCount) : delta(this.backOnline.get(serial), client.started ? client.requester.lightStats(serial) : undefined)),
           ),
         ),
         eachLimited(silent, PROBES_AT_ONCE, async ([serial, at]) => {
@@ -454,5 +464,6 @@ export class ServiceDoctor {
 
   stop(): void {
     this.history.stop();
+    this.service.client.off('online', this.onOnline);
   }
 }

@@ -34,4 +34,4 @@ export {
   type HostObservation,
   type Endpoint,
 } from './report.js';
-export { hostInterfaces, checkPort, udpSocketInodes } from './network.js';
+export { hostInterfaces, checkPort, udpSocketInodes, maskSecrets, type CheckPortOptions, type CommandDetail } from './network.js';

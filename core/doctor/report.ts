@@ -57,6 +57,11 @@ export interface PortHolder {
 export interface PortCheck {
   readonly port: number;
   readonly bindable: boolean;
+  /**
+   * Taken by this very process alone (a server whose virtual lights listen there): no other app competes for it.
+   * Optional for reports built by hand; checkPort always says.
+   */
+  readonly heldByThisProcess?: boolean;
   /** Processes holding the port, when it is taken and they can be found (Linux /proc). */
   readonly holders: readonly PortHolder[];
   readonly detail: string;
@@ -109,7 +114,7 @@ export interface DoctorReport {
   readonly interfaces: readonly InterfaceInfo[];
   readonly discovery: { readonly broadcastAddresses: readonly string[]; readonly port: number; readonly staticHosts: readonly string[] };
   readonly port: PortCheck | null;
-  /** Transmissions per light behind the RTT and loss figures (0: the service's figures since it started). */
+  /** Transmissions per light behind the RTT and loss figures (0: the service's figures since it started, or since the light came back online). */
   readonly probeCount: number;
   readonly lights: readonly LightHealth[];
   readonly staticHosts: readonly StaticHostHealth[];
@@ -328,9 +333,16 @@ export function buildReport(input: ReportInput): DoctorReport {
   if (input.expectCount !== null && answering < input.expectCount) {
     problems.push({ subject: 'discovery', kind: 'too_few', cause: `${answering} of ${input.expectCount} expected lights answered` });
   }
+  // Nothing answered at all (not the broadcast, not a static host, not an expected light's address): say where the
+  // doctor looked and what stops every light at once, whether or not lights were expected by name or count.
+  const nothingAnswered = !input.lights.some((o) => o.known !== null || o.unicastAnswered === true) && !input.hosts.some((h) => h.serials.length > 0);
   if (!input.interfaces.some((i) => i.usedForDiscovery) && input.discovery.broadcastAddresses.length === 0 && input.discovery.staticHosts.length === 0) {
-    problems.push({ subject: 'discovery', kind: 'no_discovery_route', cause: 'no IPv4 interface to broadcast on and no static host: discovery cannot reach any light' });
-  } else if (lights.length === 0 && input.expectCount === null && input.expectedSerials === null) {
+    problems.push({
+      subject: 'discovery',
+      kind: 'no_discovery_route',
+      cause: 'no IPv4 interface to broadcast on and no static host: discovery cannot reach any light; connect this machine to the lights\' network, or give a broadcast address or a light\'s address (--broadcast ADDR, --light IP)',
+    });
+  } else if (nothingAnswered) {
     problems.push({
       subject: 'discovery',
       kind: 'none_found',
@@ -387,7 +399,7 @@ export function formatReport(r: DoctorReport, nowMs: number = Date.parse(r.gener
   if (extra.length > 0) out.push(`  broadcast also to ${extra.join(', ')}`);
   out.push(`  discovery port ${r.discovery.port}${r.discovery.staticHosts.length > 0 ? `; static hosts ${r.discovery.staticHosts.join(', ')}` : ''}`);
   if (r.port !== null) out.push(`  UDP ${r.port.port}: ${r.port.detail}`);
-  out.push('', `Lights (${r.probeCount > 0 ? `${r.probeCount} probes each` : 'figures since the service started'})`);
+  out.push('', `Lights (${r.probeCount > 0 ? `${r.probeCount} probes each` : 'figures since the service started, or since each light came back online'})`);
   if (r.lights.length === 0) out.push('  none found');
   else {
     const rows = r.lights.map((l) => [
@@ -414,6 +426,8 @@ export function formatReport(r: DoctorReport, nowMs: number = Date.parse(r.gener
   if (r.problems.length > 0) {
     out.push('', 'Problems');
     for (const p of r.problems) out.push(`  ${printable(p.subject)}: ${printable(p.cause)}`);
+    // Which light is missing the doctor cannot know; named, it is asked by unicast and judged.
+    if (r.problems.some((p) => p.kind === 'too_few')) out.push('  To learn why a light is missing, name it: --serial SERIAL[@IP] (its last known address is asked by unicast).');
   }
   const notes = r.lights.filter((l) => l.healthy && l.cause !== null);
   if (notes.length > 0) {

@@ -173,7 +173,8 @@ async function routes(app: FastifyInstance, c: Context): Promise<void> {
   app.addHook('preClose', async () => c.hub.closeAll());
   // A body Fastify could not parse (not JSON, too large) gets the dashboard's coded shape, not Fastify's own.
   app.setErrorHandler((err, request, reply) => {
-    const problem = toProblem(err, undefined, ACTION_LIMIT_BYTES);
+    // The limit that was passed: the route's (a form's is smaller than an action's).
+    const problem = toProblem(err, undefined, request.routeOptions.bodyLimit ?? ACTION_LIMIT_BYTES);
     if (problem.fault) request.log.error({ err }, 'dashboard request failed');
     return reply
       .code(problem.status)

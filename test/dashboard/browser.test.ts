@@ -11,7 +11,9 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { COMMANDS } from '../../core/cli/commands.js';
 import { startServer, type RunningServer } from '../../core/http/server.js';
-import { defaultFleet, idFromLabel, startControlServer, type ControlServer, type DefaultFleet } from '../../core/simulator/index.js';
+import { defaultFleet, Fleet, idFromLabel, startControlServer, type ControlServer, type DefaultFleet } from '../../core/simulator/index.js';
+import { LightClient } from '../../core/discovery/client.js';
+import { LightService } from '../../core/control/service.js';
 import { captureIO } from '../helpers/cli-io.js';
 import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
 import { launchChromium, median, serveFleet, type Served } from './helpers.js';
@@ -519,5 +521,138 @@ describe('dashboard in Chromium across a server restart', function () {
     expect(await page.getAttribute('#status a', 'href')).to.equal('/');
     expect((await stale(page)).marked).to.equal(true);
     await page.close();
+  });
+});
+
+describe('dashboard in Chromium: no light, one light, odd labels, a replaced session', function () {
+  this.timeout(90_000);
+  const DESK = 'd073d5000001';
+  const HTML = 'd073d5000002';
+  const EMOJI = 'd073d5000003';
+  const LONG = 'd073d5000004';
+  const LABELS: Record<string, string> = { [DESK]: 'Desk', [HTML]: '<img src=x onerror=alert(1)>', [EMOJI]: '🎉 Party 💡', [LONG]: 'W'.repeat(32) };
+  const LONG_GROUP = 'G'.repeat(32);
+  let browser: Browser;
+  let fleet: Fleet;
+  let client: LightClient;
+  let service: LightService;
+  let server: RunningServer;
+  let context: BrowserContext;
+  let page: Page;
+  const dialogs: string[] = [];
+
+  before(async () => {
+    browser = await launchChromium();
+    // Every light is without power at first: the server knows none of them.
+    fleet = new Fleet({
+      lights: [
+        { serial: DESK, product: 91, label: LABELS[DESK]!, group: { label: 'Office' }, location: { label: 'Home' }, power: 'on', color: { hue: 0, saturation: 0, brightness: 0.8, kelvin: 3500 }, faults: { offline: true } },
+        { serial: HTML, product: 91, label: LABELS[HTML]!, group: { label: 'Office' }, location: { label: 'Home' }, power: 'on', faults: { offline: true } },
+        { serial: EMOJI, product: 91, label: LABELS[EMOJI]!, group: { label: 'Office' }, location: { label: 'Home' }, power: 'off', faults: { offline: true } },
+        { serial: LONG, product: 91, label: LABELS[LONG]!, group: { label: LONG_GROUP }, location: { label: 'Home' }, power: 'on', faults: { offline: true } },
+      ],
+    }, { port: 0 });
+    await fleet.start();
+    client = new LightClient({ discovery: { broadcastAddresses: ['127.255.255.255'], port: fleet.port, burstScheduleMs: [0], heartbeatMs: 300, refreshIntervalMs: 0 } });
+    service = new LightService(client, { readyTimeoutMs: 500 });
+    await service.start();
+    server = await startServer({ service, host: '127.0.0.1', port: 0, dashboard: { liveRefresh: false }, logLevel: 'silent' });
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    page = await context.newPage();
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.goto(`http://127.0.0.1:${server.port}/`);
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'live', undefined, { timeout: 10_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await service?.stop();
+    await fleet?.stop();
+  });
+
+  it('with no light, says none was found yet and where to look, rather than an empty page', async () => {
+    await page.waitForSelector('#empty:not([hidden])', { timeout: 5000 });
+    expect(await page.textContent('#empty')).to.include('No lights found yet').and.include('Health');
+    expect(await page.textContent('#summary')).to.equal('0 lights · 0 on · 0 offline');
+    expect(await page.$$('.light')).to.have.length(0);
+  });
+
+  it('with one light: its card, "1 light" (not "1 lights"), and the empty note gone', async () => {
+    fleet.light(DESK).setFaults({ offline: false });
+    await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"]`) !== null, DESK, { timeout: 10_000 });
+    await page.waitForFunction(() => document.getElementById('summary')!.textContent === '1 light · 1 on · 0 offline', undefined, { timeout: 5000 });
+    expect(await page.isHidden('#empty')).to.equal(true);
+    // A filter that matches nothing says so.
+    await page.fill('#filter', 'nothing like it');
+    expect(await page.textContent('#empty')).to.equal('No light matches “nothing like it”.');
+    expect(await page.isVisible('#empty')).to.equal(true);
+    await page.fill('#filter', '');
+    expect(await page.isHidden('#empty')).to.equal(true);
+  });
+
+  it('shows HTML, emoji and 32-character labels as text; at phone width a long group name leaves its buttons in reach', async () => {
+    for (const serial of [HTML, EMOJI, LONG]) fleet.light(serial).setFaults({ offline: false });
+    await page.waitForFunction(() => document.querySelectorAll('.light').length === 4, undefined, { timeout: 10_000 });
+    for (const [serial, label] of Object.entries(LABELS)) expect(await page.textContent(`.light[data-serial="${serial}"] .label`)).to.equal(label);
+    expect(await page.$$('main img, main [onerror]')).to.have.length(0);
+    expect(dialogs).to.deep.equal([]);
+
+    const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true })).newPage();
+    await phone.goto(`http://127.0.0.1:${server.port}/`);
+    await phone.waitForFunction(() => document.querySelectorAll('.light').length === 4, undefined, { timeout: 10_000 });
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).to.be.at.most(390);
+    // (No named function inside: tsx would wrap it in a helper the page does not have.)
+    const group = await phone.$$eval('.group', (gs, name) => {
+      const g = gs.find((x) => x.querySelector('h3')!.textContent === name)!;
+      const reach = [g.querySelector('.group-toggle')!, g.querySelector('.group-more')!].map((b) => {
+        const r = b.getBoundingClientRect();
+        return r.left >= 0 && r.right <= window.innerWidth && document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) === b;
+      });
+      return { reach, title: g.querySelector('h3')!.getAttribute('title') };
+    }, LONG_GROUP);
+    expect(group).to.deep.equal({ reach: [true, true], title: LONG_GROUP });
+    // The panel's title wraps rather than running under its close button.
+    await phone.tap(`.light[data-serial="${LONG}"] .info`);
+    await phone.waitForSelector('#panel:not([hidden])');
+    const [title, close] = await Promise.all([phone.$eval('#panel-title', (e) => e.getBoundingClientRect().toJSON() as DOMRect), phone.$eval('#panel-close', (e) => e.getBoundingClientRect().toJSON() as DOMRect)]);
+    expect(title.right).to.be.at.most(close.left + 1);
+    await phone.context().close();
+  });
+
+  it('moving the hue of a white light (no saturation) makes it coloured', async () => {
+    const desk = fleet.light(DESK);
+    expect(desk.state.color.saturation).to.equal(0);
+    await page.click(`.light[data-serial="${DESK}"] .info`);
+    await page.waitForSelector('#panel:not([hidden])');
+    expect(await page.inputValue('#saturation')).to.equal('0');
+    await page.$eval('#hue', (e) => {
+      (e as HTMLInputElement).value = '240';
+      e.dispatchEvent(new Event('input'));
+    });
+    await until(() => Math.abs(desk.state.color.hue - 240) < 1 && desk.state.color.saturation > 0.99, 3000, 'a blue light');
+    expect(await page.inputValue('#saturation')).to.equal('100');
+    await page.click('#panel-close');
+  });
+
+  it('a click still reaches the light when the page\'s session went away under it (cookie gone, or replaced by another tab)', async () => {
+    const desk = fleet.light(DESK);
+    await context.clearCookies();
+    const before = desk.state.power;
+    await page.click(`.light[data-serial="${DESK}"] .swatch`);
+    await until(() => desk.state.power !== before, 5000, 'the light to change power');
+    await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"] .result`)?.textContent === '✓', DESK, { timeout: 3000 });
+    // Another tab of this browser whose session the server forgot: its new session replaces the cookie of this one.
+    await context.clearCookies();
+    const other = await context.newPage();
+    await other.goto(`http://127.0.0.1:${server.port}/`);
+    await other.waitForFunction(() => document.querySelectorAll('.light').length === 4, undefined, { timeout: 10_000 });
+    const again = desk.state.power;
+    await page.click(`.light[data-serial="${DESK}"] .swatch`);
+    await until(() => desk.state.power !== again, 5000, 'the light to change power from the first tab');
+    await other.close();
   });
 });

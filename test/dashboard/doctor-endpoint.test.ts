@@ -2,6 +2,7 @@
 // token, or on an open server a request that is not from a browser). Virtual lights on loopback.
 
 import { expect } from 'chai';
+import { readlinkSync } from 'node:fs';
 import type { DoctorReport } from '../../core/index.js';
 import { apiRig, contractFleet, DESK, type ApiRig } from '../http/helpers.js';
 
@@ -60,6 +61,39 @@ describe('dashboard: /api/doctor', function () {
       // The next one measures afresh.
       expect(((await ask(3)).json() as DoctorReport).probeCount).to.equal(3);
       expect(echoes() - before).to.equal(8 * rig.fleet.lights.length);
+    });
+
+    it('names the holder of the lights\' port by process name only: a read token learns no command line (and no token on it)', async () => {
+      // The fleet's port is held by this very process, whose command line the old report served in full (a server run
+      // as `lightwire serve --virtual N --token SECRET` handed its control token to every read token).
+      const res = await rig.call({ method: 'GET', url: '/api/doctor', headers: { authorization: 'Bearer READER' } });
+      expect(res.statusCode).to.equal(200);
+      const report = res.json() as DoctorReport;
+      expect(report.port).to.include({ port: rig.fleet.port, bindable: false, heldByThisProcess: true });
+      expect(report.port!.holders).to.deep.equal([{ pid: Number(readlinkSync('/proc/self')), command: 'this process' }]);
+      expect(report.port!.detail).to.include('this process itself');
+      for (const arg of process.argv.slice(1)) expect(res.body, arg).to.not.include(arg);
+    });
+
+    it('does not call a light lossy for the reads it missed while it was offline, once it is back', async () => {
+      const desk = rig.fleet.light(DESK);
+      const report = async (): Promise<DoctorReport> => (await rig.call({ method: 'GET', url: '/api/doctor', headers: { authorization: 'Bearer READER' } })).json() as DoctorReport;
+      desk.setFaults({ offline: true });
+      try {
+        // Reads that go unanswered until the client calls it offline (three misses in a row).
+        for (let i = 0; i < 10 && rig.client.registry.peek(DESK)?.online !== false; i++) await rig.client.refreshState(DESK, 400);
+        expect(rig.client.registry.peek(DESK)?.online).to.equal(false);
+        const down = (await report()).lights.find((l) => l.serial === DESK)!;
+        expect(down).to.include({ healthy: false, kind: 'offline', online: false });
+      } finally {
+        desk.setFaults({ offline: false });
+      }
+      await rig.client.refreshState(DESK, 2000);
+      expect(rig.client.registry.peek(DESK)?.online).to.equal(true);
+      await rig.client.refreshState(DESK, 2000);
+      const back = (await report()).lights.find((l) => l.serial === DESK)!;
+      expect(back, JSON.stringify(back)).to.include({ healthy: true, kind: null, online: true });
+      expect(back.lossRate).to.equal(0);
     });
 
     it('refuses no token, a wrong one, and a browser request from another origin', async () => {

@@ -183,6 +183,21 @@ describe('dashboard: sessions and the Origin rule', function () {
       }
     });
 
+    it('names the limit a too-large sign-in form passed (the form\'s, not an action\'s)', async () => {
+      const res = await rig.call({ method: 'POST', url: '/session', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `token=${'x'.repeat(5000)}` });
+      expect(res.statusCode).to.equal(413);
+      expect(res.json()).to.deep.equal({ error: 'the request body is larger than 4096 bytes', code: 'BODY_TOO_LARGE' });
+      // Routes that do not exist, and bad queries, get coded answers too.
+      const unknown = await rig.call({ method: 'GET', url: '/api/nope' });
+      expect(unknown.statusCode).to.equal(404);
+      expect(unknown.json().code).to.equal('ROUTE_NOT_FOUND');
+      for (const q of ['abc', '-1', '1.5', '', '51', '1&probeCount=2']) {
+        const bad = await rig.call({ method: 'GET', url: `/api/doctor?probeCount=${q}` });
+        expect(bad.statusCode, q).to.equal(422);
+        expect(bad.json().code, q).to.equal('PARAMETER_INVALID');
+      }
+    });
+
     it('sets brightness and kelvin, starts and stops an effect, each with per-light results', async () => {
       const s = await openPage(rig);
       const b = await action(rig, s, { op: 'state', selector: `id:${DESK}`, brightness: 0.3, durationS: 0 });

@@ -4,8 +4,11 @@
 // 100 lights.
 
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { readlinkSync } from 'node:fs';
+import { mkdtempSync, readlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { COMMANDS } from '../../core/cli/commands.js';
 import { runDoctor, type DoctorReport, type LightHealth } from '../../core/index.js';
 import { checkPort } from '../../core/doctor/network.js';
@@ -242,6 +245,29 @@ describe('network doctor against faulty fleets', function () {
         expect(taken.detail).to.include(`pid ${self}`);
       } finally {
         await new Promise<void>((resolve) => holder.close(() => resolve()));
+      }
+    });
+
+    it('names another program holding it with its secrets masked, or (over HTTP) by its name alone', async () => {
+      // Another program holds a UDP port, with a token on its command line (as `lightwire serve --token T` has).
+      const script = path.join(mkdtempSync(path.join(os.tmpdir(), 'lw-holder-')), 'h.js');
+      writeFileSync(script, "const s = require('node:dgram').createSocket('udp4'); s.bind({ port: 0, address: '0.0.0.0', exclusive: true }, () => console.log(s.address().port));");
+      const child = spawn(process.execPath, [script, '--token', 'SECRET-ONE', '--password=SECRET-TWO', 'http://user:SECRET-THREE@host/'], { argv0: 'node', stdio: ['ignore', 'pipe', 'inherit'] });
+      try {
+        const port = await new Promise<number>((resolve, reject) => {
+          child.stdout.once('data', (chunk: Buffer) => resolve(Number(String(chunk).trim())));
+          child.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));
+        });
+        const masked = await checkPort(port);
+        expect(masked).to.include({ bindable: false, heldByThisProcess: false });
+        const line = masked.holders.find((h) => h.pid !== Number(readlinkSync('/proc/self')))?.command ?? '';
+        expect(line).to.include('--token ***').and.include('--password=***').and.include('http://user:***@host/');
+        expect(JSON.stringify(masked)).to.not.include('SECRET');
+        const named = await checkPort(port, { commands: 'name' });
+        expect(named.holders.map((h) => h.command)).to.deep.equal(['node']);
+        expect(named.detail).to.include('(node)').and.not.include('SECRET');
+      } finally {
+        child.kill();
       }
     });
   });

@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import { buildReport, formatReport, judgeHost, judgeLight, median, percentile, type LightObservation } from '../../core/doctor/index.js';
-import { hostInterfaces, udpSocketInodes } from '../../core/doctor/network.js';
+import { hostInterfaces, maskSecrets, udpSocketInodes } from '../../core/doctor/network.js';
 
 const A = { address: '10.0.0.5', port: 56700 };
 const B = { address: '10.0.0.9', port: 56700 };
@@ -144,6 +144,28 @@ describe('doctor: judging observations', () => {
     expect(report.problems[0]).to.include({ subject: 'discovery', kind: 'none_found' });
     expect(report.problems[0]!.cause).to.include('192.168.1.255').and.include('port 56700');
     expect(formatReport(report)).to.match(/Unhealthy: 0 of 0 lights healthy; 1 problem/);
+  });
+
+  it('nothing answered while lights were expected by count: says where it looked as well, and how to learn which is missing', () => {
+    const report = reportOf({ expectCount: 3 });
+    expect(report.problems.map((p) => p.kind)).to.deep.equal(['too_few', 'none_found']);
+    expect(report.problems[1]!.cause).to.include('192.168.1.255').and.include('firewall');
+    expect(formatReport(report)).to.include('name it: --serial SERIAL[@IP]');
+    // A light that answered (here by unicast only) is something: not none_found.
+    const some = reportOf({ expectedSerials: new Set(['d073d5000001']), lights: [obs({ known: null, expectedAt: A, unicastAnswered: true, broadcastAt: [] })] });
+    expect(some.problems.map((p) => p.kind)).to.deep.equal(['unicast_only']);
+  });
+
+  it('no route for discovery says what to give', () => {
+    const report = reportOf({ discovery: { broadcastAddresses: [], port: 56700, staticHosts: [] } });
+    expect(report.problems.map((p) => p.kind)).to.deep.equal(['no_discovery_route']);
+    expect(report.problems[0]!.cause).to.include('--broadcast ADDR').and.include('--light IP');
+  });
+
+  it('masks secret-looking arguments of a command line', () => {
+    expect(maskSecrets(['node', 'main.js', 'serve', '--token', 'T1', '--api-key=K', '--port', '3000', 'LIGHTWIRE_TOKENS=a b', 'https://u:p@h/x', '--light', '10.0.0.5'])).to.deep.equal([
+      'node', 'main.js', 'serve', '--token', '***', '--api-key=***', '--port', '3000', 'LIGHTWIRE_TOKENS=***', 'https://u:***@h/x', '--light', '10.0.0.5',
+    ]);
   });
 
   it('prints labels and causes escaped: a label cannot drive the terminal or forge a line', () => {

@@ -93,7 +93,7 @@ function groupSection(l) {
   var name = l.group ? l.group.name || 'Unnamed group' : 'No group';
   if (g) {
     if (g.title.textContent !== name) {
-      g.title.textContent = name; g.el.dataset.name = name;
+      g.title.textContent = name; g.title.title = name; g.el.dataset.name = name;
       if (g.toggle) g.toggle.setAttribute('aria-label', 'Toggle group ' + name);
       insertSorted(loc.body, g.el, byDataName);
     }
@@ -102,6 +102,7 @@ function groupSection(l) {
   var section = el('div', 'group');
   var head = el('div', 'group-head');
   var title = el('h3', null, name);
+  title.title = name; // in full: a long name is cut short
   var count = el('span', 'count');
   head.appendChild(title); head.appendChild(count);
   var selector = l.group ? 'group_id:' + l.group.id : null;
@@ -151,6 +152,8 @@ function makeCard(serial) {
   swatch.type = 'button';
   swatch.disabled = !canControl;
   var info = el('div', 'info');
+  info.tabIndex = 0;
+  info.setAttribute('role', 'button');
   var label = el('div', 'label');
   var meta = el('div', 'meta');
   var seen = el('div', 'seen');
@@ -163,11 +166,15 @@ function makeCard(serial) {
     var l = lights.get(serial);
     act({ op: 'toggle', selector: 'id:' + serial }, 'Toggle ' + (l ? l.label || serial : serial));
   });
-  info.addEventListener('click', function () {
+  var open = function () {
     var l = lights.get(serial);
     openPanel({ kind: 'light', selector: 'id:' + serial, title: l ? l.label || serial : serial, serial: serial });
+  };
+  info.addEventListener('click', open);
+  info.addEventListener('keydown', function (ev) {
+    if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); open(); }
   });
-  return { el: card, swatch: swatch, label: label, meta: meta, seen: seen, badge: badge, result: result, group: null };
+  return { el: card, swatch: swatch, info: info, label: label, meta: meta, seen: seen, badge: badge, result: result, group: null };
 }
 
 function renderCard(l) {
@@ -190,6 +197,7 @@ function renderCard(l) {
   c.swatch.setAttribute('aria-label', 'Toggle ' + (l.label || l.serial) + ' (' + (offline ? 'offline' : on ? 'on' : 'off') + ')');
   c.swatch.setAttribute('aria-pressed', on ? 'true' : 'false');
   c.label.textContent = l.label || l.serial;
+  c.info.setAttribute('aria-label', 'Adjust ' + (l.label || l.serial));
   var meta = [l.product || 'unknown product'];
   if (l.signal) meta.push('signal ' + l.signal);
   c.meta.textContent = meta.join(' \u00b7 ');
@@ -199,10 +207,8 @@ function renderCard(l) {
   applyFilter(c, l);
 }
 
-function countText(g) {
-  var n = g.grid.children.length;
-  return n + (n === 1 ? ' light' : ' lights');
-}
+function plural(n, word) { return n + ' ' + word + (n === 1 ? '' : 's'); }
+function countText(g) { return plural(g.grid.children.length, 'light'); }
 
 function applyFilter(c, l) {
   var q = filterEl.value.trim().toLowerCase();
@@ -255,6 +261,7 @@ function flush() {
   metrics.lights = lights.size;
   if (current) refreshPanel();
   summary();
+  emptyState();
   metrics.lastFlushMs = performance.now() - started;
   if (metrics.lastFlushMs > metrics.maxFlushMs) metrics.maxFlushMs = metrics.lastFlushMs;
 }
@@ -262,7 +269,17 @@ function flush() {
 function summary() {
   var online = 0, on = 0;
   lights.forEach(function (l) { if (l.online) { online++; if (l.power === 'on') on++; } });
-  $('summary').textContent = lights.size + ' lights \u00b7 ' + on + ' on \u00b7 ' + (lights.size - online) + ' offline';
+  $('summary').textContent = plural(lights.size, 'light') + ' \u00b7 ' + on + ' on \u00b7 ' + (lights.size - online) + ' offline';
+}
+
+// An empty page says why: no light found yet (the server keeps looking, and Health tells what it sees), or none
+// matches the filter.
+function emptyState() {
+  var box = $('empty'), q = filterEl.value.trim(), shown = false;
+  locations.forEach(function (loc) { if (!loc.el.hidden) shown = true; });
+  if (lights.size === 0) box.textContent = 'No lights found yet. Lights show here as soon as they answer; if none do, open Health to see why.';
+  else if (!shown) box.textContent = 'No light matches \u201c' + q + '\u201d.';
+  box.hidden = lights.size > 0 && shown;
 }
 
 function resetAll() {
@@ -322,20 +339,36 @@ function probeSoon() {
 }
 
 function probe() {
-  fetch('/', { credentials: 'same-origin', cache: 'no-store' }).then(function (res) {
-    return res.text().then(function (html) {
-      var token = /<meta name="lightwire-csrf" content="([^"]+)">/.exec(html);
-      if (!token) { sessionEnded(res.status); return; }
-      // A server of another version serves other assets: load them.
-      var script = document.querySelector('script[src^="/dashboard.js"]');
-      if (script && html.indexOf(script.getAttribute('src')) < 0) { location.reload(); return; }
-      csrf = token[1];
-      connect();
-    });
+  loadSession().then(function (state) {
+    if (state === 'changed' || state === 'same') connect();
   }, function () {
     setStatus('reconnecting', 'disconnected \u2014 the server does not answer; retrying\u2026');
     probeSoon();
   });
+}
+
+// Asks for the page again and takes its session's CSRF token: 'changed' (a new session, or another tab's), 'same',
+// 'ended' (the sign-in page: said on the status line) or 'reload' (another version of the page). One load at a time:
+// the stream's probe and a click refused for want of a session may ask together, and on an open server each load
+// without a session starts one.
+var sessionLoad = null;
+function loadSession() {
+  if (sessionLoad) return sessionLoad;
+  sessionLoad = fetch('/', { credentials: 'same-origin', cache: 'no-store' }).then(function (res) {
+    return res.text().then(function (html) {
+      var token = /<meta name="lightwire-csrf" content="([^"]+)">/.exec(html);
+      if (!token) { sessionEnded(res.status); return 'ended'; }
+      // A server of another version serves other assets: load them.
+      var script = document.querySelector('script[src^="/dashboard.js"]');
+      if (script && html.indexOf(script.getAttribute('src')) < 0) { location.reload(); return 'reload'; }
+      var changed = token[1] !== csrf;
+      csrf = token[1];
+      return changed ? 'changed' : 'same';
+    });
+  });
+  var done = function () { sessionLoad = null; };
+  sessionLoad.then(done, done);
+  return sessionLoad;
 }
 
 function sessionEnded(status) {
@@ -376,19 +409,34 @@ function setScenes(list) {
   });
 }
 
-// ---- actions ----
-function post(body) {
-  return fetch('/api/action', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', 'x-lightwire-csrf': csrf },
-    body: JSON.stringify(body)
-  }).then(function (res) {
-    return res.json().then(function (json) {
-      if (!res.ok) throw new Error((json && (json.error || json.message)) || ('HTTP ' + res.status));
-      return json.results || [];
+// ---- requests ----
+// A request of the page, with its CSRF token. Refused for want of a session (the server restarted and the stream has
+// not noticed yet) or for a token that is not the session's (another tab of this browser took a new session), it
+// takes the page's session again and, when that gave another token, is sent once more.
+function send(url, init, retried) {
+  init.credentials = 'same-origin';
+  init.headers = init.headers || {};
+  init.headers['x-lightwire-csrf'] = csrf;
+  return fetch(url, init).then(function (res) {
+    return res.json().then(function (json) { return { res: res, json: json }; }, function () { return { res: res, json: null }; });
+  }).then(function (r) {
+    if (r.res.ok && r.json) return r.json;
+    var code = r.json && r.json.code;
+    var failed = new Error((r.json && (r.json.error || r.json.message)) || ('HTTP ' + r.res.status));
+    if (retried || (code !== 'SESSION_REQUIRED' && code !== 'FORBIDDEN')) throw failed;
+    return loadSession().then(function (state) {
+      if (state !== 'changed') throw failed;
+      // The stream of the old session may be refused for good: open it with the new one.
+      if (!source || source.readyState === 2) connect();
+      return send(url, init, true);
     });
   });
+}
+
+// ---- actions ----
+function post(body) {
+  return send('/api/action', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    .then(function (json) { return json.results || []; });
 }
 
 function act(body, what) {
@@ -516,16 +564,21 @@ function wire() {
     sendLatest('b', { op: 'state', selector: current.selector, brightness: Number(this.value) / 100 });
   });
   var colorInput = function () {
+    // A hue on a white light (no saturation) would show nothing: moving the hue brings the colour in.
+    if (this.id === 'hue' && Number($('saturation').value) === 0) $('saturation').value = '100';
     sendLatest('c', { op: 'state', selector: current.selector, hue: Number($('hue').value), saturation: Number($('saturation').value) / 100 });
   };
   $('hue').addEventListener('input', colorInput);
   $('saturation').addEventListener('input', colorInput);
   $('kelvin').addEventListener('input', function () {
+    // A colour temperature makes the light white: the saturation slider says so.
+    $('saturation').value = '0';
     sendLatest('k', { op: 'state', selector: current.selector, kelvin: Number(this.value), saturation: 0 });
   });
   filterEl.addEventListener('input', function () {
     cards.forEach(function (c, serial) { applyFilter(c, lights.get(serial)); });
     applyGroupFilter();
+    if (metrics.snapshots > 0) emptyState();
   });
   if (!canControl) {
     panel.querySelectorAll('.row button, .row input').forEach(function (e) { e.disabled = true; });
@@ -548,9 +601,7 @@ function loadHealth(probeCount) {
   box.textContent = probeCount > 0 ? 'Measuring\u2026' : 'Loading\u2026';
   // One report at a time: a second click would start a second measurement and race the first to the panel.
   button.disabled = true;
-  fetch('/api/doctor' + (probeCount > 0 ? '?probeCount=' + probeCount : ''), {
-    credentials: 'same-origin', headers: { 'x-lightwire-csrf': csrf }
-  }).then(function (res) { return res.json().then(function (j) { if (!res.ok) throw new Error(j.error || ('HTTP ' + res.status)); return j; }); })
+  send('/api/doctor' + (probeCount > 0 ? '?probeCount=' + probeCount : ''), { method: 'GET' })
     .then(function (report) { renderHealth(box, report); }, function (err) { box.textContent = 'Could not load: ' + err.message; })
     .then(function () { button.disabled = false; });
 }
@@ -565,7 +616,7 @@ function renderHealth(box, r) {
   (r.interfaces || []).forEach(function (i) {
     net.appendChild(el('li', null, i.name + ' ' + i.address + ' broadcast ' + i.broadcast + (i.usedForDiscovery ? ' (discovery)' : '')));
   });
-  if (r.port) net.appendChild(el('li', r.port.bindable ? null : 'bad', 'UDP ' + r.port.port + ': ' + r.port.detail));
+  if (r.port) net.appendChild(el('li', r.port.bindable || r.port.heldByThisProcess ? null : 'bad', 'UDP ' + r.port.port + ': ' + r.port.detail));
   box.appendChild(net);
   if (r.problems && r.problems.length) {
     var pl = el('ul', 'problems');

@@ -42,6 +42,7 @@ export function dashboardPage(csrf: string, scopes: readonly Scope[] = ['read', 
     '<input id="filter" type="search" placeholder="Filter lights" aria-label="Filter lights">' +
     '<button id="health-open" type="button">Health</button></header>' +
     '<nav id="scenes" aria-label="Scenes" hidden></nav>' +
+    '<p id="empty" class="empty" role="status" hidden></p>' +
     '<main id="lights" aria-live="off"></main>' +
     '<aside id="panel" class="panel" hidden aria-label="Controls">' +
     '<button id="panel-close" class="close" type="button" aria-label="Close">✕</button>' +

@@ -4,7 +4,7 @@
 export const DASHBOARD_CSS = String.raw`
 :root { color-scheme: dark; --bg: #111418; --card: #1b2027; --line: #2b323c; --text: #e8ecf1; --dim: #98a2b3; --ok: #3fb950; --bad: #f85149; --accent: #4c8dff; }
 * { box-sizing: border-box; -webkit-tap-highlight-color: transparent; }
-body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: var(--bg); color: var(--text); }
+body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Noto Color Emoji"; background: var(--bg); color: var(--text); }
 header { position: sticky; top: 0; z-index: 5; display: flex; flex-wrap: wrap; gap: 8px 12px; align-items: center; padding: 10px 14px; background: #0c0f13ee; border-bottom: 1px solid var(--line); }
 header h1 { font-size: 17px; margin: 0; }
 #summary { color: var(--dim); }
@@ -21,12 +21,14 @@ button:hover { border-color: var(--accent); }
 #scenes { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; padding: 8px 14px; border-bottom: 1px solid var(--line); }
 .scenes-title { color: var(--dim); margin-right: 4px; }
 main { padding: 6px 14px 80px; }
-.location > h2 { font-size: 15px; margin: 16px 0 4px; color: var(--dim); text-transform: uppercase; letter-spacing: .04em; }
+.location > h2 { font-size: 15px; margin: 16px 0 4px; color: var(--dim); text-transform: uppercase; letter-spacing: .04em; overflow-wrap: anywhere; }
 .groups { display: flex; flex-wrap: wrap; gap: 4px 28px; }
 .group { flex: 1 1 440px; min-width: 0; content-visibility: auto; contain-intrinsic-size: auto 160px; margin-bottom: 10px; }
 .group-head { display: flex; align-items: center; gap: 8px; margin: 8px 0 6px; }
-.group-head h3 { font-size: 15px; margin: 0; }
-.count { color: var(--dim); font-size: 12px; margin-right: auto; }
+/* A long group name is cut short: the group's buttons stay in reach. */
+.group-head h3 { font-size: 15px; margin: 0; min-width: 0; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.group-head button { flex: none; }
+.count { flex: none; color: var(--dim); font-size: 12px; margin-right: auto; white-space: nowrap; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr)); gap: 8px; }
 .light { position: relative; display: flex; align-items: center; gap: 10px; padding: 8px; background: var(--card); border: 1px solid var(--line); border-radius: 10px; min-width: 0; }
 .swatch { flex: none; width: 44px; height: 44px; border-radius: 50%; padding: 0; border: 2px solid #0006; box-shadow: inset 0 0 0 1px #fff2; }
@@ -44,8 +46,8 @@ main { padding: 6px 14px 80px; }
 .result.ok { color: var(--ok); }
 .result.bad { color: var(--bad); }
 .panel { position: fixed; z-index: 10; right: 0; top: var(--header-h, 0px); bottom: 0; width: min(380px, 100%); overflow: auto; padding: 14px; background: #161b22; border-left: 1px solid var(--line); box-shadow: -8px 0 24px #0008; }
-.panel h2 { margin: 0 30px 2px 0; font-size: 17px; }
-.panel .sub { color: var(--dim); font-size: 12px; margin-bottom: 10px; }
+.panel h2 { margin: 0 30px 2px 0; font-size: 17px; overflow-wrap: anywhere; }
+.panel .sub { color: var(--dim); font-size: 12px; margin-bottom: 10px; overflow-wrap: anywhere; }
 .panel .close { position: absolute; right: 10px; top: 10px; }
 .row { display: flex; gap: 6px; flex-wrap: wrap; margin: 10px 0; align-items: center; }
 .row label { width: 100%; color: var(--dim); font-size: 12px; display: flex; justify-content: space-between; }
@@ -55,15 +57,16 @@ input[type=range]::-moz-range-thumb { width: 22px; height: 22px; border-radius: 
 #hue { background: linear-gradient(90deg, red, #ff0, lime, cyan, blue, #f0f, red); }
 #saturation { background: linear-gradient(90deg, #fff, #e33); }
 #kelvin { background: linear-gradient(90deg, #ff8a12, #fff4e6, #cfe0ff); }
-#panel-results { list-style: none; padding: 0; margin: 8px 0; font-size: 12px; }
+#panel-results { list-style: none; padding: 0; margin: 8px 0; font-size: 12px; overflow-wrap: anywhere; }
+.empty { margin: 24px 14px; color: var(--dim); }
 li.ok, p.ok { color: var(--ok); }
 li.bad, p.bad, tr.bad td:last-child { color: var(--bad); }
 .health { width: min(980px, 100%); }
 .table-wrap { overflow-x: auto; }
 .health-table { border-collapse: collapse; font-size: 12px; width: 100%; }
 .health-table th, .health-table td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line); white-space: nowrap; }
-.net, .problems { font-size: 12px; padding-left: 18px; }
-.toast { position: fixed; left: 50%; bottom: 16px; transform: translateX(-50%); max-width: 92%; padding: 8px 14px; border-radius: 8px; background: #26303b; border: 1px solid var(--line); opacity: 0; pointer-events: none; transition: opacity .2s; }
+.net, .problems { font-size: 12px; padding-left: 18px; overflow-wrap: anywhere; }
+.toast { position: fixed; left: 50%; bottom: 16px; transform: translateX(-50%); max-width: 92%; overflow-wrap: anywhere; padding: 8px 14px; border-radius: 8px; background: #26303b; border: 1px solid var(--line); opacity: 0; pointer-events: none; transition: opacity .2s; }
 .toast.show { opacity: 1; }
 .toast.bad { border-color: var(--bad); }
 .toast.ok { border-color: var(--ok); }
