@@ -16,11 +16,48 @@ export function printable(text: string): string {
   });
 }
 
-/** Left-aligned columns, two spaces apart, one string a line; every cell printable(). */
+/** Marks drawn on the character before them, joiners and variation selectors: no column of their own. */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200b-\u200d\u2060\ufe00-\ufe0f]$/u;
+
+/**
+ * Code points a terminal draws two columns wide: East Asian wide and fullwidth letters (CJK, kana, hangul, fullwidth
+ * forms) and emoji. A close reading of Unicode's East Asian Width, enough for labels.
+ */
+function isWide(cp: number): boolean {
+  return (
+    (cp >= 0x1100 && cp <= 0x115f) ||
+    (cp >= 0x2e80 && cp <= 0x303e) ||
+    (cp >= 0x3041 && cp <= 0x33ff) ||
+    (cp >= 0x3400 && cp <= 0x4dbf) ||
+    (cp >= 0x4e00 && cp <= 0x9fff) ||
+    (cp >= 0xa000 && cp <= 0xa4cf) ||
+    (cp >= 0xac00 && cp <= 0xd7a3) ||
+    (cp >= 0xf900 && cp <= 0xfaff) ||
+    (cp >= 0xfe30 && cp <= 0xfe4f) ||
+    (cp >= 0xff00 && cp <= 0xff60) ||
+    (cp >= 0xffe0 && cp <= 0xffe6) ||
+    (cp >= 0x1f300 && cp <= 0x1f64f) ||
+    (cp >= 0x1f900 && cp <= 0x1faff) ||
+    (cp >= 0x20000 && cp <= 0x3fffd)
+  );
+}
+
+/** How many terminal columns `text` takes: CJK and emoji two, combining marks none, the rest one. */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) {
+    if (ZERO_WIDTH.test(ch)) continue;
+    width += isWide(ch.codePointAt(0)!) ? 2 : 1;
+  }
+  return width;
+}
+
+/** Left-aligned columns, two spaces apart, one string a line; every cell printable(); widths as a terminal draws them. */
 export function tableLines(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const safe = rows.map((r) => r.map(printable));
-  const widths = header.map((h, i) => Math.max(h.length, ...safe.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const widths = header.map((h, i) => Math.max(displayWidth(h), ...safe.map((r) => displayWidth(r[i] ?? ''))));
+  const pad = (cell: string, width: number): string => cell + ' '.repeat(Math.max(0, width - displayWidth(cell)));
+  const line = (cells: readonly string[]): string => cells.map((c, i) => pad(c, widths[i]!)).join('  ').trimEnd();
   return [line(header), ...safe.map(line)];
 }
 

@@ -523,7 +523,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     });
     on('changed', (record: LightRecord, fields: readonly string[]) => {
       // A group's name is the newest label among its members: a change to one light renames it for all.
-      if ((fields.includes('group') || fields.includes('location')) && this.renamesGroups(record)) this.forgetNames();
+      if ((fields.includes('group') || fields.includes('location')) && this.renamesGroups(record)) this.renameGroups(record.serial);
       // A light whose first read went unanswered is announced when a later read succeeds.
       if (this.unread.has(record.serial) && isRead(record)) {
         this.unread.delete(record.serial);
@@ -588,6 +588,28 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       else if (membership !== undefined && this.namesCache !== undefined && this.namesCache[kind].get(membership.id) !== membership.label) renames = true;
     }
     return renames;
+  }
+
+  /**
+   * Group or location names moved (one light brought a newer label): the names are resolved again, and every other
+   * light whose group or location now shows another name is told as `changed`, as the light that brought it is.
+   */
+  private renameGroups(serial: string): void {
+    const before = this.namesCache;
+    this.forgetNames();
+    if (before === undefined || this.listenerCount('changed') === 0) return;
+    const after = this.names();
+    for (const record of this.client.registry.peekAll()) {
+      if (record.serial === serial || !this.announced.has(record.serial)) continue;
+      const fields: string[] = [];
+      const group = record.facts.group?.value;
+      if (group !== undefined && (before.group.get(group.id) ?? group.label) !== (after.group.get(group.id) ?? group.label)) fields.push('group');
+      const location = record.facts.location?.value;
+      if (location !== undefined && (before.location.get(location.id) ?? location.label) !== (after.location.get(location.id) ?? location.label)) {
+        fields.push('location');
+      }
+      if (fields.length > 0) this.announce('changed', this.viewOf(record), fields);
+    }
   }
 
   private forgetNames(): void {

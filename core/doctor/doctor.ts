@@ -284,6 +284,10 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
       readTimeoutMs: 1500,
     },
   });
+  // What the client reports in the background (no interface with IPv4, a broadcast it cannot send) is what the report
+  // is about and says in its own terms (interfaces, routes, problems); unheard, it would also reach stderr as a Node
+  // warning.
+  client.on('error', () => undefined);
   const d = client.discoveryOptions;
   const prober = await Prober.open();
   const history = new AddressHistory(client);

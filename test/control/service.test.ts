@@ -58,6 +58,20 @@ describe('LightService against virtual lights', function () {
     expect(state.color.brightness).to.be.closeTo(0.4, 0.001);
   });
 
+  it('tells every member of a group that was renamed through one of them, not only that one', async () => {
+    await rig.service.start();
+    const heard: [string, string | undefined, readonly string[]][] = [];
+    rig.service.on('changed', (view, fields) => heard.push([view.serial, view.group?.name, fields]));
+    const office = rig.fleet.light(BULB).state.group;
+    rig.fleet.light(BULB).setState({ group: { id: office.id, label: 'Study' } });
+    await rig.service.client.refreshInfo(BULB);
+    expect(rig.service.light(STRIP)!.group!.name).to.equal('Study');
+    const renamed = heard.filter(([, , fields]) => fields.includes('group'));
+    expect(renamed.find(([serial]) => serial === STRIP)).to.deep.equal([STRIP, 'Study', ['group']]);
+    expect(renamed.find(([serial]) => serial === BULB)?.[1]).to.equal('Study');
+    expect(renamed.map(([serial]) => serial).sort()).to.deep.equal([BULB, STRIP]);
+  });
+
   it('answers one result per light of a label shared by two lights', async () => {
     const results = await rig.service.setState('label:Desk', { brightness: 0.7, durationS: 0 });
     expect(results.map((r) => r.id).sort()).to.deep.equal([BULB, SECOND_BULB]);
