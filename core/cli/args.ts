@@ -5,7 +5,7 @@
 
 import { isIPv4 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { didYouMean, LightwireError, nearest } from '../index.js';
+import { didYouMean, LightwireError, nearest, printable, quoted } from '../index.js';
 
 export { didYouMean, editDistance, nearest } from '../index.js';
 
@@ -59,9 +59,14 @@ export function usageError(reason: string, flag?: string): LightwireError<'CLI_U
   return new LightwireError('CLI_USAGE', flag === undefined ? { reason } : { reason, flag });
 }
 
+/** Text the user typed, as an error repeats it: in quotes, cut when long, with no character a terminal would act on. */
+export function shown(text: string): string {
+  return printable(quoted(text));
+}
+
 /** `--light "x": reason`: the error for a value, naming the flag as typed. */
 export function valueError(flag: string, text: string, reason: string): LightwireError<'CLI_USAGE'> {
-  return usageError(`${flag} ${JSON.stringify(text)}: ${reason}`, flag);
+  return usageError(`${flag} ${shown(text)}: ${reason}`, flag);
 }
 
 /** Parses `args` against `flags` (plus --help and --version). Throws CLI_USAGE naming the flag as typed. */
@@ -99,11 +104,12 @@ export function parseFlags<F extends FlagSpecs>(flags: F, args: readonly string[
     if (token.kind !== 'option') continue;
     const name = canonical.get(token.name);
     if (name === undefined) {
-      throw usageError(`unknown option ${token.rawName}${didYouMean(nearest(token.rawName, suggestions))}`, token.rawName);
+      // What the user typed is shown as text: a control character in it must not reach the terminal.
+      throw usageError(`unknown option ${printable(token.rawName)}${didYouMean(nearest(token.rawName, suggestions))}`, token.rawName);
     }
     const spec = all[name]!;
     if (spec.type === 'boolean') {
-      if (token.value !== undefined) throw usageError(`${token.rawName} takes no value (got ${token.rawName}=${token.value})`, token.rawName);
+      if (token.value !== undefined) throw usageError(`${token.rawName} takes no value (got ${token.rawName}=${printable(token.value)})`, token.rawName);
       values[name] = true;
     } else {
       const value = token.value;

@@ -2,7 +2,7 @@
 // --help, --version and error shape. Commands print through `io` (so tests capture output) and return an exit
 // code instead of calling process.exit.
 
-import { isLightwireError, packageInfo } from '../index.js';
+import { isLightwireError, packageInfo, printable } from '../index.js';
 import { parseFlags, renderHelp, type FlagSpecs, type HelpText, type Parsed } from './args.js';
 
 export interface CliIO {
@@ -24,9 +24,17 @@ export interface Command {
 /** Exit codes shared by every command. */
 export const EXIT = Object.freeze({ OK: 0, FAILURE: 1, USAGE: 2 });
 
+/**
+ * An error message as the terminal gets it: it may quote what the user typed or a light's label, so no control
+ * character (an escape sequence) gets through; its own line breaks are kept.
+ */
+export function terminalText(message: string): string {
+  return message.split('\n').map(printable).join('\n');
+}
+
 /** A usage error: the message, then one line pointing to --help (never the whole help). */
 export function printUsageError(io: CliIO, command: string, message: string): number {
-  io.stderr(`lightwire ${command}: ${message}\nRun 'lightwire ${command} --help' for usage.\n`);
+  io.stderr(`lightwire ${command}: ${terminalText(message)}\nRun 'lightwire ${command} --help' for usage.\n`);
   return EXIT.USAGE;
 }
 
@@ -37,10 +45,10 @@ export function printUsageError(io: CliIO, command: string, message: string): nu
 export function printError(io: CliIO, command: string, err: unknown): number {
   if (isLightwireError(err, 'CLI_USAGE')) return printUsageError(io, command, err.message);
   if (isLightwireError(err)) {
-    io.stderr(`lightwire ${command}: ${err.code}: ${err.message}\n`);
+    io.stderr(`lightwire ${command}: ${err.code}: ${terminalText(err.message)}\n`);
     return err.httpStatus === 404 || err.httpStatus >= 500 ? EXIT.FAILURE : EXIT.USAGE;
   }
-  io.stderr(`lightwire ${command}: ${err instanceof Error ? err.message : String(err)}\n`);
+  io.stderr(`lightwire ${command}: ${terminalText(err instanceof Error ? err.message : String(err))}\n`);
   return EXIT.FAILURE;
 }
 

@@ -156,11 +156,21 @@ export async function openScenesToRead(file: string, io: CliIO): Promise<SceneSt
 }
 
 export interface LookOptions {
+  /** The command, named in the coded error line when no light answered ("lightwire list: LIGHTS_NOT_FOUND: ..."). */
+  readonly command: string;
+  /**
+   * Runs when no light answered at all (or there was nowhere to look), before the command exits 1: a command with
+   * --json prints its empty document here, so a script reading stdout always gets JSON.
+   */
+  readonly onNone?: (unanswered: readonly Unanswered[]) => void;
   /** Serials that, once all read, end the search (an id: selector); evaluated after start (scenes are open). */
   readonly wanted?: (service: LightService) => ReadonlySet<string> | null;
   /** Look for the whole --wait-ms (discover) instead of until the first discovery round is read. */
   readonly whole?: boolean;
-  /** When no light answered: print the hint and exit 1 without calling `fn` (default true). */
+  /**
+   * When no light answered: exit 1 with LIGHTS_NOT_FOUND and the hint, without calling `fn` (default true). False
+   * (serve): the hint is information, and `fn` runs.
+   */
   readonly requireLights?: boolean;
   /** The scene file (opened by the service, which may write it), or a store opened already (openScenesToRead). */
   readonly scenes?: string | SceneStore;
@@ -219,18 +229,25 @@ export async function withLights(
   service.on('error', (err) => io.stderr(`warning: ${err.message}\n`));
   const tried = triedList(finding);
   if (tried.length === 0) {
-    io.stderr('No broadcast address (no IPv4 interface is up) and no --light given: nowhere to look for lights.\n');
+    io.stderr(
+      `lightwire ${options.command}: NO_BROADCAST_ADDRESS: no IPv4 interface is up to broadcast on, and no --light was given: ` +
+        'nowhere to look for lights.\nGive --broadcast ADDR (127.255.255.255 for virtual lights on this machine) or --light IP[:PORT].\n',
+    );
+    options.onNone?.([]);
     return EXIT.FAILURE;
   }
   const read = new Set<string>();
+  const looking = new AbortController();
   service.on('added', (view) => {
     read.add(view.serial);
+    // Once a one-shot command stopped looking, a light that answers late is not news ("found" after "stopped
+    // looking" reads as a contradiction); serve keeps saying which lights it finds while it runs.
+    if (looking.signal.aborted && !options.keepRefreshing) return;
     if (read.size === FOUND_LINES + 1) io.stderr('  ... (more lights, not listed one by one)\n');
     if (read.size > FOUND_LINES) return;
     const at = service.client.addressOf(view.serial);
     io.stderr(`  found ${view.serial}${view.label ? ` "${printable(view.label)}"` : ''}${at ? ` at ${at.address}:${at.port}` : ''}\n`);
   });
-  const looking = new AbortController();
   const stopLooking = (): void => looking.abort();
   io.signal.addEventListener('abort', stopLooking, { once: true });
   try {
@@ -280,8 +297,13 @@ export async function withLights(
     }
     const views = service.views().filter((v) => read.has(v.serial));
     if (views.length === 0 && unanswered.every((u) => u.address === null)) {
+      if (options.requireLights !== false) {
+        // An error, with its code like every other: nothing answered, so nothing the command names was found.
+        io.stderr(`lightwire ${options.command}: LIGHTS_NOT_FOUND: ${noLightHint(tried, finding.lanPort)}`);
+        options.onNone?.(unanswered);
+        return EXIT.FAILURE;
+      }
       io.stderr(noLightHint(tried, finding.lanPort));
-      if (options.requireLights !== false) return EXIT.FAILURE;
     } else if (satisfied) {
       io.stderr(`${[...wanted!].join(', ')} answered in ${elapsed} ms; stopped looking.\n`);
     } else if (enough) {
@@ -290,7 +312,12 @@ export async function withLights(
       io.stderr(`${plural(views.length, 'light')} answered in ${elapsed} ms.\n`);
     }
     if (finding.expect !== undefined && views.length < finding.expect) {
-      io.stderr(`Expected ${plural(finding.expect, 'light')}; ${views.length} answered within ${finding.waitMs} ms.\n`);
+      // Looking also stops once the first discovery round is read: then it did not wait --wait-ms, and says so.
+      io.stderr(
+        elapsed >= finding.waitMs
+          ? `Expected ${plural(finding.expect, 'light')}; ${views.length} answered within ${finding.waitMs} ms.\n`
+          : `Expected ${plural(finding.expect, 'light')}; ${views.length} answered by the end of the first discovery round (${elapsed} ms).\n`,
+      );
     }
     for (const u of unanswered) {
       io.stderr(

@@ -2,7 +2,7 @@
 
 import { LightwireError } from '../index.js';
 import { decode, headerToUser, payloadToUserUnits, type UserValue } from '../protocol/index.js';
-import { usageError, type FlagSpecs } from './args.js';
+import { shown, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 
 const DECODE_FLAGS = {
@@ -15,7 +15,7 @@ export function parseHex(text: string): Buffer {
   if (cleaned.length === 0) throw new LightwireError('HEX_INVALID', { reason: 'nothing to decode' });
   if (!/^[0-9a-f]*$/i.test(cleaned)) {
     const bad = cleaned.match(/[^0-9a-f]/i)?.[0] ?? '?';
-    throw new LightwireError('HEX_INVALID', { reason: `character ${JSON.stringify(bad)} is not a hex digit` });
+    throw new LightwireError('HEX_INVALID', { reason: `character ${shown(bad)} is not a hex digit` });
   }
   if (cleaned.length % 2 !== 0) throw new LightwireError('HEX_INVALID', { reason: 'odd number of hex digits' });
   return Buffer.from(cleaned, 'hex');

@@ -1,7 +1,7 @@
 // `lightwire discover`: find every light and show what it is and how it is doing.
 
 import type { LightService, LightView } from '../index.js';
-import { usageError, type FlagSpecs } from './args.js';
+import { shown, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 import { findingFlags, findingFrom, plural, withLights, type Unanswered } from './connect.js';
 import { formatColor, table } from './format.js';
@@ -70,11 +70,12 @@ Wi-Fi signal quality. A light that answered discovery but not the state read is 
   footer: 'Exit codes: 0 lights found, 1 nothing answered, 2 bad options.',
   flags: DISCOVER_FLAGS,
   async run(p, io) {
-    if (p.positionals.length > 0) throw usageError(`discover takes no arguments, got ${p.positionals.map((a) => JSON.stringify(a)).join(' ')}`);
+    if (p.positionals.length > 0) throw usageError(`discover takes no arguments, got ${p.positionals.map((a) => shown(a)).join(' ')}`);
     const finding = findingFrom(p);
     const json = p.values.json;
     const readTimeoutMs = Math.min(2000, Math.max(500, Math.round(finding.waitMs / 2)));
-    return withLights(finding, io, { whole: true, requireLights: false, discovery: { readTimeoutMs } }, async ({ service, read, unanswered }) => {
+    const look = { command: 'discover', whole: true, discovery: { readTimeoutMs }, ...(json ? { onNone: () => io.stdout('[]\n') } : {}) };
+    return withLights(finding, io, look, async ({ service, read, unanswered }) => {
       const lights = [...read.map((v) => describeLight(service, v)), ...unanswered.filter((u) => u.address !== null).map(unansweredLight)];
       if (lights.length === 0) {
         if (json) io.stdout('[]\n');

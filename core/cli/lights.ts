@@ -1,7 +1,7 @@
 // `lightwire list` and `lightwire set`: the light service from a terminal.
 
 import { isLightwireError, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
-import { choiceValue, numberValue, usageError, valueError, type FlagSpecs } from './args.js';
+import { choiceValue, numberValue, shown, usageError, valueError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, idSerials, openScenesToRead, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
 import { formatColor, table } from './format.js';
@@ -41,6 +41,11 @@ export async function writeOrOffline(write: () => Promise<LightResult[]>, missin
   return offlineResults(results, missing);
 }
 
+/** With --json, the results document of a write that reached no light (every light it names offline, if any). */
+export function printNoResults(io: CliIO, missing: readonly Unanswered[], json: boolean): void {
+  if (json) io.stdout(`${JSON.stringify({ results: offlineResults([], missing) }, null, 2)}\n`);
+}
+
 export function printResults(io: CliIO, results: readonly LightResult[], json: boolean): number {
   if (json) io.stdout(`${JSON.stringify({ results }, null, 2)}\n`);
   else io.stdout(`${table(['ID', 'LABEL', 'STATUS'], results.map((r) => [r.id, r.label || '-', r.status + (r.power ? ` (${r.power})` : '')]))}\n`);
@@ -68,13 +73,20 @@ ${FINDING_HELP}`,
   footer: 'Exit codes: 0 listed, 1 nothing matched, no light answered or a light named by id did not answer, 2 bad options.',
   flags: LIST_FLAGS,
   async run(p, io) {
-    if (p.positionals.length > 1) throw usageError(`give at most one selector, got ${p.positionals.map((s) => JSON.stringify(s)).join(' ')}`);
+    if (p.positionals.length > 1) throw usageError(`give at most one selector, got ${p.positionals.map((s) => shown(s)).join(' ')}`);
     const selector = p.positionals[0] ?? 'all';
     checkSelector(selector);
     const finding = findingFrom(p);
     const json = p.values.json;
     const scenes = await openScenesToRead(p.values.scenes ?? defaultScenesPath(), io);
-    return withLights(finding, io, { wanted: () => idSerials(selector), ...(scenes ? { scenes } : {}) }, async ({ service, unanswered }) => {
+    const look = {
+      command: 'list',
+      wanted: () => idSerials(selector),
+      // A script reading --json gets an empty list when no light answered, as when the selector matches nothing.
+      ...(json ? { onNone: () => io.stdout('[]\n') } : {}),
+      ...(scenes ? { scenes } : {}),
+    };
+    return withLights(finding, io, look, async ({ service, unanswered }) => {
       const missing = namedUnanswered(selector, unanswered);
       let lights: V1Light[] = [];
       try {
@@ -158,7 +170,7 @@ ${FINDING_HELP}`,
   flags: SET_FLAGS,
   async run(p, io) {
     if (p.positionals.length !== 1) {
-      throw usageError(p.positionals.length === 0 ? 'give a selector (e.g. all, label:Desk)' : `give exactly one selector, got ${p.positionals.map((s) => JSON.stringify(s)).join(' ')}`);
+      throw usageError(p.positionals.length === 0 ? 'give a selector (e.g. all, label:Desk)' : `give exactly one selector, got ${p.positionals.map((s) => shown(s)).join(' ')}`);
     }
     const selector = p.positionals[0]!;
     checkSelector(selector);
@@ -183,12 +195,21 @@ ${FINDING_HELP}`,
       finding,
       io,
       {
+        command: 'set',
         wanted: () => idSerials(selector),
+        onNone: (unanswered) => printNoResults(io, namedUnanswered(selector, unanswered), v.json),
         ...(scenes ? { scenes } : {}),
         before: (service) => checkRequest(service, request, (n) => p.flag(n), (n) => String(v[n] ?? '')),
       },
       async ({ service, unanswered }) => {
-        const results = await writeOrOffline(() => service.setState(selector, request, { fast: v.fast }), namedUnanswered(selector, unanswered));
+        let results: LightResult[];
+        try {
+          results = await writeOrOffline(() => service.setState(selector, request, { fast: v.fast }), namedUnanswered(selector, unanswered));
+        } catch (err) {
+          // The selector matched nothing: --json still prints its (empty) document; the error goes to stderr.
+          if (isLightwireError(err, 'LIGHTS_NOT_FOUND')) printNoResults(io, [], v.json);
+          throw err;
+        }
         return printResults(io, results, v.json);
       },
     );

@@ -2,8 +2,9 @@
 // The `lightwire` command: dispatches to one sub-command, wires SIGINT/SIGTERM to an AbortSignal.
 
 import { packageInfo } from '../index.js';
-import { didYouMean, nearest } from './args.js';
-import { EXIT, type CliIO, type Command } from './command.js';
+import { didYouMean, nearest, shown } from './args.js';
+import { printable } from './format.js';
+import { EXIT, terminalText, type CliIO, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
 
 function topHelp(commands: readonly Command[]): string {
@@ -25,7 +26,7 @@ function topHelp(commands: readonly Command[]): string {
 }
 
 function unknownCommand(io: CliIO, name: string, commands: readonly Command[]): number {
-  io.stderr(`lightwire: unknown command ${JSON.stringify(name)}${didYouMean(nearest(name, commands.map((c) => c.name)))}\n`);
+  io.stderr(`lightwire: unknown command ${shown(name)}${didYouMean(nearest(name, commands.map((c) => c.name)))}\n`);
   io.stderr("Run 'lightwire --help' for the commands.\n");
   return EXIT.USAGE;
 }
@@ -36,7 +37,7 @@ export async function main(argv: readonly string[], io: CliIO, commands: readonl
     io.stderr(`${topHelp(commands)}\n`);
     return EXIT.USAGE;
   }
-  if (name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
+  if (name === '--help' || name === '-h' || (name === 'help' && (rest.length === 0 || ['help', '--help', '-h'].includes(rest[0]!)))) {
     io.stdout(`${topHelp(commands)}\n`);
     return EXIT.OK;
   }
@@ -52,7 +53,7 @@ export async function main(argv: readonly string[], io: CliIO, commands: readonl
     return EXIT.OK;
   }
   if (name.startsWith('-')) {
-    io.stderr(`lightwire: unknown option ${name}${didYouMean(nearest(name, ['--help', '--version']))}; options come after the command\n`);
+    io.stderr(`lightwire: unknown option ${printable(name)}${didYouMean(nearest(name, ['--help', '--version']))}; options come after the command\n`);
     io.stderr("Run 'lightwire --help' for the commands.\n");
     return EXIT.USAGE;
   }
@@ -62,23 +63,39 @@ export async function main(argv: readonly string[], io: CliIO, commands: readonl
     return await command.run(rest, io);
   } catch (err) {
     const code = (err as { code?: unknown }).code;
-    io.stderr(`lightwire ${name}: ${typeof code === 'string' ? `${code}: ` : ''}${(err as Error).message}\n`);
+    io.stderr(`lightwire ${name}: ${typeof code === 'string' ? `${code}: ` : ''}${terminalText(String((err as Error).message))}\n`);
     return EXIT.FAILURE;
   }
 }
 
+/**
+ * After Ctrl-C or SIGTERM, how long a command may take to stop cleanly (serve lets requests finish for 2 s) before the
+ * process exits anyway: work that cannot be interrupted must not keep a stopped command running.
+ */
+export const STOP_GRACE_MS = 5000;
+/** After a command has finished, how long anything left behind may keep the process alive before it exits. */
+export const EXIT_GRACE_MS = 2000;
+
 if (require.main === module) {
   const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  let forced: NodeJS.Timeout | undefined;
+  const stop = (why: string): void => {
+    controller.abort();
+    forced ??= setTimeout(() => {
+      io.stderr(`lightwire: still busy ${STOP_GRACE_MS / 1000} s after ${why}; exiting without a clean stop.\n`);
+      process.exit(EXIT.FAILURE);
+    }, STOP_GRACE_MS).unref();
+  };
+  const onSignal = (signal: NodeJS.Signals): void => stop(signal);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   // A reader that went away (`lightwire ... | head`) is an error on the stream, not a crash: output to stdout has
   // nowhere to go, so the command stops as if interrupted; a closed stderr (a log reader gone) only loses the log.
   let stdoutOpen = true;
   let stderrOpen = true;
   process.stdout.on('error', () => {
     stdoutOpen = false;
-    stop();
+    stop('its output was closed');
   });
   process.stderr.on('error', () => {
     stderrOpen = false;
@@ -91,12 +108,16 @@ if (require.main === module) {
   main(process.argv.slice(2), io).then(
     (code) => {
       process.exitCode = code;
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      // The command is done: a handle left open (a socket, a timer, a file operation that never returns) must not
+      // keep the process running. Unref'd, this fires only when something else still holds the process.
+      setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
     },
     (err: unknown) => {
       io.stderr(`lightwire: ${String(err)}\n`);
       process.exitCode = EXIT.FAILURE;
+      setTimeout(() => process.exit(EXIT.FAILURE), EXIT_GRACE_MS).unref();
     },
   );
 }

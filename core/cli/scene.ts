@@ -1,11 +1,11 @@
 // `lightwire scene capture|list|activate`: local scenes, as the HTTP API's scenes.
 
 import { DURATION_MAX_S, LightwireError, SceneStore, sceneNameProblem, type Scene } from '../index.js';
-import { didYouMean, nearest, numberValue, usageError, type FlagSpecs } from './args.js';
+import { didYouMean, nearest, numberValue, shown, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
-import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, SCENES_FLAG, withLights } from './connect.js';
+import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
 import { isoSeconds, printable, table } from './format.js';
-import { checkSelector, namedUnanswered, printResults, writeOrOffline } from './lights.js';
+import { checkSelector, namedUnanswered, printNoResults, printResults, writeOrOffline } from './lights.js';
 
 /** The scene a UUID or name names; a name that several scenes have (a hand-edited file) is refused, never guessed. */
 function findScene(scenes: readonly Scene[], key: string): Scene | undefined {
@@ -13,7 +13,7 @@ function findScene(scenes: readonly Scene[], key: string): Scene | undefined {
   const byUuid = scenes.find((s) => s.uuid === k);
   if (byUuid !== undefined) return byUuid;
   for (const named of [scenes.filter((s) => s.name === key), scenes.filter((s) => s.name.toLowerCase() === k)]) {
-    if (named.length > 1) throw usageError(`${named.length} scenes are named ${JSON.stringify(key)} (${named.map((s) => s.uuid).join(', ')}): give the UUID of one`);
+    if (named.length > 1) throw usageError(`${named.length} scenes are named ${shown(key)} (${named.map((s) => s.uuid).join(', ')}): give the UUID of one`);
     if (named.length === 1) return named[0];
   }
   return undefined;
@@ -61,7 +61,7 @@ answered, or until every light the scene (or an id: selector) names has answered
     const [action, ...rest] = p.positionals;
     const scenesFile = v.scenes ?? defaultScenesPath();
     if (action === 'list') {
-      if (rest.length > 0) throw usageError(`list takes no arguments, got ${rest.map((r) => JSON.stringify(r)).join(' ')}`);
+      if (rest.length > 0) throw usageError(`list takes no arguments, got ${rest.map((r) => shown(r)).join(' ')}`);
       // A file that does not parse is said, and left where it is: listing changes nothing.
       const store = await SceneStore.open(scenesFile, { readOnly: true });
       if (store.problem !== null) throw store.problem;
@@ -75,9 +75,9 @@ answered, or until every light the scene (or an id: selector) names has answered
       if (rest.length < 1 || rest.length > 2) throw usageError('capture takes NAME and an optional SELECTOR');
       const [name, selector = 'all'] = rest as [string, string?];
       const problem = sceneNameProblem(name);
-      if (problem !== null) throw usageError(`the scene name ${JSON.stringify(name)} ${problem}`);
+      if (problem !== null) throw usageError(`the scene name ${shown(name)} ${problem}`);
       checkSelector(selector);
-      return withLights(findingFrom(p), io, { wanted: () => idSerials(selector), scenes: scenesFile }, async ({ service, unanswered }) => {
+      return withLights(findingFrom(p), io, { command: 'scene', wanted: () => idSerials(selector), scenes: scenesFile }, async ({ service, unanswered }) => {
         const missing = idSerials(selector) === null ? [] : namedUnanswered(selector, unanswered);
         if (missing.length > 0) {
           io.stderr(`lightwire scene: not captured: ${missing.map((m) => m.serial).join(', ')} did not answer (try a longer --wait-ms, or leave ${missing.length === 1 ? 'it' : 'them'} out of the selector)\n`);
@@ -98,19 +98,25 @@ answered, or until every light the scene (or an id: selector) names has answered
       const scene = findScene(store.list(), key);
       if (!scene) throw new LightwireError('SCENE_NOT_FOUND', { sceneId: key });
       const serials = sceneSerials(scene);
-      return withLights(findingFrom(p), io, { wanted: () => serials, scenes: store }, async ({ service, unanswered }) => {
-        const missing = serials === null ? [] : unanswered.filter((u) => serials.has(u.serial));
+      const missingOf = (unanswered: readonly Unanswered[]): Unanswered[] => (serials === null ? [] : unanswered.filter((u) => serials.has(u.serial)));
+      const look = { command: 'scene', wanted: () => serials, scenes: store, onNone: (unanswered: readonly Unanswered[]) => printNoResults(io, missingOf(unanswered), v.json) };
+      return withLights(findingFrom(p), io, look, async ({ service, unanswered }) => {
         const results = await writeOrOffline(
           () => service.activateScene(scene.uuid, durationS === undefined ? {} : { durationS }, { fast: v.fast }),
-          missing,
+          missingOf(unanswered),
         );
+        if (results.length === 0) {
+          // Lights answered, but none the scene names: nothing was changed, which is not success.
+          printNoResults(io, [], v.json);
+          throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `scene_id:${scene.uuid}` });
+        }
         return printResults(io, results, v.json);
       });
     }
     throw usageError(
       action === undefined
         ? 'give an action: capture, list or activate'
-        : `unknown action ${JSON.stringify(action)}${didYouMean(nearest(action, ACTIONS))}; the actions are capture, list and activate`,
+        : `unknown action ${shown(action)}${didYouMean(nearest(action, ACTIONS))}; the actions are capture, list and activate`,
     );
   },
 });

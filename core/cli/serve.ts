@@ -16,7 +16,7 @@ import {
   type RunningServer,
 } from '../http/index.js';
 import { defaultFleet, Fleet, loadFleetFile, LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../simulator/index.js';
-import { choiceValue, intValue, parseFlags, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
+import { choiceValue, intValue, parseFlags, shown, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, plural, SCENES_FLAG, withLights, type Finding } from './connect.js';
 import { untilAborted } from './format.js';
@@ -91,7 +91,7 @@ export interface ServeOptions {
 /** Checks the flags (and $LIGHTWIRE_TOKENS); CLI_USAGE naming the flag as typed, or SERVE_UNSAFE_BIND. */
 export function serveOptions(p: Parsed<ServeFlags>, env: NodeJS.ProcessEnv = process.env): ServeOptions {
   const v = p.values;
-  if (p.positionals.length > 0) throw usageError(`serve takes no arguments, got ${p.positionals.map((a) => JSON.stringify(a)).join(' ')}`);
+  if (p.positionals.length > 0) throw usageError(`serve takes no arguments, got ${p.positionals.map((a) => shown(a)).join(' ')}`);
   const host = v.host ?? DEFAULT_HOST;
   if (host.trim() === '') throw valueError(p.flag('host'), host, 'must not be empty');
   const hostProblem = listenHostProblem(host);
@@ -174,6 +174,10 @@ export function textLogLine(json: string): string {
 /** What to do when a listener cannot open: the port is taken, needs privileges, or the address is not ours. */
 export function listenAdvice(err: unknown, options: ServeOptions): string | null {
   const e = err as { code?: unknown; port?: unknown; address?: unknown };
+  // A host name that does not resolve (ENOTFOUND, or EAI_AGAIN with no DNS at all) fails when listening starts.
+  if (e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' || e.code === 'EAI_NONAME') {
+    return `${options.host} does not resolve to an address (${e.code}); give one of this machine's addresses (--host 127.0.0.1 for this machine only).`;
+  }
   if (typeof e.code !== 'string' || !['EADDRINUSE', 'EACCES', 'EADDRNOTAVAIL'].includes(e.code)) return null;
   const port = typeof e.port === 'number' ? e.port : options.port;
   const flag = options.httpPort !== undefined && port === options.httpPort && port !== options.port ? '--http-port' : '--port';
@@ -276,7 +280,7 @@ Logs one line per request on stderr. Stop with Ctrl-C.`,
       return await withLights(
         finding,
         io,
-        { requireLights: false, keepRefreshing: true, interruptedCode: EXIT.OK, scenes: options.scenesFile, ...(fleet !== null ? { bindAddress: LOOPBACK_ADDRESS } : {}) },
+        { command: 'serve', requireLights: false, keepRefreshing: true, interruptedCode: EXIT.OK, scenes: options.scenesFile, ...(fleet !== null ? { bindAddress: LOOPBACK_ADDRESS } : {}) },
         async ({ service, read }) => serveUntilStopped(io, options, service, tls, fleet !== null ? `${plural(read.length, 'virtual light')} on loopback` : `${plural(read.length, 'light')} found so far`),
       );
     } finally {

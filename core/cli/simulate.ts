@@ -3,7 +3,7 @@
 import { isIPv4 } from 'node:net';
 import { isLightwireError } from '../index.js';
 import { DEFAULT_PORT, defaultFleet, Fleet, isLoopbackIpv4, loadFleetFile, MAX_LATENCY_MS, startControlServer, type AddressMode, type ControlServer, type FleetSpec } from '../simulator/index.js';
-import { choiceValue, intValue, numberValue, parseFlags, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
+import { choiceValue, intValue, numberValue, parseFlags, shown, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 import { table, untilAborted } from './format.js';
 
@@ -45,7 +45,7 @@ interface SimulateOptions {
 /** Checks the flags; CLI_USAGE naming the flag as typed otherwise. */
 export function simulateOptions(p: Parsed<SimulateFlags>): SimulateOptions {
   const v = p.values;
-  if (p.positionals.length > 0) throw usageError(`simulate takes no arguments, got ${p.positionals.map((a) => JSON.stringify(a)).join(' ')}`);
+  if (p.positionals.length > 0) throw usageError(`simulate takes no arguments, got ${p.positionals.map((a) => shown(a)).join(' ')}`);
   if ((v.virtual === undefined) === (v.fleet === undefined)) throw usageError('give exactly one of --virtual N or --fleet FILE');
   const mode = choiceValue(p, 'mode', ['ip', 'port'] as const) ?? 'ip';
   const base = v['base-address'];
@@ -109,10 +109,19 @@ Exit codes: 0 stopped cleanly, 1 could not bind, 2 bad options or fleet file.`,
     let control: ControlServer;
     try {
       await fleet.start();
+    } catch (err) {
+      io.stderr(`lightwire simulate: ${isLightwireError(err) ? `${err.code}: ` : ''}${(err as Error).message}\n`);
+      return EXIT.FAILURE;
+    }
+    try {
       control = await startControlServer(fleet, { port: options.controlPort });
     } catch (err) {
       await fleet.stop();
-      io.stderr(`lightwire simulate: ${isLightwireError(err) ? `${err.code}: ` : ''}${(err as Error).message}\n`);
+      // The control endpoint is HTTP (TCP): the simulator's ADDRESS_IN_USE text speaks of UDP, the lights' sockets.
+      const message = isLightwireError(err, 'ADDRESS_IN_USE')
+        ? `${p.flag('control-port')} ${options.controlPort}: TCP port ${options.controlPort} on 127.0.0.1 is already in use; give another port, or 0 for any free one`
+        : (err as Error).message;
+      io.stderr(`lightwire simulate: ${isLightwireError(err) ? `${err.code}: ` : ''}${message}\n`);
       return EXIT.FAILURE;
     }
 

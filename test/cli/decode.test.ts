@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { decodeCommand, parseHex } from '../../core/cli/decode.js';
 import { isLightwireError } from '../../core/errors.js';
+import fc from 'fast-check';
+import { encode, MESSAGES, type MessageName, type PacketInput } from '../../core/protocol/index.js';
 import { captureIO } from '../helpers/cli-io.js';
+import { payloadArbitrary } from '../protocol/helpers.js';
 
 // lan-protocol.md §6 V6: SetColor unicast with ack+res.
 const V6 = '3100001480dd8f29d073d522932200000000000000000301000000000000000066000000001c079919ff7fc409e8030000';
@@ -74,5 +77,23 @@ describe('lightwire decode', () => {
     const io = captureIO();
     expect(await decodeCommand.run(['--help'], io)).to.equal(0);
     expect(io.out()).to.contain('Usage: lightwire decode');
+  });
+
+  it('prints every message of the protocol, with any payload, as JSON (user and wire units), exit 0', async () => {
+    for (const name of Object.keys(MESSAGES) as MessageName[]) {
+      await fc.assert(
+        fc.asyncProperty(payloadArbitrary(name), async (payload) => {
+          const hex = Buffer.from(encode({ name, header: { source: 7, sequence: 1 }, payload } as unknown as PacketInput)).toString('hex');
+          for (const args of [[hex], ['--wire', hex]]) {
+            const io = captureIO();
+            expect(await decodeCommand.run(args, io), `${name} ${args.join(' ')}: ${io.err()}`).to.equal(0);
+            const out = JSON.parse(io.out()) as { message: string };
+            expect(out.message).to.equal(name);
+            expect(io.err()).to.equal('');
+          }
+        }),
+        { numRuns: 15 },
+      );
+    }
   });
 });

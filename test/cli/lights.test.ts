@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sinon from 'sinon';
 import { listCommand, setCommand } from '../../core/cli/lights.js';
 import { sceneCommand } from '../../core/cli/scene.js';
+import { discoverCommand } from '../../core/cli/discover.js';
 import { defaultFleet, defaultSerial } from '../../core/simulator/default-fleet.js';
 import { Fleet } from '../../core/simulator/fleet.js';
 import { captureIO } from '../helpers/cli-io.js';
@@ -91,6 +93,21 @@ describe('lightwire list, set and scene', function () {
     expect(await listCommand.run(['label:Nobody', '--json', ...finding], io)).to.equal(1);
     expect(JSON.parse(io.out())).to.deep.equal([]);
     expect(io.err()).to.contain("Could not find light with selector 'label:Nobody'");
+  });
+
+  it('prints no control character of a selector back in an error (a label with an escape sequence)', async () => {
+    const io = captureIO();
+    expect(await setCommand.run(['label:\x1b[31mRed\x9b2J', '--power', 'on', ...finding], io)).to.equal(1);
+    expect(io.err()).to.contain("lightwire set: LIGHTS_NOT_FOUND: Could not find light with selector 'label:\\x1b[31mRed\\x9b2J'.");
+    expect(io.err()).to.not.match(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+  });
+
+  it('says nothing more about lights found once it stopped looking', async () => {
+    const io = captureIO();
+    expect(await setCommand.run([`id:${defaultSerial(0)}`, '--power', 'on', ...finding], io)).to.equal(0);
+    const [before = '', after = ''] = io.err().split(/stopped looking\.\n/);
+    expect(before).to.contain(`found ${defaultSerial(0)}`);
+    expect(after).to.not.contain('found');
   });
 
   it('exits 2 when there is nothing to change', async () => {
@@ -205,6 +222,81 @@ describe('lightwire list, set and scene', function () {
     expect(io.err()).to.contain('No light answered. Tried broadcast 127.255.255.255:9, light 127.0.0.250:9.');
     expect(io.out()).to.equal('');
   });
+
+  describe('when no light answers (a stopped fleet)', () => {
+    // Port 9: no virtual light listens there. The lights' own --wait-ms is long: the answer must not wait for it.
+    const nowhere = (): string[] => ['--broadcast', '127.255.255.255', '--lan-port', '9', '--wait-ms', '20000', '--scenes', path.join(dir, 'scenes.json')];
+
+    it('says so with a code (LIGHTS_NOT_FOUND), soon, and exits 1: list, set, scene activate', async () => {
+      await sceneCommand.run(['capture', 'Stopped', `id:${defaultSerial(0)}`, ...finding], captureIO());
+      for (const [name, run, args] of [
+        ['list', listCommand, []],
+        ['set', setCommand, ['all', '--power', 'on']],
+        ['scene', sceneCommand, ['activate', 'Stopped']],
+      ] as const) {
+        const io = captureIO();
+        const started = performance.now();
+        expect(await run.run([...args, ...nowhere()], io), name).to.equal(1);
+        expect(performance.now() - started, name).to.be.below(5000);
+        expect(io.err(), name).to.contain(`lightwire ${name}: LIGHTS_NOT_FOUND: No light answered. Tried broadcast 127.255.255.255:9.`);
+        expect(io.out(), name).to.equal('');
+      }
+    });
+
+    it('still prints JSON with --json: [] from list, the results (named lights offline) from set and scene activate', async () => {
+      const list = captureIO();
+      expect(await listCommand.run(['--json', ...nowhere()], list)).to.equal(1);
+      expect(JSON.parse(list.out())).to.deep.equal([]);
+      const set = captureIO();
+      expect(await setCommand.run(['all', '--power', 'on', '--json', ...nowhere()], set)).to.equal(1);
+      expect(JSON.parse(set.out())).to.deep.equal({ results: [] });
+      const byId = captureIO();
+      expect(await setCommand.run([`id:${defaultSerial(1)}`, '--power', 'on', '--json', ...nowhere()], byId)).to.equal(1);
+      expect(JSON.parse(byId.out())).to.deep.equal({ results: [{ id: defaultSerial(1), label: '', status: 'offline' }] });
+      await sceneCommand.run(['capture', 'Stopped', `id:${defaultSerial(0)}`, ...finding], captureIO());
+      const scene = captureIO();
+      expect(await sceneCommand.run(['activate', 'Stopped', '--json', ...nowhere()], scene)).to.equal(1);
+      expect(JSON.parse(scene.out())).to.deep.equal({ results: [{ id: defaultSerial(0), label: '', status: 'offline' }] });
+    });
+  });
+
+  it('says NO_BROADCAST_ADDRESS (and still prints its JSON) when no interface can broadcast and no --light is given', async () => {
+    // A host with loopback alone (a container, a network not up yet): nothing is sent, so the stub keeps this safe.
+    const interfaces = sinon.stub(os, 'networkInterfaces').returns({});
+    try {
+      const scenes = ['--scenes', path.join(dir, 'scenes.json')];
+      for (const [name, run, args, json] of [
+        ['list', listCommand, ['--json', ...scenes], []],
+        ['set', setCommand, ['all', '--power', 'on', '--json', ...scenes], { results: [] }],
+        ['discover', discoverCommand, ['--json'], []],
+      ] as const) {
+        const io = captureIO();
+        expect(await run.run([...args, '--lan-port', '9'], io), name).to.equal(1);
+        expect(io.err(), name).to.match(new RegExp(`^lightwire ${name}: NO_BROADCAST_ADDRESS: .*nowhere to look for lights`));
+        expect(io.err(), name).to.contain('--broadcast ADDR');
+        expect(JSON.parse(io.out()), name).to.deep.equal(json);
+      }
+    } finally {
+      interfaces.restore();
+    }
+  });
+
+  it('prints {"results": []} with --json when the selector matches nothing, and exits 1 saying why', async () => {
+    const io = captureIO();
+    expect(await setCommand.run(['label:Nobody', '--power', 'on', '--json', ...finding], io)).to.equal(1);
+    expect(JSON.parse(io.out())).to.deep.equal({ results: [] });
+    expect(io.err()).to.contain("lightwire set: LIGHTS_NOT_FOUND: Could not find light with selector 'label:Nobody'");
+  });
+
+  it('exits 1 with LIGHTS_NOT_FOUND when lights answered but none that a scene names (nothing was changed)', async () => {
+    const file = path.join(dir, 'elsewhere.json');
+    const scene = { uuid: '11111111-2222-4333-8444-555555555557', name: 'Elsewhere', account: { uuid: '00000000-0000-0000-0000-000000000000' }, states: [{ selector: 'label:Not Here', power: 'on' }], created_at: 1, updated_at: 2 };
+    writeFileSync(file, JSON.stringify({ version: 1, scenes: [scene] }));
+    const io = captureIO();
+    expect(await sceneCommand.run(['activate', 'Elsewhere', '--json', ...finding.slice(0, -2), '--scenes', file], io)).to.equal(1);
+    expect(JSON.parse(io.out())).to.deep.equal({ results: [] });
+    expect(io.err()).to.contain(`lightwire scene: LIGHTS_NOT_FOUND: Could not find light with selector 'scene_id:${scene.uuid}'`);
+  });
 });
 
 describe('lightwire list and set: when to stop looking', function () {
@@ -253,6 +345,15 @@ describe('lightwire list and set: when to stop looking', function () {
     expect(io.err()).to.match(new RegExp(`offline: ${defaultSerial(2)} answered discovery at 127\\.0\\.0\\.4:${fleet.port} but not the state read`));
     expect(io.out()).to.match(new RegExp(`^${defaultSerial(2)}\\s+.*offline`, 'm'));
     expect(io.out().trim().split('\n')).to.have.length(4);
+  });
+
+  it('does not claim to have waited --wait-ms for --expect N when the first discovery round ended the search', async () => {
+    const io = captureIO();
+    const started = performance.now();
+    expect(await listCommand.run(['--expect', '5', ...finding(LONG_WAIT_MS)], io)).to.equal(0);
+    expect(performance.now() - started).to.be.below(10_000);
+    expect(io.err()).to.match(/Expected 5 lights; 2 answered by the end of the first discovery round \(\d+ ms\)\.\n/);
+    expect(io.err()).to.not.contain(`within ${LONG_WAIT_MS} ms`);
   });
 
   it('says how many answered when --expect N is not reached', async () => {

@@ -118,6 +118,32 @@ describe('lightwire (top level)', () => {
     expect(help.err()).to.contain('unknown command "sett" (did you mean set?)');
   });
 
+  it("prints the top help for 'help --help', 'help -h' and 'help help' (not an unknown command)", async () => {
+    for (const args of [['help', '--help'], ['help', '-h'], ['help', 'help']]) {
+      const io = captureIO();
+      expect(await main(args, io), args.join(' ')).to.equal(0);
+      expect(io.out()).to.match(/^Usage: lightwire <command>/);
+      expect(io.err()).to.equal('');
+    }
+  });
+
+  it('never sends a control character the user typed back to the terminal (unknown options, values, commands)', async () => {
+    const escape = '\x1b]0;pwned\x07\x1b[2J\x9b31m';
+    for (const args of [['list', `--${escape}`], ['set', 'all', `--fast=${escape}`], ['list', '--wait-ms', escape], [`x${escape}`], [`--${escape}`], ['scene', escape]]) {
+      const io = captureIO();
+      expect(await main(args, io), JSON.stringify(args)).to.equal(2);
+      expect(io.err(), JSON.stringify(args)).to.not.match(/[\x00-\x09\x0b-\x1f\x7f-\x9f]/);
+      expect(io.err(), JSON.stringify(args)).to.match(/\\(x1b|u001b)/);
+    }
+  });
+
+  it('cuts a very long value in a usage error, saying how long it was', async () => {
+    const io = captureIO();
+    expect(await main(['list', '--wait-ms', '9'.repeat(5000)], io)).to.equal(2);
+    expect(io.err().length).to.be.below(600);
+    expect(io.err()).to.contain('(5000 characters)');
+  });
+
   it('says an option before the command is misplaced', async () => {
     const io = captureIO();
     expect(await main(['--json', 'list'], io)).to.equal(2);

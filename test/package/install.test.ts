@@ -227,4 +227,23 @@ describe('the packed package, installed into an empty project', function () {
     const out = await node(project, bin, 'decode', '240000343e80510800000000000000000000000000000000000000000000000002000000');
     expect(out).to.match(/GetService/);
   });
+
+  it('answers as a user expects through node_modules/.bin: help, version, exit codes, coded errors, no stack trace', async () => {
+    const lightwire = path.join(project, 'node_modules', '.bin', 'lightwire');
+    const version = (JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const help = await run(lightwire, ['--help'], project);
+    expect(help.code).to.equal(0);
+    for (const name of ['serve', 'simulate', 'discover', 'list', 'set', 'scene', 'doctor', 'decode']) expect(help.stdout).to.match(new RegExp(`^  ${name}\\s+\\S`, 'm'));
+    expect(await run(lightwire, ['--version'], project)).to.deep.equal({ code: 0, stdout: `${version}\n`, stderr: '' });
+    const usage = await run(lightwire, ['set', 'all', '--brigtness', '0.5'], project);
+    expect(usage).to.deep.equal({ code: 2, stdout: '', stderr: "lightwire set: unknown option --brigtness (did you mean --brightness?)\nRun 'lightwire set --help' for usage.\n" });
+    // Nothing listens on port 9: no light answers, which is an error with its code, said within a second or two.
+    const started = Date.now();
+    const none = await run(lightwire, ['list', '--json', '--broadcast', '127.255.255.255', '--lan-port', '9', '--scenes', path.join(project, 'scenes.json')], project);
+    expect(Date.now() - started).to.be.below(10_000);
+    expect(none.code).to.equal(1);
+    expect(JSON.parse(none.stdout)).to.deep.equal([]);
+    expect(none.stderr).to.contain('lightwire list: LIGHTS_NOT_FOUND: No light answered.');
+    for (const r of [help, usage, none]) expect(r.stderr).to.not.match(/\n\s+at /);
+  });
 });
