@@ -39,7 +39,7 @@ export const ERRORS = {
   // core/protocol: decoding never throws, it returns one of these.
   DATAGRAM_TOO_SHORT: spec<{ lengthBytes: number }>(
     400,
-    (p) => `datagram is ${p.lengthBytes} bytes; a LIFX header needs 36`,
+    (p) => `datagram is ${p.lengthBytes} ${p.lengthBytes === 1 ? 'byte' : 'bytes'}; a LIFX header needs 36`,
   ),
   SIZE_MISMATCH: spec<{ sizeField: number; lengthBytes: number }>(
     400,

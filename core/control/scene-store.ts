@@ -618,7 +618,7 @@ export class SceneStore {
     let created = false;
     let stamp: FileStamp;
     try {
-      await fs.mkdir(dir, { recursive: true });
+      await ensureDirectory(fs, dir);
       const handle = await fs.open(temp, 'wx', 0o644);
       created = true;
       try {
@@ -645,6 +645,33 @@ function withScene(scenes: ReadonlyMap<string, Scene>, scene: Scene): Map<string
   const next = new Map(scenes);
   next.set(scene.uuid, scene);
   return next;
+}
+
+/**
+ * Creates `dir` and its missing parents, one level at a time. Not mkdir({ recursive: true }): Node 24's spins for ever
+ * where a parent cannot be created (a path under /proc), and the host process with it.
+ */
+async function ensureDirectory(fs: SceneStoreFs, dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let at = dir; ; ) {
+    try {
+      if ((await fs.stat(at)).isDirectory()) break;
+      throw Object.assign(new Error(`${at} is not a directory`), { code: 'ENOTDIR' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    missing.push(at);
+    const parent = path.dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      await fs.mkdir(d);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }
 
 /** Makes the rename durable. Best effort: some platforms and file systems cannot open a directory. */

@@ -489,6 +489,18 @@ describe('scene store', () => {
       expect(doc.scenes.map((s) => s.name)).to.deep.equal(store.list().map((s) => s.name));
     });
 
+    it('rejects with SCENE_STORE_FAILED, at once, for a folder that cannot be created (under /proc), and under a file', async () => {
+      const underProc = await SceneStore.open('/proc/lightwire-nope/scenes/scenes.json', { accountUuid: ACCOUNT });
+      const err = await rejection(underProc.capture('Evening', [light('d073d5000001')]));
+      expect(isLightwireError(err, 'SCENE_STORE_FAILED')).to.equal(true);
+      expect((err as Error).message).to.match(/cannot write it: ENOENT/);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(path.join(path.dirname(file), 'plain'), 'x');
+      const underFile = await rejection(SceneStore.open(path.join(path.dirname(file), 'plain', 'scenes.json'), { accountUuid: ACCOUNT }));
+      expect(isLightwireError(underFile, 'SCENE_STORE_FAILED')).to.equal(true);
+      expect((underFile as Error).message).to.match(/ENOTDIR/);
+    });
+
     it('rejects with SCENE_STORE_FAILED when the rename fails, keeping memory unchanged and no temp file', async () => {
       const store = await open();
       await store.capture('Kept', [light('d073d5000001')]);
