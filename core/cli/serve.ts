@@ -171,7 +171,10 @@ export function textLogLine(json: string): string {
   return `${time} ${level} ${o.msg ?? ''}${req}${err}\n`;
 }
 
-/** What to do when a listener cannot open: the port is taken, needs privileges, or the address is not ours. */
+/**
+ * What to do when a listener cannot open: the port is taken, needs privileges, or the address is not ours. Null for
+ * any other error; for these, err.code is a string (EADDRINUSE, ...), which serve prints first.
+ */
 export function listenAdvice(err: unknown, options: ServeOptions): string | null {
   const e = err as { code?: unknown; port?: unknown; address?: unknown };
   // A host name that does not resolve (ENOTFOUND, or EAI_AGAIN with no DNS at all) fails when listening starts.
@@ -262,7 +265,7 @@ Logs one line per request on stderr. Stop with Ctrl-C.`,
     if (taken !== undefined) {
       const advice = listenAdvice(taken, options);
       if (advice === null) throw taken;
-      io.stderr(`lightwire serve: ${advice}\n`);
+      io.stderr(`lightwire serve: ${(taken as { code: string }).code}: ${advice}\n`);
       return EXIT.FAILURE;
     }
     let fleet: Fleet | null = null;
@@ -313,7 +316,7 @@ async function serveUntilStopped(
   } catch (err) {
     const advice = listenAdvice(err, options);
     if (advice === null) throw err;
-    io.stderr(`lightwire serve: ${advice}\n`);
+    io.stderr(`lightwire serve: ${(err as { code: string }).code}: ${advice}\n`);
     return EXIT.FAILURE;
   }
   try {

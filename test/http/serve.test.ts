@@ -269,9 +269,9 @@ describe('lightwire serve', function () {
       const io = captureIO();
       expect(await serveCommand.run(['--virtual', '1', '--port', port, '--scenes', NO_SCENES], io)).to.equal(1);
       // Said at once: before any light is looked for (that would cost a discovery round first).
-      expect(io.err()).to.match(/^lightwire serve: port /);
+      expect(io.err()).to.match(/^lightwire serve: EADDRINUSE: port /);
       expect(io.err()).to.contain(
-        `lightwire serve: port ${port} on 127.0.0.1 is already in use (another lightwire serve, or another server).\n` +
+        `lightwire serve: EADDRINUSE: port ${port} on 127.0.0.1 is already in use (another lightwire serve, or another server).\n` +
           'Stop the other process, or give another port: --port N (--port 0 picks a free one).\n',
       );
       expect(io.out()).to.equal('');
