@@ -54,11 +54,9 @@ export function displayWidth(text: string): number {
 
 /** Left-aligned columns, two spaces apart, one string a line; every cell printable(); widths as a terminal draws them. */
 export function tableLines(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
-  const safe = rows.map((r) => r.map(printable));
-  const widths = header.map((h, i) => Math.max(displayWidth(h), ...safe.map((r) => displayWidth(r[i] ?? ''))));
-  const pad = (cell: string, width: number): string => cell + ' '.repeat(Math.max(0, width - displayWidth(cell)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => pad(c, widths[i]!)).join('  ').trimEnd();
-  return [line(header), ...safe.map(line)];
+  const lines = [header, ...rows.map((r) => r.map(printable))].map((cells) => cells.map((text) => ({ text, width: displayWidth(text) })));
+  const widths = header.map((_, i) => Math.max(...lines.map((cells) => cells[i]?.width ?? 0)));
+  return lines.map((cells) => cells.map((c, i) => c.text + ' '.repeat(Math.max(0, widths[i]! - c.width))).join('  ').trimEnd());
 }
 
 /** Optimal string alignment distance (Levenshtein with adjacent transpositions). */

@@ -193,6 +193,13 @@ export function listenAdvice(err: unknown, options: ServeOptions): string | null
   return `${options.host} is not an address of this machine; give one of its addresses (--host 127.0.0.1 for this machine only).`;
 }
 
+/** A listener that cannot open, said with its code first (EADDRINUSE, ...) and what to do; any other error is thrown. */
+function printListenFailure(io: CliIO, err: unknown, options: ServeOptions): void {
+  const advice = listenAdvice(err, options);
+  if (advice === null) throw err;
+  io.stderr(`lightwire serve: ${(err as { code: string }).code}: ${advice}\n`);
+}
+
 /**
  * Opens and closes each port serve will listen on, before it spends a discovery round looking for lights: a port
  * that is taken (or needs privileges) is said at once, not after --wait-ms. Port 0 is always free. Listening for real
@@ -263,9 +270,7 @@ Logs one line per request on stderr. Stop with Ctrl-C.`,
     if (tls !== undefined) checkTlsPair(tls, options, flag);
     const taken = await portsFree(options);
     if (taken !== undefined) {
-      const advice = listenAdvice(taken, options);
-      if (advice === null) throw taken;
-      io.stderr(`lightwire serve: ${(taken as { code: string }).code}: ${advice}\n`);
+      printListenFailure(io, taken, options);
       return EXIT.FAILURE;
     }
     let fleet: Fleet | null = null;
@@ -314,9 +319,7 @@ async function serveUntilStopped(
       log: (line) => io.stderr(`${line}\n`),
     });
   } catch (err) {
-    const advice = listenAdvice(err, options);
-    if (advice === null) throw err;
-    io.stderr(`lightwire serve: ${(err as { code: string }).code}: ${advice}\n`);
+    printListenFailure(io, err, options);
     return EXIT.FAILURE;
   }
   try {

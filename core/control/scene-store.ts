@@ -378,15 +378,15 @@ export class SceneStore {
   static async open(filePath: string, options?: SceneStoreOptions): Promise<SceneStore> {
     const o = resolveOptions(filePath, options);
     const target = path.resolve(filePath);
-    const read = await readScenes(o, target);
-    if (read === null) return new SceneStore(target, o, new Map(), null, null);
-    if (!(read.scenes instanceof Invalid)) return new SceneStore(target, o, read.scenes, null, read.stamp);
-    const reason = read.scenes.message;
-    const movedTo = o.readOnly ? null : await moveAside(o, target, reason);
-    const problem = new LightwireError('SCENE_STORE_CORRUPT', { path: target, movedTo, reason });
+    const stamp = await stampOfFile(o, target);
+    if (stamp === null) return new SceneStore(target, o, new Map(), null, null);
+    const scenes = await readScenes(o, target);
+    if (!(scenes instanceof Invalid)) return new SceneStore(target, o, scenes, null, stamp);
+    const movedTo = o.readOnly ? null : await moveAside(o, target, scenes.message);
+    const problem = new LightwireError('SCENE_STORE_CORRUPT', { path: target, movedTo, reason: scenes.message });
     o.log(problem.message);
     // Moved aside, there is no file now; left where it is (read-only), it is what this store has seen.
-    return new SceneStore(target, o, new Map(), problem, movedTo === null ? read.stamp : null);
+    return new SceneStore(target, o, new Map(), problem, movedTo === null ? stamp : null);
   }
 
   /**
@@ -402,8 +402,8 @@ export class SceneStore {
    * Follows the file while nothing changes here: every `intervalMs` (SCENE_FILE_CHECK_MS by default) it is re-read
    * if it changed on disk, and onChange listeners hear of new scenes. Trouble (SCENE_STORE_FAILED: a file left
    * invalid) goes to `onError`, by default the log option, once until it clears. The timer does not keep the process
-   * alive. Only the first watch() call's interval and onError are used while it runs. Returns the function that stops watching (each watch() call its own;
-   * the file is checked while any is left).
+   * alive. Only the first watch() call's interval and onError are used while it runs. Returns the function that stops
+   * watching (each watch() call its own; the file is checked while any is left).
    */
   watch(options: SceneWatchOptions = {}): () => void {
     if (!isRecord(options)) throw optionsInvalid('options', 'must be an object');
@@ -572,25 +572,16 @@ export class SceneStore {
 
   /** In the queue: takes in what another process did to the file since this store last read or wrote it. */
   private async follow(): Promise<boolean> {
-    let stamp: FileStamp | null;
-    try {
-      stamp = stampOf(await this.options.fs.stat(this.filePath));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-        throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: `cannot read it: ${errorText(err)}` });
-      }
-      stamp = null;
-    }
+    const stamp = await stampOfFile(this.options, this.filePath);
     if (sameStamp(stamp, this.seen)) return false;
-    const read = stamp === null ? null : await readScenes(this.options, this.filePath);
-    if (read !== null && read.scenes instanceof Invalid) {
+    const next = stamp === null ? new Map<string, Scene>() : await readScenes(this.options, this.filePath);
+    if (next instanceof Invalid) {
       throw new LightwireError('SCENE_STORE_FAILED', {
         path: this.filePath,
-        reason: `it was changed on disk and is not valid now (${read.scenes.message}); nothing is written over it until it is fixed or removed`,
+        reason: `it was changed on disk and is not valid now (${next.message}); nothing is written over it until it is fixed or removed`,
       });
     }
-    this.seen = read?.stamp ?? null;
-    const next = read === null || read.scenes instanceof Invalid ? new Map<string, Scene>() : read.scenes;
+    this.seen = stamp;
     if (sameScenes(this.scenes, next)) return false;
     this.replace(next);
     return true;
@@ -688,25 +679,37 @@ async function syncDirectory(fs: SceneStoreFs, dir: string): Promise<void> {
   }
 }
 
+function cannotRead(target: string, err: unknown): LightwireError<'SCENE_STORE_FAILED'> {
+  return new LightwireError('SCENE_STORE_FAILED', { path: target, reason: `cannot read it: ${errorText(err)}` });
+}
+
 /**
- * The file's scenes (an Invalid when it does not parse) and its stamp, taken before reading so that a write landing
- * in between is seen by the next look; null when there is no file.
+ * The file's stamp; null when there is no file. Taken before the file is read, so that a write landing in between is
+ * seen by the next look.
  */
-async function readScenes(o: ResolvedOptions, target: string): Promise<{ scenes: Map<string, Scene> | Invalid; stamp: FileStamp } | null> {
-  let text: string;
-  let stamp: FileStamp;
+async function stampOfFile(o: ResolvedOptions, target: string): Promise<FileStamp | null> {
   try {
-    stamp = stampOf(await o.fs.stat(target));
-    text = await o.fs.readFile(target, 'utf8');
+    return stampOf(await o.fs.stat(target));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new LightwireError('SCENE_STORE_FAILED', { path: target, reason: `cannot read it: ${errorText(err)}` });
+    throw cannotRead(target, err);
+  }
+}
+
+/** The file's scenes, an Invalid when it does not parse (a file removed since its stamp was taken has none). */
+async function readScenes(o: ResolvedOptions, target: string): Promise<Map<string, Scene> | Invalid> {
+  let text: string;
+  try {
+    text = await o.fs.readFile(target, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+    throw cannotRead(target, err);
   }
   try {
-    return { scenes: parseFile(text), stamp };
+    return parseFile(text);
   } catch (err) {
     if (!(err instanceof Invalid)) throw err;
-    return { scenes: err, stamp };
+    return err;
   }
 }
 

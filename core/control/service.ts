@@ -601,13 +601,10 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     const after = this.names();
     for (const record of this.client.registry.peekAll()) {
       if (record.serial === serial || !this.announced.has(record.serial)) continue;
-      const fields: string[] = [];
-      const group = record.facts.group?.value;
-      if (group !== undefined && (before.group.get(group.id) ?? group.label) !== (after.group.get(group.id) ?? group.label)) fields.push('group');
-      const location = record.facts.location?.value;
-      if (location !== undefined && (before.location.get(location.id) ?? location.label) !== (after.location.get(location.id) ?? location.label)) {
-        fields.push('location');
-      }
+      const fields = (['group', 'location'] as const).filter((kind) => {
+        const membership = record.facts[kind]?.value;
+        return membership !== undefined && (before[kind].get(membership.id) ?? membership.label) !== (after[kind].get(membership.id) ?? membership.label);
+      });
       if (fields.length > 0) this.announce('changed', this.viewOf(record), fields);
     }
   }
