@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
-import { ENUMS, hsbkFromWire, powerFromWire, powerToWire, type Hsbk, type MessageName } from '../protocol/index.js';
+import { ENUMS, hsbkFromWire, powerFromWire, powerToWire, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
 import type { DeviceAddress, FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
@@ -54,15 +54,6 @@ const MAX_SETTLE_MS = 0xffffffff;
 function waveformMs(periodMs: number, cycles: number): number {
   const ms = periodMs * cycles;
   return Number.isFinite(ms) ? Math.min(MAX_SETTLE_MS, Math.max(0, Math.round(ms))) : MAX_SETTLE_MS;
-}
-
-/**
- * Whether a waveform leaves the light where it began: a transient one, and a SINE or TRIANGLE whatever `transient`
- * says (lan-protocol.md §2.6: the current vendor page; breathe with persist is a SINE).
- */
-function returnsToStart(transient: boolean, waveform: number): boolean {
-  const shape = ENUMS.LightWaveform[waveform as keyof typeof ENUMS.LightWaveform];
-  return transient || shape === 'SINE' || shape === 'TRIANGLE';
 }
 
 /**
@@ -118,7 +109,7 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
         case 'SetWaveform':
         case 'SetWaveformOptional': {
           const ms = waveformMs(m.payload.periodMs, m.payload.cycles);
-          if (returnsToStart(m.payload.transient, m.payload.waveform)) {
+          if (waveformReturns(m.payload.transient, m.payload.waveform)) {
             // Back where it began once the effect is over: hold that rather than a sample of the effect.
             if (color !== null) {
               colorTouched = true;

@@ -3,7 +3,7 @@
 
 import type { FieldSpec, FieldType, StructType, WireUnit } from './field-types.js';
 import type { Header } from './header.js';
-import { MESSAGES, type MessageName, type MessageSpec } from './messages/index.js';
+import { ENUMS, MESSAGES, type MessageName, type MessageSpec } from './messages/index.js';
 
 export const POWER_ON_LEVEL = 0xffff;
 export const POWER_OFF_LEVEL = 0;
@@ -100,6 +100,16 @@ export interface Hsbk {
 /** Two colours alike component by component (by name: a keyed load of a fractional field boxes it). Wire colours too. */
 export function sameHsbk(a: Hsbk, b: Hsbk): boolean {
   return a === b || (a.hue === b.hue && a.saturation === b.saturation && a.brightness === b.brightness && a.kelvin === b.kelvin);
+}
+
+/**
+ * Whether a waveform (SetWaveform, SetWaveformOptional) leaves the light where it began: a transient one, and a SINE
+ * or TRIANGLE whatever `transient` says (lan-protocol.md §2.6, the current vendor page; §9). Breathe with persist is
+ * a SINE.
+ */
+export function waveformReturns(transient: boolean, waveform: number): boolean {
+  const shape = ENUMS.LightWaveform[waveform as keyof typeof ENUMS.LightWaveform];
+  return transient || shape === 'SINE' || shape === 'TRIANGLE';
 }
 
 export interface WireHsbk {

@@ -1,7 +1,6 @@
 // Light namespace (101-122) and HEV (142-149): lights only; infrared and HEV only where the product has them.
 
-import { ENUMS } from '../../protocol/messages/index.js';
-import { POWER_OFF_LEVEL } from '../../protocol/units.js';
+import { POWER_OFF_LEVEL, waveformReturns } from '../../protocol/units.js';
 import { HEV_RESULT } from '../model.js';
 import { asSent, before, reply, type HandlerContext, type HandlerTable, type Reply } from './types.js';
 
@@ -23,11 +22,6 @@ const hevCycle = ({ model, nowMs }: HandlerContext): Reply => {
 };
 const hevConfig = ({ model }: HandlerContext): Reply => reply('StateHevCycleConfiguration', { ...model.hevConfig });
 
-/** SINE and TRIANGLE come back to where they started whatever `transient` says (lan-protocol.md §2.6, §9). */
-const RETURNING_WAVEFORMS: ReadonlySet<number> = new Set(
-  Object.entries(ENUMS.LightWaveform).flatMap(([value, name]) => (name === 'SINE' || name === 'TRIANGLE' ? [Number(value)] : [])),
-);
-
 /**
  * Waveforms are approximated by their end state: a transient waveform, and a SINE or TRIANGLE one, leaves the
  * colour as it was; any other moves to the waveform colour over period x cycles (SetWaveformOptional only changes
@@ -44,7 +38,7 @@ function waveform(
   },
   use: { hue: boolean; saturation: boolean; brightness: boolean; kelvin: boolean },
 ): void {
-  if (p.transient || RETURNING_WAVEFORMS.has(p.waveform)) return;
+  if (waveformReturns(p.transient, p.waveform)) return;
   const now = ctx.model.color.at(ctx.nowMs);
   const target = {
     hue: use.hue ? p.color.hue : now.hue,
