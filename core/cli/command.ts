@@ -32,9 +32,14 @@ export function terminalText(message: string): string {
   return message.split('\n').map(printable).join('\n');
 }
 
-/** A usage error: the message, then one line pointing to --help (never the whole help). */
-export function printUsageError(io: CliIO, command: string, message: string): number {
-  io.stderr(`lightwire ${command}: ${terminalText(message)}\nRun 'lightwire ${command} --help' for usage.\n`);
+/**
+ * A usage error (a bad flag, value or command): one line with its code, CLI_USAGE, like every other error, then one
+ * line pointing to the help (never the whole help). `command` is undefined for the top level (`lightwire: ...`).
+ */
+export function printUsageError(io: CliIO, command: string | undefined, message: string): number {
+  const who = command === undefined ? 'lightwire' : `lightwire ${command}`;
+  const help = command === undefined ? "Run 'lightwire --help' for the commands." : `Run 'lightwire ${command} --help' for usage.`;
+  io.stderr(`${who}: CLI_USAGE: ${terminalText(message)}\n${help}\n`);
   return EXIT.USAGE;
 }
 

@@ -4,7 +4,7 @@
 import { packageInfo } from '../index.js';
 import { didYouMean, nearest, shown } from './args.js';
 import { printable } from './format.js';
-import { EXIT, terminalText, type CliIO, type Command } from './command.js';
+import { EXIT, printUsageError, terminalText, type CliIO, type Command } from './command.js';
 import { COMMANDS } from './commands.js';
 
 function topHelp(commands: readonly Command[]): string {
@@ -26,9 +26,7 @@ function topHelp(commands: readonly Command[]): string {
 }
 
 function unknownCommand(io: CliIO, name: string, commands: readonly Command[]): number {
-  io.stderr(`lightwire: unknown command ${shown(name)}${didYouMean(nearest(name, commands.map((c) => c.name)))}\n`);
-  io.stderr("Run 'lightwire --help' for the commands.\n");
-  return EXIT.USAGE;
+  return printUsageError(io, undefined, `unknown command ${shown(name)}${didYouMean(nearest(name, commands.map((c) => c.name)))}`);
 }
 
 export async function main(argv: readonly string[], io: CliIO, commands: readonly Command[] = COMMANDS): Promise<number> {
@@ -53,9 +51,7 @@ export async function main(argv: readonly string[], io: CliIO, commands: readonl
     return EXIT.OK;
   }
   if (name.startsWith('-')) {
-    io.stderr(`lightwire: unknown option ${printable(name)}${didYouMean(nearest(name, ['--help', '--version']))}; options come after the command\n`);
-    io.stderr("Run 'lightwire --help' for the commands.\n");
-    return EXIT.USAGE;
+    return printUsageError(io, undefined, `unknown option ${printable(name)}${didYouMean(nearest(name, ['--help', '--version']))}; options come after the command`);
   }
   const command = commands.find((c) => c.name === name);
   if (command === undefined) return unknownCommand(io, name, commands);

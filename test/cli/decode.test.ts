@@ -66,7 +66,7 @@ describe('lightwire decode', () => {
     expect(odd.err()).to.contain('odd number of hex digits');
     const none = captureIO();
     expect(await decodeCommand.run([], none)).to.equal(2);
-    expect(none.err()).to.equal("lightwire decode: give the datagram as hex\nRun 'lightwire decode --help' for usage.\n");
+    expect(none.err()).to.equal("lightwire decode: CLI_USAGE: give the datagram as hex\nRun 'lightwire decode --help' for usage.\n");
   });
 
   it('throws coded errors from parseHex', () => {

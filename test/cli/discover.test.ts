@@ -62,13 +62,13 @@ describe('lightwire discover', function () {
   it('exits 2 on bad options, naming the flag as typed', async () => {
     const io = captureIO();
     expect(await discoverCommand.run(['--wait-ms', 'soon'], io)).to.equal(2);
-    expect(io.err()).to.equal('lightwire discover: --wait-ms "soon": must be an integer from 0 to 600000\nRun \'lightwire discover --help\' for usage.\n');
+    expect(io.err()).to.equal('lightwire discover: CLI_USAGE: --wait-ms "soon": must be an integer from 0 to 600000\nRun \'lightwire discover --help\' for usage.\n');
     const old = captureIO();
     expect(await discoverCommand.run(['--timeout-ms', 'soon'], old)).to.equal(2);
-    expect(old.err()).to.match(/^lightwire discover: --timeout-ms "soon": /);
+    expect(old.err()).to.match(/^lightwire discover: CLI_USAGE: --timeout-ms "soon": /);
     const host = captureIO();
     expect(await discoverCommand.run(['--host', 'not-an-ip', '--broadcast', '127.255.255.255'], host)).to.equal(2);
-    expect(host.err()).to.match(/^lightwire discover: --host "not-an-ip": not an IPv4 address with an optional :PORT/);
+    expect(host.err()).to.match(/^lightwire discover: CLI_USAGE: --host "not-an-ip": not an IPv4 address with an optional :PORT/);
     expect(host.err()).to.not.contain('staticHosts');
   });
 });

@@ -60,7 +60,7 @@ describe('lightwire list, set and scene', function () {
     const started = performance.now();
     expect(await setCommand.run(['all', '--color', 'hue:400', ...finding], io)).to.equal(2);
     expect(io.err()).to.equal(
-      'lightwire set: --color "hue:400": Unable to parse color: "hue:400" (hue 400 is not between 0 and 360)\n' +
+      'lightwire set: CLI_USAGE: --color "hue:400": Unable to parse color: "hue:400" (hue 400 is not between 0 and 360)\n' +
         "Run 'lightwire set --help' for usage.\n",
     );
     expect(performance.now() - started).to.be.below(300);
@@ -69,16 +69,16 @@ describe('lightwire list, set and scene', function () {
   it('names the flag as typed for values the service refuses (--brightness 2, --duration -1)', async () => {
     const bright = captureIO();
     expect(await setCommand.run(['all', '--brightness', '2', ...finding], bright)).to.equal(2);
-    expect(bright.err()).to.match(/^lightwire set: --brightness "2": .*\n/);
+    expect(bright.err()).to.match(/^lightwire set: CLI_USAGE: --brightness "2": .*\n/);
     const duration = captureIO();
     expect(await setCommand.run(['all', '--power', 'on', '--duration=-1', ...finding], duration)).to.equal(2);
-    expect(duration.err()).to.match(/^lightwire set: --duration "-1": /);
+    expect(duration.err()).to.match(/^lightwire set: CLI_USAGE: --duration "-1": /);
   });
 
   it('refuses a bad selector before looking for lights', async () => {
     const io = captureIO();
     expect(await setCommand.run(['colour:red', '--power', 'on', ...finding], io)).to.equal(2);
-    expect(io.err()).to.match(/^lightwire set: selector "colour:red" is invalid at "colour:red": unknown selector type "colour"\n/);
+    expect(io.err()).to.match(/^lightwire set: CLI_USAGE: selector "colour:red" is invalid at "colour:red": unknown selector type "colour"\n/);
     expect(io.err()).to.not.contain('Looking for');
   });
 

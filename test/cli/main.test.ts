@@ -65,7 +65,7 @@ describe('lightwire (top level)', () => {
     it(`${name}: an unknown flag is a usage error of two lines (no help dump), exit 2`, async () => {
       const io = captureIO();
       expect(await main([name, '--no-such-flag'], io)).to.equal(2);
-      expect(io.err()).to.equal(`lightwire ${name}: unknown option --no-such-flag\nRun 'lightwire ${name} --help' for usage.\n`);
+      expect(io.err()).to.equal(`lightwire ${name}: CLI_USAGE: unknown option --no-such-flag\nRun 'lightwire ${name} --help' for usage.\n`);
       expect(io.out()).to.equal('');
     });
   }
@@ -100,19 +100,19 @@ describe('lightwire (top level)', () => {
   it('names a flag whose value is missing, and one that takes none', async () => {
     const missing = captureIO();
     expect(await main(['set', 'all', '--color', '--fast'], missing)).to.equal(2);
-    expect(missing.err().split('\n')[0]).to.equal('lightwire set: --color needs a value: --color STR');
+    expect(missing.err().split('\n')[0]).to.equal('lightwire set: CLI_USAGE: --color needs a value: --color STR');
     const extra = captureIO();
     expect(await main(['set', 'all', '--power', 'on', '--fast=yes'], extra)).to.equal(2);
-    expect(extra.err().split('\n')[0]).to.equal('lightwire set: --fast takes no value (got --fast=yes)');
+    expect(extra.err().split('\n')[0]).to.equal('lightwire set: CLI_USAGE: --fast takes no value (got --fast=yes)');
   });
 
   it('suggests the nearest command for an unknown one, in two lines', async () => {
     const io = captureIO();
     expect(await main(['lsit'], io)).to.equal(2);
-    expect(io.err()).to.equal('lightwire: unknown command "lsit" (did you mean list?)\nRun \'lightwire --help\' for the commands.\n');
+    expect(io.err()).to.equal('lightwire: CLI_USAGE: unknown command "lsit" (did you mean list?)\nRun \'lightwire --help\' for the commands.\n');
     const far = captureIO();
     expect(await main(['frobnicate'], far)).to.equal(2);
-    expect(far.err()).to.equal('lightwire: unknown command "frobnicate"\nRun \'lightwire --help\' for the commands.\n');
+    expect(far.err()).to.equal('lightwire: CLI_USAGE: unknown command "frobnicate"\nRun \'lightwire --help\' for the commands.\n');
     const help = captureIO();
     expect(await main(['help', 'sett'], help)).to.equal(2);
     expect(help.err()).to.contain('unknown command "sett" (did you mean set?)');
@@ -147,7 +147,7 @@ describe('lightwire (top level)', () => {
   it('says an option before the command is misplaced', async () => {
     const io = captureIO();
     expect(await main(['--json', 'list'], io)).to.equal(2);
-    expect(io.err()).to.contain('lightwire: unknown option --json; options come after the command');
+    expect(io.err()).to.contain('lightwire: CLI_USAGE: unknown option --json; options come after the command');
   });
 
   it('never names an internal option in an error (staticHosts, broadcastAddresses, port)', async () => {
@@ -155,7 +155,7 @@ describe('lightwire (top level)', () => {
       const io = captureIO();
       expect(await main(args, io), args.join(' ')).to.equal(2);
       expect(io.err(), args.join(' ')).to.not.match(/staticHosts|broadcastAddresses|option port|OPTIONS_INVALID/);
-      expect(io.err().split('\n')[0], args.join(' ')).to.match(/^lightwire \w+: --(light|broadcast|lan-port|host) "[^"]*": /);
+      expect(io.err().split('\n')[0], args.join(' ')).to.match(/^lightwire \w+: CLI_USAGE: --(light|broadcast|lan-port|host) "[^"]*": /);
     }
   });
 

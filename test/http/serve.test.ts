@@ -185,8 +185,8 @@ describe('lightwire serve', function () {
       const io = captureIO();
       expect(await serveCommand.run([...args, '--scenes', NO_SCENES], io), args.join(' ')).to.equal(2);
       const lines = io.err().split('\n');
-      expect(lines[0], args.join(' ')).to.match(/^lightwire serve: /);
-      expect(lines[0]!.replace(/^lightwire serve: /, ''), args.join(' ')).to.match(message);
+      expect(lines[0], args.join(' ')).to.match(/^lightwire serve: CLI_USAGE: /);
+      expect(lines[0]!.replace(/^lightwire serve: CLI_USAGE: /, ''), args.join(' ')).to.match(message);
       expect(lines.slice(1), args.join(' ')).to.deep.equal(["Run 'lightwire serve --help' for usage.", '']);
       expect(io.out()).to.equal('');
     }
@@ -195,16 +195,16 @@ describe('lightwire serve', function () {
   it('names the TLS file flag when the file cannot be read', async () => {
     const io = captureIO();
     expect(await serveCommand.run(['--virtual', '1', '--tls-cert', path.join(FIXTURES, 'no-such.pem'), '--tls-key', path.join(FIXTURES, 'test-key.pem'), '--scenes', NO_SCENES], io)).to.equal(2);
-    expect(io.err()).to.match(/^lightwire serve: --tls-cert ".*no-such\.pem": ENOENT/);
+    expect(io.err()).to.match(/^lightwire serve: CLI_USAGE: --tls-cert ".*no-such\.pem": ENOENT/);
   });
 
   it('checks the certificate and key before looking for lights: not PEM, or not a pair, is exit 2 naming the flag', async () => {
     const cert = path.join(FIXTURES, 'test-cert.pem');
     const key = path.join(FIXTURES, 'test-key.pem');
     for (const [args, message] of [
-      [['--tls-cert', key, '--tls-key', key], /^lightwire serve: --tls-cert ".*test-key\.pem": not a PEM certificate TLS can use/],
-      [['--tls-cert', cert, '--tls-key', cert], /^lightwire serve: --tls-key ".*test-cert\.pem": not a PEM private key TLS can use/],
-      [['--tls-cert', cert, '--tls-key', path.join(FIXTURES, 'other-key.pem')], /^lightwire serve: --tls-key ".*other-key\.pem": does not belong to the certificate/],
+      [['--tls-cert', key, '--tls-key', key], /^lightwire serve: CLI_USAGE: --tls-cert ".*test-key\.pem": not a PEM certificate TLS can use/],
+      [['--tls-cert', cert, '--tls-key', cert], /^lightwire serve: CLI_USAGE: --tls-key ".*test-cert\.pem": not a PEM private key TLS can use/],
+      [['--tls-cert', cert, '--tls-key', path.join(FIXTURES, 'other-key.pem')], /^lightwire serve: CLI_USAGE: --tls-key ".*other-key\.pem": does not belong to the certificate/],
     ] as const) {
       const io = captureIO();
       const t0 = performance.now();

@@ -236,7 +236,7 @@ describe('the packed package, installed into an empty project', function () {
     for (const name of ['serve', 'simulate', 'discover', 'list', 'set', 'scene', 'doctor', 'decode']) expect(help.stdout).to.match(new RegExp(`^  ${name}\\s+\\S`, 'm'));
     expect(await run(lightwire, ['--version'], project)).to.deep.equal({ code: 0, stdout: `${version}\n`, stderr: '' });
     const usage = await run(lightwire, ['set', 'all', '--brigtness', '0.5'], project);
-    expect(usage).to.deep.equal({ code: 2, stdout: '', stderr: "lightwire set: unknown option --brigtness (did you mean --brightness?)\nRun 'lightwire set --help' for usage.\n" });
+    expect(usage).to.deep.equal({ code: 2, stdout: '', stderr: "lightwire set: CLI_USAGE: unknown option --brigtness (did you mean --brightness?)\nRun 'lightwire set --help' for usage.\n" });
     // Nothing listens on port 9: no light answers, which is an error with its code, said within a second or two.
     const started = Date.now();
     const none = await run(lightwire, ['list', '--json', '--broadcast', '127.255.255.255', '--lan-port', '9', '--scenes', path.join(project, 'scenes.json')], project);

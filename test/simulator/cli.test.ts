@@ -50,7 +50,7 @@ describe('lightwire simulate', () => {
       const io = captureIO();
       expect(await simulateCommand.run(args, io)).to.equal(2);
       const lines = io.err().split('\n');
-      expect(lines[0]!.replace(/^lightwire simulate: /, '')).to.match(message);
+      expect(lines[0]!.replace(/^lightwire simulate: CLI_USAGE: /, '')).to.match(message);
       expect(lines.slice(1)).to.deep.equal(["Run 'lightwire simulate --help' for usage.", '']);
       expect(io.out()).to.equal('');
     });
