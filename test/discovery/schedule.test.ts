@@ -52,11 +52,32 @@ describe('LightClient broadcast schedule (fake timers)', () => {
   it('spreads background reads over the fleet instead of reading every light at once', async () => {
     const client = new LightClient({ discovery: { broadcastAddresses: ['127.255.255.255'], refreshIntervalMs: 10_000, burstScheduleMs: [0] } });
     const endpoint = new MemoryEndpoint();
-    // Every light answers its reads, so only first transmissions are counted.
+    // Every light answers every read (its state and its facts), so only first transmissions are counted, and every
+    // first read is over within milliseconds: a light whose facts went unanswered would hold its first-read slot
+    // until they time out, and the lights behind it would be first read (not refreshed) in batches seconds later.
     endpoint.respond = (packet, to) => {
-      if (packet.name === 'GetColor') {
-        setTimeout(() => endpoint.reply(packet, packet.header.target, 'LightState', { color: { hue: 0, saturation: 0, brightness: 65535, kelvin: 3500 }, power: 65535, label: 'x' }, to), 1);
-      }
+      const serial = packet.header.target;
+      const answer = (): void => {
+        switch (packet.name) {
+          case 'GetColor':
+            return endpoint.reply(packet, serial, 'LightState', { color: { hue: 0, saturation: 0, brightness: 65535, kelvin: 3500 }, power: 65535, label: 'x' }, to);
+          case 'GetVersion':
+            return endpoint.reply(packet, serial, 'StateVersion', { vendor: 1, product: 27 }, to);
+          case 'GetHostFirmware':
+            return endpoint.reply(packet, serial, 'StateHostFirmware', { buildNs: 0n, versionMinor: 80, versionMajor: 3 }, to);
+          case 'GetGroup':
+            return endpoint.reply(packet, serial, 'StateGroup', { group: 'ab'.repeat(16), label: 'Room', updatedAtNs: 1n }, to);
+          case 'GetLocation':
+            return endpoint.reply(packet, serial, 'StateLocation', { location: 'cd'.repeat(16), label: 'Home', updatedAtNs: 1n }, to);
+          case 'GetWifiInfo':
+            return endpoint.reply(packet, serial, 'StateWifiInfo', { signal: 1e-5 }, to);
+          case 'GetInfo':
+            return endpoint.reply(packet, serial, 'StateInfo', { timeNs: 0n, uptimeNs: 1n, downtimeNs: 0n }, to);
+          default:
+            return undefined;
+        }
+      };
+      setTimeout(answer, 1);
     };
     await client.start(endpoint);
     await clock.tickAsync(1);
@@ -69,6 +90,8 @@ describe('LightClient broadcast schedule (fake timers)', () => {
       });
     }
     await clock.tickAsync(30_000);
+    // Every first read was over at once; the reads from 10 s on are background refreshes.
+    expect(endpoint.sentOf('GetColor').filter((s) => s.atMs < 10_000).every((s) => s.atMs < 100)).to.equal(true);
     const reads = endpoint.sentOf('GetColor').filter((s) => s.atMs >= 10_000).map((s) => s.atMs);
     // Every light is read again in the 10-20 s window, but not all in the same instant.
     expect(reads.length).to.be.at.least(40);
