@@ -372,7 +372,9 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
       if (m.type() === 'error') errors.push(m.text());
     });
     await page.goto(`http://127.0.0.1:${server.port}/`);
-    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'live', undefined, { timeout: 10_000 });
+    // The event stream opening ('live') and the list being drawn are separate: wait for both (four lights at
+    // least: that the Switch is left out is the first test's).
+    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'live' && document.querySelectorAll('.light').length >= 4, undefined, { timeout: 10_000 });
   });
 
   after(async () => {
