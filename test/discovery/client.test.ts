@@ -29,6 +29,12 @@ async function startFleet(input: FleetInput, mode: 'ip' | 'port' = 'ip'): Promis
   return fleet;
 }
 
+/** Waits until `check()` holds, looking every 10 ms, for at most `ms` (a slow machine may take its time, not more). */
+async function until(check: () => boolean, ms: number): Promise<void> {
+  const start = Date.now();
+  while (!check() && Date.now() - start < ms) await new Promise((r) => setTimeout(r, 10));
+}
+
 function activeHandles(): { udp: number; timers: number } {
   const info = process.getActiveResourcesInfo();
   return { udp: info.filter((r) => r === 'UDPWrap').length, timers: info.filter((r) => r === 'Timeout').length };
@@ -181,7 +187,8 @@ describe('LightClient discovery against virtual lights', function () {
     // Found again by the broadcast, a known light is not "added": only the refresh schedule reads it.
     fleet.clearRecords();
     await client.start();
-    await new Promise((r) => setTimeout(r, 700));
+    // Its first refresh is due 150-300 ms after the start; a client that never refreshes it fails after 3 s.
+    await until(() => fleet.light(defaultSerial(0)).receivedCount('GetColor') >= 1, 3000);
     expect(fleet.light(defaultSerial(0)).receivedCount('GetColor')).to.be.at.least(1);
   });
 
@@ -367,8 +374,8 @@ describe('LightClient discovery against virtual lights', function () {
     await new Promise((r) => setTimeout(r, 600));
     expect(activeHandles().udp).to.equal(before.udp + 1);
     await client.stop();
-    // libuv releases a closed UDP handle a few milliseconds after the close callback.
-    await new Promise((r) => setTimeout(r, 30));
+    // libuv releases a closed UDP handle a few milliseconds after the close callback; one left open fails after 1 s.
+    await until(() => activeHandles().udp === before.udp && activeHandles().timers === before.timers, 1000);
     expect(activeHandles()).to.deep.equal(before);
   });
 
