@@ -1,5 +1,6 @@
 // encode / decode / encodingLength for every message, driven by the tables. Decoding is total: any
-// datagram gives a packet or a coded error value, never an exception (lan-protocol.md §1.7, §7.3 pitfall 7).
+// datagram gives a packet or a coded error value, never an exception (lifx-lan-client throws from its socket
+// handler when a known type arrives with the wrong payload length).
 
 import { LightwireError } from '../errors.js';
 import { HEADER_BYTES, PROTOCOL_NUMBER, readHeader, writeHeader, type Header, type HeaderInput } from './header.js';
@@ -9,7 +10,7 @@ export type KnownPacket = {
   [N in MessageName]: { readonly name: N; readonly header: Header; readonly payload: Payload<N> };
 }[MessageName];
 
-/** A message type this table does not know (real networks carry some, §1.5): payload kept as raw bytes. */
+/** A message type this table does not know (real networks carry some, e.g. 406): payload kept as raw bytes. */
 export interface UnknownPacket {
   readonly name: null;
   readonly header: Header;
@@ -41,7 +42,7 @@ interface Entry {
 }
 
 // Both lookups are derived from MESSAGES once: by name (a null-prototype object, so "toString" is not a
-// message) and by type number (a dense array: type numbers are small, §3).
+// message) and by type number (a dense array: type numbers are small).
 const BY_NAME: Record<string, Entry | undefined> = Object.create(null) as Record<string, Entry | undefined>;
 const BY_TYPE: (Entry | undefined)[] = new Array<Entry | undefined>(Math.max(...MESSAGE_NAME_BY_TYPE.keys()) + 1).fill(undefined);
 for (const [type, name] of MESSAGE_NAME_BY_TYPE) {
@@ -125,7 +126,7 @@ export function decode(datagram: Uint8Array): DecodeResult {
       }),
     };
   }
-  // A longer payload still decodes: newer firmware may append fields (§1.5).
+  // A longer payload still decodes: newer firmware may append fields.
   const payload = entry.payload.read(buf, HEADER_BYTES);
   return { ok: true, packet: { name: entry.name, header, payload } as KnownPacket };
 }

@@ -1,6 +1,7 @@
 // The only byte code in Lightwire. Every message, the header included, is a table of fields built from
-// these types; encode/decode/size are derived from the tables (lan-protocol.md §2, §7.1).
-// All integers and floats are little-endian (§1.1). Reserved bytes are written as zeros and skipped on read.
+// these types; encode/decode/size are derived from the tables (photons' declarative model).
+// All integers and floats are little-endian (https://lan.developer.lifx.com/docs/packet-contents).
+// Reserved bytes are written as zeros and skipped on read.
 //
 // Speed without hand-written codecs: each primitive type also describes its byte code as a JavaScript
 // snippet (`gen`), and `struct`/`array` splice the snippets of their fields into one straight-line reader
@@ -365,10 +366,10 @@ export function hexBytes(sizeBytes: number): FieldType<string> {
   });
 }
 
-// ignoreBOM: a label that starts with U+FEFF keeps it; invalid sequences become U+FFFD (§2.2).
+// ignoreBOM: a label that starts with U+FEFF keeps it; invalid sequences become U+FFFD.
 const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
-/** Truncates UTF-8 to at most `maxBytes` without splitting a character (lan-protocol.md §2.2, §7.3 pitfall 2). */
+/** Truncates UTF-8 to at most `maxBytes` without splitting a character (other apps cut labels mid-character). */
 export function utf8Truncated(text: string, maxBytes: number): Buffer {
   const encoded = Buffer.from(text, 'utf8');
   if (encoded.length <= maxBytes) return encoded;
@@ -420,7 +421,7 @@ function writeLabel(b: Buffer, o: number, v: string, n: number): void {
   for (; i < n; i++) b[o + i] = 0;
 }
 
-/** A NUL-padded UTF-8 string: truncated on a character boundary, read up to the first NUL (§2.2). */
+/** A NUL-padded UTF-8 string: truncated on a character boundary, read up to the first NUL (apps NUL-terminate). */
 export function label(sizeBytes: number): FieldType<string> {
   return compiled(`label(${sizeBytes})`, sizeBytes, () => '', {
     read: (c, at) => `${c.ref(readLabel)}(b, ${src(at)}, ${sizeBytes})`,

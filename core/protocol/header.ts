@@ -1,4 +1,4 @@
-// The 36-byte header (lan-protocol.md §1.2-1.4) as a field table plus its two flag words.
+// The 36-byte header as a field table plus its two flag words (https://lan.developer.lifx.com/docs/packet-contents).
 
 import { argumentWriter, field, hexBytes, reserved, struct, u16, u32, u8, type FieldType, type ValueOf } from './field-types.js';
 
@@ -9,18 +9,18 @@ export const BROADCAST_TARGET = '000000000000';
 
 export const HEADER_FIELDS = struct([
   field('sizeBytes', u16),
-  // protocol:12 | addressable:1 | tagged:1 | origin:2, bit 0 = least significant (§1.3).
+  // protocol:12 | addressable:1 | tagged:1 | origin:2, bit 0 = least significant.
   field('frameFlags', u16),
   field('source', u32),
-  // Target = 6-byte serial + 2 zero bytes (§1.2).
+  // Target = 6-byte serial + 2 zero bytes.
   field('target', hexBytes(6)),
   reserved(2),
-  // Zeros on send; firmware puts "LIFXV2" here (§1.2).
+  // Zeros on send; firmware puts "LIFXV2" here.
   reserved(6),
-  // bit 0 res_required, bit 1 ack_required, bits 2-7 reserved (§1.3).
+  // bit 0 res_required, bit 1 ack_required, bits 2-7 reserved.
   field('responseFlags', u8),
   field('sequence', u8),
-  // Zeros on send; firmware often puts a clock here (§1.2).
+  // Zeros on send; firmware often puts a clock here.
   reserved(8),
   field('type', u16),
   reserved(2),
@@ -43,7 +43,7 @@ export interface HeaderInput {
   readonly target?: string;
   readonly ackRequired?: boolean;
   readonly resRequired?: boolean;
-  /** Defaults to "target is all zero" (photons' rule, §1.4). */
+  /** Defaults to "target is all zero" (photons' rule). */
   readonly tagged?: boolean;
 }
 
@@ -52,7 +52,7 @@ export interface Header {
   readonly protocol: number;
   readonly addressable: boolean;
   readonly tagged: boolean;
-  /** Accepted on read, never sent (§1.3). */
+  /** Accepted on read (older firmware replies with origin 1), never sent. */
   readonly origin: number;
   readonly source: number;
   readonly target: string;
@@ -82,7 +82,7 @@ const SEQUENCE = slot('sequence');
 const TYPE = slot('type');
 
 /**
- * Reads a header; the caller has checked that 36 bytes are there. Reserved bytes and bits are ignored (§1.4). Each
+ * Reads a header; the caller has checked that 36 bytes are there. Reserved bytes and bits are ignored. Each
  * field is read where the table puts it, straight into the Header (every datagram received has one: no object of the
  * raw fields in between).
  */
@@ -122,7 +122,7 @@ const WRITE_HEADER = argumentWriter(HEADER_FIELDS, 'header') as unknown as (
 ) => void;
 
 /**
- * Writes a complete header with zeros in every reserved byte and origin 0 (we never send origin, §1.3). Each value is
+ * Writes a complete header with zeros in every reserved byte and origin 0 (we never send origin). Each value is
  * checked by its field's type (VALUE_OUT_OF_RANGE naming `header.<field>`) and written where the table puts it, with
  * no object of the raw fields in between (every request sent has a header).
  */

@@ -1,6 +1,8 @@
-// The vendor product registry and capability resolution by firmware (lan-protocol.md §4).
+// The vendor product registry and capability resolution by firmware
+// (https://lan.developer.lifx.com/docs/product-registry).
 // caps = defaults, overlaid by the product's features, then by every upgrade (in array order) whose
-// (major, minor) is <= the device firmware, compared as a tuple (§4.1; the README's `>=` on each part is wrong).
+// (major, minor) is <= the device firmware, compared as a tuple, as the vendor's StateHostFirmware
+// docs say (the products README's `>=` on each part is wrong).
 
 import { LightwireError } from '../errors.js';
 import { PRODUCTS_DATA } from './products-data.js';
@@ -76,7 +78,7 @@ export interface Product {
   readonly firmware: FirmwareVersion | null;
 }
 
-/** What an unknown product is assumed to be: a plain colour light (§4.1: "treat an unknown pid as a plain light"). */
+/** What an unknown product is assumed to be: a plain colour light (new pids appear before the registry knows them). */
 export const UNKNOWN_PRODUCT_FEATURES: Required<FeatureSet> = Object.freeze({
   hev: false,
   color: true,
@@ -208,7 +210,7 @@ function parseFeatures(raw: unknown, where: string): FeatureSet {
       if (typeof value !== 'boolean') fail(`${where}: ${key} must be true or false`);
       out[key] = value;
     }
-    // Legacy keys (min_ext_mz_firmware, min_ext_mz_firmware_components) are superseded by upgrades (§4.1).
+    // Legacy keys (min_ext_mz_firmware, min_ext_mz_firmware_components) are superseded by upgrades (since Feb 2021).
   }
   return out;
 }

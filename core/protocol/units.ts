@@ -1,4 +1,5 @@
-// User units <-> wire units, with every rounding rule in one place (lan-protocol.md §2.3-2.6, §5.6).
+// User units <-> wire units, with every rounding rule in one place (LIFX LAN docs: representing-color-with-hsbk,
+// waveforms and information-messages under https://lan.developer.lifx.com/docs/).
 // Above core/protocol everything speaks degrees, 0-1 fractions, seconds and kelvin.
 
 import type { FieldSpec, FieldType, StructType, WireUnit } from './field-types.js';
@@ -17,7 +18,7 @@ const roundTo = (value: number, decimals: number): number => {
 };
 const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, value));
 
-/** Degrees -> u16, scaled by 65536 with wrap, so 360 deg is 0 (§2.3, docs rule rather than lifx-lan-client's 65535). */
+/** Degrees -> u16, scaled by 65536 with wrap, so 360 deg is 0 (the vendor's rule, not lifx-lan-client's 65535). */
 export function hueDegreesToWire(degrees: number): number {
   const wrapped = ((degrees % 360) + 360) % 360;
   return Math.round((wrapped * U16_STEPS) / 360) % U16_STEPS;
@@ -62,7 +63,7 @@ export function dateToNs(date: Date): bigint {
 
 export type PowerState = 'on' | 'off';
 
-/** Firmware only uses 0 and 65535 (§2.5); anything non-zero is shown as on. */
+/** Firmware only uses 0 and 65535; anything non-zero is shown as on. */
 export function powerFromWire(level: number): PowerState {
   return level === 0 ? 'off' : 'on';
 }
@@ -71,7 +72,7 @@ export function powerToWire(power: PowerState): number {
   return power === 'on' ? POWER_ON_LEVEL : POWER_OFF_LEVEL;
 }
 
-/** Waveform skew 0..1 -> signed int16 following the docs table (-32768 -> 0, 0 -> 0.5, 32767 -> 1; §2.6). */
+/** Waveform skew 0..1 -> signed int16 following the docs table (-32768 -> 0, 0 -> 0.5, 32767 -> 1). */
 export function skewRatioToWire(ratio: number): number {
   const wire = Math.round(clamp(ratio, 0, 1) * U16_MAX - 0x8000);
   return wire === 0 ? 0 : clamp(wire, -0x8000, 0x7fff);
@@ -104,8 +105,8 @@ export function sameHsbk(a: Hsbk, b: Hsbk): boolean {
 
 /**
  * Whether a waveform (SetWaveform, SetWaveformOptional) leaves the light where it began: a transient one, and a SINE
- * or TRIANGLE whatever `transient` says (lan-protocol.md §2.6, the current vendor page; §9). Breathe with persist is
- * a SINE.
+ * or TRIANGLE whatever `transient` says (the current waveforms page; an older one let only `transient` decide).
+ * Breathe with persist is a SINE.
  */
 export function waveformReturns(transient: boolean, waveform: number): boolean {
   const shape = ENUMS.LightWaveform[waveform as keyof typeof ENUMS.LightWaveform];
@@ -139,16 +140,16 @@ export function hsbkFromWire(color: WireHsbk): Hsbk {
 
 export type SignalQuality = 'none' | 'very bad' | 'somewhat bad' | 'alright' | 'good';
 
-/** rssi = floor(10 log10(signal) + 0.5) (§5.6). */
+/** rssi = floor(10 log10(signal) + 0.5), as on the vendor's StateWifiInfo page. */
 export function signalToRssi(signal: number): number {
   return Math.floor(10 * Math.log10(signal) + 0.5);
 }
 
 /**
- * The reading of StateWifiInfo.signal by the protocol's rule (lan-protocol.md §5.6, corrected): dBm-style products
- * give rssi < 0 (200 = none, <= -80 very bad, <= -70 somewhat bad, < -60 alright, -60 and above good), SNR-style
+ * The reading of StateWifiInfo.signal by our rule (the vendor's, but for two boundaries): dBm-style products give
+ * rssi < 0 (200 = none, <= -80 very bad, <= -70 somewhat bad, < -60 alright, -60 and above good), SNR-style
  * ones rssi >= 0 (4-5 very bad, 7-11 somewhat bad, 12-16 alright, above 16 good, anything else none). The vendor's
- * web page differs at -60 and 6; this follows the protocol document.
+ * web page puts -60 in "alright" and 6 in "very bad"; we deliberately do not.
  */
 export function signalQuality(signal: number): SignalQuality {
   if (!(signal > 0)) return 'none';
@@ -160,7 +161,7 @@ export function signalQuality(signal: number): SignalQuality {
     if (rssi < -60) return 'alright';
     return 'good';
   }
-  // 6 is not "very bad": the rule lists only 4 and 5 (§5.6, corrected), so 6 falls to "no signal" with 0-3.
+  // 6 is not "very bad": our rule lists only 4 and 5 (the vendor page adds 6), so 6 falls to "no signal" with 0-3.
   if (rssi === 4 || rssi === 5) return 'very bad';
   if (rssi >= 7 && rssi <= 11) return 'somewhat bad';
   if (rssi >= 12 && rssi <= 16) return 'alright';

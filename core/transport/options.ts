@@ -8,7 +8,7 @@ import { LightwireError } from '../errors.js';
 export interface TransportOptions {
   /** Address the client socket binds; 0.0.0.0 receives replies on every interface. */
   readonly bindAddress: string;
-  /** 0 = ephemeral (v2 firmware replies to the sender's port, lan-protocol.md §5.1); 56700 for fw 1.x. */
+  /** 0 = ephemeral (v2 firmware replies to the sender's port); 56700 for fw 1.x. */
   readonly bindPort: number;
   /** Kernel receive buffer; large fleets answer a broadcast all at once. */
   readonly receiveBufferBytes: number;
@@ -16,10 +16,10 @@ export interface TransportOptions {
   readonly requestTimeoutMs: number;
   /**
    * Gaps between transmissions of one request: the first retransmit no sooner than ~200 ms, then growing
-   * (photons' schedule, users.md "Numbers worth knowing"); the last gap repeats until the deadline.
+   * (photons' schedule, which lost 1 request in 60 at 50 % loss); the last gap repeats until the deadline.
    */
   readonly retryScheduleMs: readonly number[];
-  /** Vendor guidance: at most 20 messages per second to one device (lan-protocol.md §5.3). */
+  /** Vendor guidance: at most 20 messages per second to one device (the vendor's original protocol docs). */
   readonly maxMessagesPerSecond: number;
   /** Part of each light's per-second budget kept for discovery broadcasts, which every light receives. */
   readonly broadcastReservePerSecond: number;

@@ -1,4 +1,4 @@
-// Per-light pacing (lan-protocol.md §5.3: at most 20 messages per second to one device), FIFO per light.
+// Per-light pacing (the vendor's original docs: at most 20 messages per second to one device), FIFO per light.
 //
 // Each light (and each broadcast address) is paced by the generic cell rate algorithm ("virtual scheduling", GCRA):
 // a light that has been quiet takes a short burst at once (a state read and a write; a light's colour and power),

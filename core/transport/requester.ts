@@ -1,7 +1,7 @@
 // The requester answers "did my light hear me": source and sequence, reply matching on
 // (source, sequence, target), acks and state replies, multi-reply collection, retries on an escalating
 // schedule inside the caller's deadline, per-light pacing and latest-wins coalescing of Sets.
-// lan-protocol.md §1.4-1.6, §5.3; users.md "Numbers worth knowing".
+// LIFX LAN docs: https://lan.developer.lifx.com/docs/communicating-with-device.
 
 import { randomNonZeroUint32 } from '../builtins.js';
 import { LightwireError } from '../errors.js';
@@ -167,7 +167,7 @@ export interface PostOptions {
 
 export type PacketListener = (packet: Packet, from: RemoteAddress) => void;
 
-/** Replies of a request that can answer with several messages (§1.6), and how to tell it is complete. */
+/** Replies of a request that can answer with several messages, and how to tell it is complete. */
 interface ReplyRule {
   readonly names: readonly MessageName[];
   /** Identity of one reply, to drop duplicates after retransmits. */
@@ -375,7 +375,7 @@ class Batch {
 }
 
 export class Requester {
-  /** Random, non-zero, once per client (lan-protocol.md §1.4). */
+  /** Random, non-zero, once per client (with source 0 a device may broadcast its reply). */
   readonly source: number = randomNonZeroUint32();
   readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
 
@@ -714,7 +714,7 @@ export class Requester {
   }
 
   /**
-   * A read after a Set waits for the Set's ack (users.md: a Get right after a Set can return the old state): for the
+   * A read after a Set waits for the Set's ack (a Get right after a Set can return the old state): for the
    * Sets unacknowledged when it is asked. With no Set pending (the common case) the exchange starts at once, without
    * an extra promise per request.
    */
@@ -1056,7 +1056,7 @@ export class Requester {
 
   private match(packet: Packet, from: RemoteAddress): void {
     const { sequence, target } = packet.header;
-    // Key = (source, sequence, target); tagged requests are keyed by the address they were sent to (§1.5).
+    // Key = (source, sequence, target); tagged requests are keyed by the address they were sent to.
     if (packet.name !== null) {
       const targetLane = this.lanes.get(target);
       const byTarget = targetLane === undefined ? undefined : this.pending.get(pendingKey(targetLane, sequence));

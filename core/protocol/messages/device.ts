@@ -1,4 +1,4 @@
-// Device namespace, types 2-59 and 223 (lan-protocol.md §3 "Device / core / discovery").
+// Device namespace, types 2-59 and 223 (https://lan.developer.lifx.com/docs/information-messages).
 
 import { message } from './message.js';
 import { ENUMS, Firmware, Id16, Label, enumOf, f32, field, reserved, u16, u32, u64, u8, bytes } from './structs.js';
@@ -9,7 +9,7 @@ export const DEVICE = {
   GetHostFirmware: message(14, [], { reply: 'StateHostFirmware' }),
   StateHostFirmware: message(15, Firmware.fields),
   GetWifiInfo: message(16, [], { reply: 'StateWifiInfo' }),
-  // Only `signal` is public since protocol.yml v0.5 (§9); the rest is reserved.
+  // Only `signal` is public since protocol.yml v0.5 (2021); the rest is reserved.
   StateWifiInfo: message(17, [field('signal', f32), reserved(4), reserved(4), reserved(2)]),
   GetWifiFirmware: message(18, [], { reply: 'StateWifiFirmware' }),
   StateWifiFirmware: message(19, Firmware.fields),

@@ -1,4 +1,5 @@
-// Light namespace, types 101-122, and HEV (LIFX Clean), 142-149 (lan-protocol.md §3 "Light").
+// Light namespace, types 101-122, and HEV (LIFX Clean), 142-149
+// (https://lan.developer.lifx.com/docs/changing-a-device).
 
 import { message } from './message.js';
 import { ENUMS, Hsbk, Label, bool, enumOf, f32, field, i16, reserved, u16, u32, u8 } from './structs.js';
@@ -9,7 +10,7 @@ const waveform = [
   field('color', Hsbk),
   field('periodMs', u32, 'ms'),
   field('cycles', f32),
-  // Signed: -32768 -> 0, 0 -> 0.5, 32767 -> 1 (§2.6).
+  // Signed: -32768 -> 0, 0 -> 0.5, 32767 -> 1 (https://lan.developer.lifx.com/docs/waveforms).
   field('skewRatio', i16, 'skew'),
   field('waveform', enumOf(u8, ENUMS.LightWaveform)),
 ] as const;
@@ -43,7 +44,7 @@ export const LIGHT = {
   StateInfrared: message(121, [field('brightness', u16, 'fraction')]),
   SetInfrared: message(122, [field('brightness', u16, 'fraction')], { reply: 'StateInfrared' }),
   GetHevCycle: message(142, [], { reply: 'StateHevCycle' }),
-  // durationS = 0 means "use the configured default" (§3 notes).
+  // durationS = 0 means "use the configured default" (photons' and Home Assistant's convention).
   SetHevCycle: message(143, [field('enable', bool), field('durationS', u32, 's')], { reply: 'StateHevCycle' }),
   StateHevCycle: message(144, [field('durationS', u32, 's'), field('remainingS', u32, 's'), field('lastPower', bool)]),
   GetHevCycleConfiguration: message(145, [], { reply: 'StateHevCycleConfiguration' }),

@@ -1,5 +1,5 @@
 // A message is data: a type number, an ordered payload field table and, for requests, the name of the
-// State message the device answers with (lan-protocol.md §1.6). Encode/decode/size come from the table.
+// State message the device answers with. Encode/decode/size come from the table.
 
 import { struct, type FieldSpec, type StructType } from '../field-types.js';
 

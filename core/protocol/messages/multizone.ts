@@ -1,4 +1,4 @@
-// MultiZone namespace, types 501-512 (lan-protocol.md §3 "MultiZone").
+// MultiZone namespace, types 501-512 (https://lan.developer.lifx.com/docs/multizone-light-control).
 
 import { message } from './message.js';
 import { ENUMS, Hsbk, MultiZoneEffectSettings, array, enumOf, field, u16, u32, u8 } from './structs.js';
@@ -17,7 +17,7 @@ export const MULTIZONE = {
     ],
     { reply: 'StateMultiZone' },
   ),
-  // One StateZone when start = end, otherwise StateMultiZone messages of 8 zones (§1.6).
+  // One StateZone when start = end, otherwise StateMultiZone messages of 8 zones.
   GetColorZones: message(502, [field('startIndex', u8), field('endIndex', u8)], { reply: 'StateMultiZone' }),
   StateZone: message(503, [field('count', u8), field('index', u8), field('color', Hsbk)]),
   StateMultiZone: message(506, [field('count', u8), field('index', u8), field('colors', array(Hsbk, 8))]),
@@ -35,7 +35,7 @@ export const MULTIZONE = {
     ],
     { reply: 'StateExtendedColorZones' },
   ),
-  // ceil(zones / 82) replies (§1.6, §7.3 pitfall 14).
+  // ceil(zones / 82) replies (photons 0.46.7 expects one more at exact multiples of 82).
   GetExtendedColorZones: message(511, [], { reply: 'StateExtendedColorZones' }),
   StateExtendedColorZones: message(512, [
     field('count', u16),

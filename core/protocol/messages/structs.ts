@@ -1,4 +1,4 @@
-// Field groups shared by several messages (lan-protocol.md §3 "Nested structures") and the enums of §2.7.
+// Field groups shared by several messages and the enums (https://lan.developer.lifx.com/docs/field-types).
 
 import {
   array, bool, bytes, enumOf, f32, field, hexBytes, i16, label, reserved, struct, u16, u32, u64, u8,
@@ -33,7 +33,7 @@ export const ENUMS = {
   },
 } as const satisfies Record<string, Record<number, string>>;
 
-/** LightHsbk (§2.3): wire units; core/protocol/units.ts converts. */
+/** LightHsbk: wire units; core/protocol/units.ts converts. */
 export const Hsbk = struct([
   field('hue', u16, 'hue'),
   field('saturation', u16, 'fraction'),
@@ -68,11 +68,11 @@ export const MultiZoneEffectSettings = struct([
   field('durationNs', u64, 'ns'),
   reserved(4),
   reserved(4),
-  // MOVE keeps its direction in parameters[1] (§3 notes: 0 = towards the controller, 1 = away).
+  // MOVE keeps its direction in parameters[1] (0 = towards the controller, 1 = away; photons names them RIGHT/LEFT).
   field('parameters', EffectParameters),
 ]);
 
-// No pad after `type` here, unlike the multizone settings (§3 "TileEffectSettings").
+// No pad after `type` here, unlike the multizone settings.
 export const TileEffectSettings = struct([
   field('instanceid', u32),
   field('type', enumOf(u8, ENUMS.TileEffectType)),
@@ -80,7 +80,7 @@ export const TileEffectSettings = struct([
   field('durationNs', u64, 'ns'),
   reserved(4),
   reserved(4),
-  // SKY: parameters[0] byte 0 = sky type, parameters[1] = cloud saturation min, parameters[2] = max (§3 notes).
+  // SKY: parameters[0] byte 0 = sky type, parameters[1] = cloud saturation min, parameters[2] = max (photons' fields).
   field('parameters', EffectParameters),
   field('paletteCount', u8),
   field('palette', array(Hsbk, 16)),
@@ -113,7 +113,7 @@ export const TileBufferRect = struct([
   field('width', u8),
 ]);
 
-// The 16-byte target is a union chosen by targetType (§3 "ButtonAction"); kept as raw bytes.
+// The 16-byte target is a union chosen by targetType; kept as raw bytes.
 export const ButtonAction = struct([
   field('gesture', enumOf(u16, ENUMS.ButtonGesture)),
   field('targetType', enumOf(u16, ENUMS.ButtonTargetType)),

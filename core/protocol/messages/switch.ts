@@ -1,4 +1,4 @@
-// LIFX Switch: relays 816-818 and buttons 905-911 (lan-protocol.md §3 "Relay", "Button").
+// LIFX Switch: relays 816-818 and buttons 905-911 (https://lan.developer.lifx.com/docs/the-lifx-switch).
 
 import { message } from './message.js';
 import { Button, Hsbk, array, field, u16, u8 } from './structs.js';

@@ -1,4 +1,5 @@
-// Tile / matrix namespace, types 701-720 (lan-protocol.md §3 "Tile / matrix").
+// Tile / matrix namespace, types 701-720 (LIFX LAN docs:
+// https://lan.developer.lifx.com/docs/changing-a-device).
 
 import { message } from './message.js';
 import { Hsbk, TileBufferRect, TileDevice, TileEffectSettings, array, f32, field, reserved, u32, u8 } from './structs.js';
@@ -17,7 +18,7 @@ export const TILE = {
     field('userX', f32),
     field('userY', f32),
   ]),
-  // Up to `length` State64 replies, one per tile from tileIndex (§1.6).
+  // Up to `length` State64 replies, one per tile from tileIndex.
   Get64: message(707, [field('tileIndex', u8), field('length', u8), field('rect', TileBufferRect)], { reply: 'State64' }),
   State64: message(711, [field('tileIndex', u8), field('rect', TileBufferRect), field('colors', array(Hsbk, 64))]),
   Set64: message(715, [
@@ -42,7 +43,7 @@ export const TILE = {
     reserved(1),
   ]),
   GetTileEffect: message(718, [reserved(1), reserved(1)], { reply: 'StateTileEffect' }),
-  // Two reserved bytes before the settings here, one in StateTileEffect (§3 "TileEffectSettings").
+  // Two reserved bytes before the settings here, one in StateTileEffect.
   SetTileEffect: message(719, [reserved(1), reserved(1), field('settings', TileEffectSettings)], {
     reply: 'StateTileEffect',
   }),
