@@ -27,7 +27,7 @@ export function isIPv4(text: string): boolean {
 
 /**
  * A random integer 1 to 2^32 - 1: a client's source id, an effect's instance id. They only need to differ from other
- * clients' and effects' (lan-protocol.md §1.4), not to be unguessable, so Math.random serves and node:crypto stays
+ * clients' and effects', not to be unguessable, so Math.random serves and node:crypto stays
  * unloaded.
  */
 export function randomNonZeroUint32(): number {

@@ -131,7 +131,7 @@ export const ERRORS = {
     (p) => `scene file ${p.path} is not valid (${p.reason}); ${p.movedTo === null ? 'it was left as it is' : `it was moved aside to ${p.movedTo}`}`,
   ),
   SCENE_STORE_FAILED: spec<{ path: string; reason: string }>(500, (p) => `scene file ${p.path}: ${p.reason}`),
-  // core/http: the local HTTP API v1 (http-api-v1.md §2-4)
+  // core/http: the local HTTP API v1 (auth, rate limits, errors)
   BODY_INVALID: spec<{ reason: string }>(400, (p) => `the request body is invalid: ${p.reason}`),
   BODY_TOO_LARGE: spec<{ limitBytes: number }>(413, (p) => `the request body is larger than ${p.limitBytes} bytes`),
   BODY_ENCODING_UNSUPPORTED: spec<{ encoding: string }>(

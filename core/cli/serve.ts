@@ -22,7 +22,7 @@ import { defaultScenesPath, findingFlags, findingFrom, plural, SCENES_FLAG, with
 import { untilAborted } from './format.js';
 import { MAX_SIMULATED_LIGHTS } from './simulate.js';
 
-/** Where an embedded fleet's discovery broadcast goes: loopback only (ecosystem.md, the network rule). */
+/** Where an embedded fleet's discovery broadcast goes: loopback only (never a real network). */
 /** How long to wait at most for an embedded fleet to be found and read. */
 const VIRTUAL_READY_MS = 10_000;
 

@@ -28,7 +28,7 @@ export interface DiscoveryOptions {
   readonly staticHosts: readonly StaticHost[];
   /** Subnets swept host by host with unicast GetService (CIDR, at most /22 each). */
   readonly sweepSubnets: readonly string[];
-  /** Offsets of the start-up burst of broadcasts (users.md: re-broadcasting found 72-73 of 73 bulbs). */
+  /** Offsets of the start-up burst of broadcasts (one broadcast found 48 of 73 bulbs, a schedule 72-73). */
   readonly burstScheduleMs: readonly number[];
   /** After the burst, one broadcast (and static-host probe) this often. */
   readonly heartbeatMs: number;
@@ -39,7 +39,7 @@ export interface DiscoveryOptions {
   /** How often slow-changing facts (firmware, group, location, wifi, uptime) are read again. */
   readonly infoRefreshIntervalMs: number;
   /**
-   * Consecutive failed reads before a light is marked offline (users.md: one miss is not "offline"). A read or
+   * Consecutive failed reads before a light is marked offline (one miss is not "offline"). A read or
    * write that times out while the light answers our other requests is no miss (LightClient.missedSince).
    */
   readonly offlineAfterMisses: number;

@@ -309,7 +309,10 @@ export class LightRegistry extends EventEmitter<RegistryEvents> {
     return this.lights.delete(serial);
   }
 
-  /** The label of a group: the one from the member with the newest updated_at wins (lan-protocol.md §5.7). */
+  /**
+   * The label of a group: the one from the member with the newest updated_at wins
+   * (https://lan.developer.lifx.com/docs/groups-and-locations).
+   */
   groupLabel(id: string): string | undefined {
     return this.newestLabel('group', id);
   }

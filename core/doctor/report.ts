@@ -1,5 +1,6 @@
 // The network doctor's report and the rules that name a cause, all pure: the I/O (doctor.ts, network.ts,
-// probe.ts) gathers observations, this module judges them. users.md complaints 2-3 and 13, "asked for" 7.
+// probe.ts) gathers observations, this module judges them. It answers the
+// complaints users repeat most: bulbs shown offline, discovery failing on some hosts, commands silently lost.
 
 import { printable, tableLines } from '../text.js';
 import type { SignalQuality } from '../protocol/index.js';

@@ -1,7 +1,6 @@
-// Access tokens and scopes (http-api-v1.md §2). Tokens come from configuration as `TOKEN[:SCOPES]`;
-// a request presents one as `Authorization: Bearer TOKEN` or as HTTP Basic with the token as the user
-// name and an empty password (`curl -u TOKEN:`).
-//
+// Access tokens and scopes (https://api.developer.lifx.com/docs/authentication).
+// Tokens come from configuration as `TOKEN[:SCOPES]`; a request presents one as `Authorization: Bearer TOKEN` or
+// as HTTP Basic with the token as the user name and an empty password (`curl -u TOKEN:`).
 // Scopes (our choice where the cloud has only OAuth's `remote_control:all`):
 // * `read`    List Lights, List Scenes, Validate Color, the /selectors helpers.
 // * `control` everything (read included). The cloud's `remote_control:all` means control; a token given

@@ -1,6 +1,6 @@
-// Errors at the HTTP border (http-api-v1.md §4.2): every failure becomes one status and the body
+// Errors at the HTTP border (https://api.developer.lifx.com/docs/errors): every failure becomes one status and the body
 // `{ "error": "...", "errors": [{ "field": "...", "message": ["..."] }], "code": "..." }`. `error` is what
-// clients print (S-klar shows body.error for 422); `code` is the Lightwire error code, for programs.
+// clients print (klarstil's lifx-http-api shows body.error for 422); `code` is the Lightwire error code, for programs.
 // Anything that is not a known client error is a 500 whose body says only "Internal server error":
 // messages and stacks of unexpected faults go to the log, never to the client.
 

@@ -1,6 +1,7 @@
 // The subset of JSON Schema (draft-07, which Ajv 8 and OpenAPI 3.1 both read) that the v1 schemas use,
 // and the two walks the API needs over a body and its schema: coercion of form strings and the set of
-// parameters the schema does not know (http-api-v1.md §1, §4.3).
+// parameters the schema does not know (https://api.developer.lifx.com/docs/errors: unknown keys
+// become warnings).
 
 export type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
 
@@ -9,7 +10,7 @@ export interface JsonSchema {
   readonly description?: string;
   readonly properties?: Readonly<Record<string, JsonSchema>>;
   readonly required?: readonly string[];
-  /** Always true on request bodies: unknown keys are warnings, not failures (§4.3). */
+  /** Always true on request bodies: unknown keys are warnings, not failures. */
   readonly additionalProperties?: boolean | JsonSchema;
   readonly items?: JsonSchema;
   readonly minItems?: number;
@@ -45,8 +46,8 @@ export function bareObject(): Record<string, unknown> {
 const NUMBER_TEXT = /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$/;
 
 /**
- * A copy of `value` with strings turned into what the schema asks for, as form bodies need (§1: "booleans
- * arrive as the strings true/false and numbers as strings"). Applied to JSON bodies too, so `"0.5"` works in
+ * A copy of `value` with strings turned into what the schema asks for, as form bodies need (booleans
+ * arrive as the strings true/false and numbers as strings). Applied to JSON bodies too, so `"0.5"` works in
  * either. Rules: a number-like string becomes a number where the schema wants a number or integer; `true` /
  * `false` (any case) and `1` / `0` become booleans where it wants a boolean; a single value becomes a
  * one-element array where it wants an array (a form field given once); `null` on a known optional key is
@@ -104,7 +105,7 @@ function typeOf(value: unknown): JsonType {
 }
 
 /**
- * The parameters of `body` that `schema` does not name, in their nested position (§4.3): an unknown key keeps
+ * The parameters of `body` that `schema` does not name, in their nested position: an unknown key keeps
  * its value; a known object holds its own unknown keys (possibly `{}`); a known array of objects holds one
  * entry per item. Undefined when nothing anywhere is unknown, so a clean request carries no warning. The
  * forum example this reproduces: `{"defaults": {}, "states": [{"kelvin": 3000}, {}]}`.
@@ -157,8 +158,8 @@ export function nestingDepth(value: unknown, stopAt: number): number {
 
 /**
  * The schema as a response serializer should see it: without `required`, because fast-json-stringify writes
- * required keys first and would move `infrared` and `zones` away from where the docs put them (§7.1 key
- * order). Derived from the one schema, so documentation and output still share a source.
+ * required keys first and would move `infrared` and `zones` away from where the List Lights examples put
+ * them. Derived from the one schema, so documentation and output still share a source.
  */
 export function withoutRequired(schema: JsonSchema): JsonSchema {
   const { required: _required, properties, items, anyOf, ...rest } = schema;

@@ -1,4 +1,4 @@
-// The local LIFX HTTP API v1 as one encapsulated Fastify plugin (architecture.md §1-2): mount it at /v1 and
+// The local LIFX HTTP API v1 as one encapsulated Fastify plugin: mount it at /v1 and
 // a script written for https://api.lifx.com/v1 works by changing its base URL. Auth, rate limit, body
 // parsers, the not-found and error handlers all live inside it and touch nothing outside /v1.
 //
@@ -7,7 +7,7 @@
 //    the limit, 401/403 for token and scope, the loopback guards when no token is configured (auth.ts).
 // 2. Body: JSON (an empty body means "all defaults", depth at most MAX_BODY_DEPTH) or a form.
 // 3. The endpoint's schema (schemas.ts): form strings coerced, nulls dropped, unknown keys set aside
-//    as the `warnings` of the answer (§4.3), the rest checked by Ajv (422 per field).
+//    as the `warnings` of the answer (the cloud's "Unknown params"), the rest checked by Ajv (422 per field).
 // 4. The light service, with the selector taken from the raw URL segment (percent-decoded once, by the
 //    service), and the HTTP names mapped to its user units (duration -> durationS, ...).
 // 5. 207 {results, warnings?}; with fast (or its alias async) 202 and no body, once the request validated.
@@ -169,7 +169,7 @@ function setStateRequest(p: Params | undefined): HttpSetState {
   });
 }
 
-/** The executed operation in HTTP names (§7.3: it echoes the state after merging defaults). */
+/** The executed operation in HTTP names (Set States echoes each operation after merging defaults). */
 function operationEcho(op: SetStateRequest & { selector: string }, selector: string): Record<string, unknown> {
   return defined({
     selector,
@@ -276,7 +276,7 @@ function rawSegment(request: FastifyRequest, index: number): string {
 }
 
 /**
- * The selector of a path: the raw segment percent-decoded exactly once (http-api-v1.md §5.3 rule 1), so
+ * The selector of a path: the raw segment percent-decoded exactly once (a label holding `/` arrives as %2F), so
  * `label:100%25%20Warm` names "100% Warm" and `%2C` splits the list. The service takes plain text.
  */
 function selectorSegment(request: FastifyRequest, index: number): string {
@@ -417,7 +417,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
   });
   await app.register(formbody, { bodyLimit: o.bodyLimitBytes });
 
-  // ---- errors: one shape for all (§4.2) ----
+  // ---- errors: one shape for all (the vendor's error body) ----
   app.setErrorHandler((err, request, reply) => {
     // An aborted upload is the client's choice, not our fault: no answer can reach it, nothing to log.
     if (isClientGone(err, request.raw.socket?.destroyed === true)) {
@@ -559,7 +559,7 @@ function allLights(service: LightApi): ReturnType<LightApi['list']> {
   }
 }
 
-/** Set States (§7.3): selectors come from JSON, not a URL, so they must not be percent-decoded. */
+/** Set States: selectors come from JSON, not a URL, so they must not be percent-decoded. */
 async function setStates(service: LightApi, p: Params, options: WriteOptions): Promise<Record<string, unknown>[]> {
   const states = p.states as Params[];
   const operations = states.map((st) => ({ ...setStateRequest(st), selector: str(st, 'selector')! }));
@@ -581,7 +581,7 @@ function isPlainJson(text: string): boolean {
   }
 }
 
-/** The warning for parameters a write was given in its query string (§4.3's shape, its own text). */
+/** The warning for parameters a write was given in its query string (the Unknown params shape, its own text). */
 const QUERY_IGNORED = 'Params in the query string are ignored: send them in the body';
 
 /** The query string's parameters (as plain data), or undefined when it has none. */

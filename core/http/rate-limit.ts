@@ -1,9 +1,11 @@
-// Rate limits (http-api-v1.md §3): a fixed 60-second window per caller (per token; per client address when
-// the request has no valid token), and the three X-RateLimit-* headers on every answer, errors included.
+// Rate limits (https://api.developer.lifx.com/docs/rate-limits): a fixed 60-second window per caller (per
+// token; per client address when the request has no valid token), and the three X-RateLimit-* headers on every
+// answer, errors included.
 //
 // Without a configured limit nothing is refused: a local API has no reason to copy the cloud's 120 per
-// minute (users hit it polling, §9.4). The headers are still sent, because clients read them as numbers
-// (§3), and they report UNENFORCED_LIMIT so a client that waits whenever Remaining reaches 0 never waits.
+// minute (polling integrations hit it). The headers are still sent, because clients read them as numbers
+// (the R package `lifx` does), and they report UNENFORCED_LIMIT so a client that waits whenever Remaining
+// reaches 0 never waits.
 
 import { LightwireError } from '../index.js';
 

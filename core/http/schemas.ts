@@ -1,9 +1,11 @@
-// The v1 endpoints as data (http-api-v1.md §7): method, path, scope and the JSON Schemas of body, query and
-// response. The plugin validates requests and serialises responses with these objects and openapi.ts prints
-// the same objects, so the document cannot drift from what the server accepts (architecture.md §5.1).
-// Ranges come from the service's own constants; the service checks them again, so both agree by construction.
+// The v1 endpoints as data (LIFX HTTP API docs: https://api.developer.lifx.com/): method, path, scope and the
+// JSON Schemas of body, query and response. The plugin validates requests and serialises responses with these
+// objects and openapi.ts prints the same objects, so the document cannot drift from what the server accepts (one
+// source per fact). Ranges come from the service's own constants; the service checks them again, so both agree by
+// construction.
 //
-// Every request body schema allows additional properties: unknown parameters become `warnings` (§4.3).
+// Every request body schema allows additional properties: unknown parameters become `warnings`
+// (https://api.developer.lifx.com/docs/errors).
 
 import {
   COLOR_RANGES,
@@ -47,13 +49,13 @@ const bool = (description: string, def?: boolean): JsonSchema => ({
   ...(def === undefined ? {} : { default: def }),
 });
 
-/** `fast` on every write (§4.5) and its legacy alias `async` (LIFX's own kit), which raises no warning. */
+/** `fast` on every write and its legacy alias `async` (LIFX's own kit), which raises no warning. */
 const WRITE_FLAGS: Readonly<Record<string, JsonSchema>> = {
   fast: bool('Send end-state messages only, do not wait for the lights; the answer is 202 with no body.', false),
   async: bool('Legacy alias of fast (LIFX\'s own clients send it).', false),
 };
 
-/** The Set State hash (§7.2) without `fast`: shared by Set States, Cycle and scene overrides. */
+/** The Set State hash without `fast`: shared by Set States, Cycle and scene overrides. */
 const SET_STATE_FIELDS: Readonly<Record<string, JsonSchema>> = {
   power: { ...power, description: 'Turn the lights on or off.' },
   color: colorString('The colour to set.'),
@@ -372,7 +374,7 @@ export const SELECTOR_LIST_RESPONSE: JsonSchema = {
   items: { type: 'object', required: ['selector', 'label'], properties: { selector: { type: 'string' }, label: { type: 'string' } } },
 };
 
-/** Every error answer (§4.2), plus `code`: the Lightwire error code, stable for programs to test. */
+/** Every error answer, plus `code`: the Lightwire error code, stable for programs to test. */
 export const ERROR_RESPONSE: JsonSchema = {
   type: 'object',
   required: ['error', 'errors', 'code'],
@@ -414,7 +416,7 @@ export type OperationId =
 export interface Endpoint {
   readonly id: OperationId;
   readonly method: 'GET' | 'PUT' | 'POST';
-  /** Fastify's form, relative to /v1: `:selector` is the selector path segment (§5), `:scene` is `scene_id:<uuid>`. */
+  /** Fastify's form, relative to /v1: `:selector` is the selector path segment, `:scene` is `scene_id:<uuid>`. */
   readonly path: string;
   readonly summary: string;
   readonly scope: Scope;
@@ -460,13 +462,13 @@ export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
   { id: 'listSceneSelectors', method: 'GET', path: '/selectors/scenes', summary: 'Selectors of every scene (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
 ] satisfies Endpoint[]);
 
-/** Endpoints the v1 API removed (§7.20): they answer 410 and name what replaced them. */
+/** Endpoints the v1 API removed (deprecated during v1beta1): they answer 410 and name what replaced them. */
 export const REMOVED_ENDPOINTS: readonly { readonly method: 'PUT'; readonly path: string; readonly replacement: string }[] = Object.freeze([
   { method: 'PUT', path: '/lights/:selector/color', replacement: 'Set State (PUT /v1/lights/:selector/state with color)' },
   { method: 'PUT', path: '/lights/:selector/power', replacement: 'Set State (PUT /v1/lights/:selector/state with power)' },
 ]);
 
-/** The selector path segment (§5.1, §5.3). */
+/** The selector path segment (https://api.developer.lifx.com/docs/selectors). */
 export const SELECTOR_PARAM: JsonSchema = {
   type: 'string',
   description: `A selector: all, label:x, id:d073d5000001, group:x, group_id:x, location:x, location_id:x, scene_id:x, ` +

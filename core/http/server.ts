@@ -1,8 +1,9 @@
 // A Fastify server around the v1 plugin: safe defaults (loopback, size limits), optional TLS, and the
-// choice for 426 (http-api-v1.md §2): a TLS port cannot answer plain HTTP at all (the bytes fail the
-// handshake before any request exists), so with TLS on, `httpPort` opens a second, plain listener whose
-// every /v1 request is answered 426 Upgrade Required with the https URL. The plugin decides by
-// `request.protocol`, so the same rule holds behind a TLS-terminating proxy (trustProxy) too.
+// choice for 426 (the cloud answers 426 to plain HTTP, https://api.developer.lifx.com/docs/authentication):
+// a TLS port cannot answer plain HTTP at all (the bytes fail the handshake before any request exists), so with TLS
+// on, `httpPort` opens a second, plain listener whose every /v1 request is answered 426 Upgrade Required with the
+// https URL. The plugin decides by `request.protocol`, so the same rule holds behind a TLS-terminating proxy
+// (trustProxy) too.
 
 import http from 'node:http';
 import type { Duplex } from 'node:stream';

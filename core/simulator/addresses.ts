@@ -1,5 +1,5 @@
 // IPv4 arithmetic for the virtual lights' addresses, and the loopback checks that keep the simulator and its
-// control endpoint on this machine (ecosystem.md "The network rule for tests").
+// control endpoint on this machine (tests send packets to this machine only).
 
 /** Where virtual lights hear discovery: the loopback broadcast address (a socket bound to it gets exactly those). */
 export const LOOPBACK_BROADCAST = '127.255.255.255';

@@ -25,7 +25,7 @@
 //       "infrared": 0.5,                      // 0-1, infrared products only, default 0
 //       "zoneCount": 16,                      // multizone products only: 1-255, default 16
 //       "tileCount": 5,                       // matrix products only: 1-16 for chains (the Tile), else 1
-//       "wifiSignal": 1e-5,                   // StateWifiInfo.signal (lan-protocol.md §5.6), default 1e-5 (-50 dBm)
+//       "wifiSignal": 1e-5,                   // StateWifiInfo.signal, default 1e-5 (-50 dBm)
 //       "faults": {                           // all optional; applied per datagram as faults.ts describes
 //         "lossInProbability": 0.1,           // 0-1: datagrams arriving at the light dropped before it sees them
 //         "lossOutProbability": 0.1,          // 0-1: each reply datagram dropped after the light acted on the
@@ -161,7 +161,7 @@ export const DEFAULT_WIFI_SIGNAL = 1e-5;
 export const DEFAULT_COLOR: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
 
 /**
- * DEFAULT_COLOR with its kelvin brought inside the product's temperature_range (lan-protocol.md §2.3, §4.1): a
+ * DEFAULT_COLOR with its kelvin brought inside the product's temperature_range (product registry): a
  * fixed 2700 K Mini White or a 2200-6500 K Candle White to Warm never reports a temperature it cannot show.
  */
 function defaultColor(caps: Product['capabilities']): Hsbk {
@@ -253,7 +253,7 @@ function updatedAt(raw: unknown, path: string): bigint {
   invalid(path, `must be ns since the epoch as a decimal string or a safe integer, got ${describe(raw)}`);
 }
 
-/** The 16-byte id every light with this label shares when the file gives none (lan-protocol.md §5.7). */
+/** The 16-byte id every light with this label shares when the file gives none (one id is one group). */
 export function idFromLabel(kind: 'group' | 'location', label: string): string {
   return createHash('sha256').update(`lightwire ${kind}\0${label}`).digest('hex').slice(0, 32);
 }

@@ -1,10 +1,10 @@
-// A fleet of virtual lights on real UDP sockets (architecture.md §1; lan-protocol.md §1.7, §5.1).
+// A fleet of virtual lights on real UDP sockets (tests, demos, benchmarks).
 //
 // Address modes:
 // - 'ip' (default): light i owns `baseAddress + i` (127.0.0.2, 127.0.0.3, …, skipping host octets 0 and 255)
 //   on one port. A socket bound to 127.0.0.N does not receive broadcasts to 127.255.255.255, so one shared
 //   listener takes discovery broadcasts and hands them to every light, and each light answers from its own
-//   socket, hence from its own address (ecosystem.md "The network rule for tests"). On loopback the listener
+//   socket, hence from its own address (tests send packets to this machine only). On loopback the listener
 //   binds the loopback broadcast address 127.255.255.255 itself, which receives broadcasts and nothing else: a
 //   datagram unicast to an address no light owns (127.0.0.1, 127.0.0.99) finds nobody, as on a LAN, and
 //   127.0.0.1:<port> stays free for a client that sends from the port it sends to (node-lifx binds 56700).

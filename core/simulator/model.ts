@@ -30,12 +30,12 @@ export interface TileModel {
   userX: number;
   userY: number;
   readonly accel: { readonly x: number; readonly y: number; readonly z: number };
-  /** Frame buffers by fb_index (lan-protocol.md §3 notes); 0 is what the tile shows. Others are made on demand. */
+  /** Frame buffers by fb_index (protocol.yml 0.8+); 0 is what the tile shows. Others are made on demand. */
   readonly buffers: Map<number, ColorFade[]>;
 }
 
 /**
- * Zones per tile: the Candle is 5 wide x 6 high (30 slots, 26 lit; §3 notes, photons' simulator), the
+ * Zones per tile: the Candle is 5 wide x 6 high (30 slots, 26 lit; photons' simulator), the
  * Ceiling 13x26" 16 x 8; photons models every other matrix as 8 x 8 and so do we.
  */
 export function tileGeometry(product: Product): { width: number; height: number } {
@@ -90,7 +90,7 @@ export class DeviceModel {
   /**
    * The 32 label bytes of the last SetLabel, SetGroup and SetLocation exactly as they came, NULs and bytes after
    * them included, which StateLabel, LightState, StateGroup and StateLocation echo (a device stores what it is
-   * sent, lan-protocol.md §2.2, §5.7). null while the label comes from the fleet file or the control API.
+   * sent). null while the label comes from the fleet file or the control API.
    */
   labelBytes: Uint8Array | null = null;
   groupLabelBytes: Uint8Array | null = null;
@@ -102,7 +102,7 @@ export class DeviceModel {
   wifiSignal: number;
   bootMs: number;
   zones: ColorFade[];
-  /** Zone colours sent with apply = NO_APPLY, shown on the next APPLY / APPLY_ONLY (§2.7). */
+  /** Zone colours sent with apply = NO_APPLY, shown on the next APPLY / APPLY_ONLY. */
   readonly pendingZones = new Map<number, WireHsbk>();
   multiZoneEffect: MultiZoneEffect = zeroMultiZoneEffect();
   readonly tiles: TileModel[];
@@ -151,7 +151,7 @@ export class DeviceModel {
 
   setColor(color: WireHsbk, nowMs: number, durationMs: number): void {
     this.color = this.color.toward(color, nowMs, durationMs);
-    // SetColor on a strip or matrix paints every zone (lan-protocol.md §3 notes).
+    // SetColor on a strip or matrix paints every zone (https://lan.developer.lifx.com/docs/changing-a-device).
     for (let i = 0; i < this.zones.length; i++) this.zones[i] = this.zones[i]!.toward(color, nowMs, durationMs);
     for (const tile of this.tiles) {
       const visible = tile.buffers.get(0)!;
@@ -160,14 +160,14 @@ export class DeviceModel {
   }
 
   setPower(level: number, nowMs: number, durationMs: number): void {
-    // Firmware only knows 0 and 65535 (§2.5).
+    // Firmware only knows 0 and 65535.
     this.power = this.power.toward(level === 0 ? POWER_OFF_LEVEL : POWER_ON_LEVEL, nowMs, durationMs);
   }
 
   // ---- zones ----
 
   /**
-   * Stages colours from zone `start` and applies them per `apply` (§2.7): 0 NO_APPLY buffers them, 1 APPLY
+   * Stages colours from zone `start` and applies them per `apply`: 0 NO_APPLY buffers them, 1 APPLY
    * shows them and everything buffered, 2 APPLY_ONLY ignores them and shows what is buffered. Buffered zones
    * take the duration of the message that applies them.
    */

@@ -1,5 +1,6 @@
-// What a virtual light received, so tests can assert on the packets a device was sent (architecture.md §4,
-// photons mimic) and on the documented ceiling of 20 messages per second per device (lan-protocol.md §5.3).
+// What a virtual light received, so tests can assert on the packets a device was sent (as photons'
+// mimic tests do) and on the documented ceiling of 20 messages per second per device
+// (the vendor's original protocol docs).
 
 import type { Header } from '../protocol/header.js';
 import type { MessageName } from '../protocol/messages/index.js';

@@ -1,6 +1,7 @@
 // One virtual device on the network: its model, faults, records and the socket it answers from.
 // The fleet hands it decoded packets (from its own socket or the shared discovery listener); it filters by
-// target, records, acknowledges, answers and applies the faults (lan-protocol.md §1.7).
+// target, records, acknowledges, answers and applies the faults
+// (https://lan.developer.lifx.com/docs/communicating-with-device).
 
 import type { Socket } from 'node:dgram';
 import { LightwireError } from '../errors.js';
@@ -216,7 +217,7 @@ export class VirtualLight {
       return;
     }
     const { header } = packet;
-    // §1.7 step 2: all-zero target = every device; another serial is not for us.
+    // All-zero target = every device; another serial is not for us.
     if (header.target !== BROADCAST_TARGET && header.target !== this.serial) return;
     if (faults.lossInProbability > 0 && this.env.random() < faults.lossInProbability) {
       this.stats.lost++;
@@ -234,7 +235,7 @@ export class VirtualLight {
     this.dispatch(this.datagrams(replies, header.source, header.sequence), from);
   }
 
-  /** @internal Counts a datagram on this light's socket that did not decode (§1.7 step 1). */
+  /** @internal Counts a datagram on this light's socket that did not decode (too short, wrong protocol or size). */
   noteUndecodable(): void {
     this.stats.undecodable++;
   }
@@ -243,7 +244,7 @@ export class VirtualLight {
     const faults = this.currentFaults;
     const out: Buffer[] = [];
     for (const r of replies) {
-      // Replies name the device and are never tagged (§1.5).
+      // Replies name the device and are never tagged.
       const real = encode({ name: r.name, header: { source, sequence, target: this.serial, tagged: false }, payload: r.payload as never });
       for (const v of r.verbatim ?? []) real.set(v.bytes, HEADER_BYTES + fieldSlot(r.name, v.field).offset);
       if (faults.malformedReplies !== 'off') {

@@ -1,4 +1,4 @@
-// Device namespace (2-59): every product answers these (lan-protocol.md §8).
+// Device namespace (2-59): every product answers these.
 
 import { HOST_FIRMWARE_BUILD_NS } from '../model.js';
 import { after, asSent, before, rawField, reply, type HandlerContext, type HandlerTable, type Reply } from './types.js';
@@ -21,7 +21,7 @@ const location = (ctx: HandlerContext): Reply => {
 };
 
 export const DEVICE_HANDLERS: HandlerTable = {
-  // One StateService per device, UDP only (§1.6).
+  // One StateService per device, UDP only.
   GetService: { family: 'device', run: (ctx) => [reply('StateService', { service: 1, port: ctx.port })] },
   GetHostFirmware: {
     family: 'device',
@@ -33,7 +33,7 @@ export const DEVICE_HANDLERS: HandlerTable = {
       }),
     ],
   },
-  // Current products have no separate Wi-Fi chip (§3 notes): zeros, as they report.
+  // Current products have no separate Wi-Fi chip: zeros, as they report.
   GetWifiFirmware: {
     family: 'device',
     run: () => [reply('StateWifiFirmware', { buildNs: 0n, versionMinor: 0, versionMajor: 0 })],
@@ -66,7 +66,7 @@ export const DEVICE_HANDLERS: HandlerTable = {
   // Rebooting restarts the uptime; there is no State for it.
   SetReboot: { family: 'device', run: (ctx) => { ctx.model.bootMs = ctx.nowMs; return []; } },
   GetLocation: { family: 'device', run: (ctx) => [location(ctx)] },
-  // Stored verbatim, updated_at included (§5.7).
+  // Stored verbatim, updated_at included (apps pick the label with the newest updated_at).
   SetLocation: {
     family: 'device',
     run: (ctx, p) =>

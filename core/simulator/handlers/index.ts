@@ -32,7 +32,7 @@ const NEVER_UNHANDLED: ReadonlySet<MessageName | null> = new Set<MessageName>(['
 
 /**
  * The State replies to a packet (the ack is the caller's). An unsupported message is ignored, except by
- * products that answer StateUnhandled (the Switch: lan-protocol.md §1.7 step 5, §8).
+ * products that answer StateUnhandled (the Switch; lights are not documented to send it).
  */
 export function respond(ctx: HandlerContext, packet: KnownPacket | { readonly name: null; readonly header: { readonly type: number } }): Reply[] {
   if (packet.name !== null && handles(ctx, packet.name)) {

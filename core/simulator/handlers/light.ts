@@ -75,7 +75,7 @@ export const LIGHT_HANDLERS: HandlerTable = {
     run: (ctx, p) => before(ctx, () => [lightPower(ctx)], () => ctx.model.setPower(p.level, ctx.nowMs, p.durationMs)),
   },
   GetInfrared: { family: 'infrared', run: (ctx) => [infrared(ctx)] },
-  // IR has no transition (§3 notes).
+  // IR has no transition.
   SetInfrared: {
     family: 'infrared',
     run: (ctx, p) => before(ctx, () => [infrared(ctx)], () => { ctx.model.infrared = p.brightness; }),
@@ -88,7 +88,7 @@ export const LIGHT_HANDLERS: HandlerTable = {
         const { model, nowMs } = ctx;
         const running = model.hevRemainingS(nowMs) > 0;
         if (p.enable) {
-          // duration_s 0 = the configured default (§3 notes).
+          // duration_s 0 = the configured default.
           const durationS = p.durationS === 0 ? model.hevConfig.durationS : p.durationS;
           model.hevCycle = { startMs: nowMs, durationS, lastPower: model.power.at(nowMs) !== POWER_OFF_LEVEL };
         } else if (running) {

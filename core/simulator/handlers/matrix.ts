@@ -1,4 +1,4 @@
-// Tile / matrix namespace (701-720). Sub-units are addressed by tile_index inside the payload (§5.4).
+// Tile / matrix namespace (701-720). Sub-units are addressed by tile_index inside the payload, never by target.
 
 import type { WireHsbk } from '../../protocol/units.js';
 import { BLACK } from '../fade.js';
@@ -24,7 +24,7 @@ function tilesIn(model: DeviceModel, tileIndex: number, length: number): [number
 
 /** The 64 colours of a rect, row by row from (x, y) with `width` per row; slots outside the tile are zero. */
 function readRect(model: DeviceModel, tile: TileModel, rect: Rect, nowMs: number): WireHsbk[] {
-  // Get64 reads the visible buffer whatever fb_index says (lan-protocol.md §3 notes, after [EMU]).
+  // Get64 reads the visible buffer whatever fb_index says (as the third-party lifx-emulator does; LIFX is silent).
   const buf = tile.buffers.get(0)!;
   const width = rect.width === 0 ? tile.width : rect.width;
   const out: WireHsbk[] = [];
@@ -56,7 +56,7 @@ const deviceChain = ({ model }: HandlerContext): Reply =>
     tileDevicesCount: model.tiles.length,
   });
 
-/** StateTileEffect shows no palette while no effect runs (photons' simulator, §3 notes). */
+/** StateTileEffect shows no palette while no effect runs (as photons' simulator does). */
 const tileEffect = ({ model }: HandlerContext): Reply => {
   const e = model.tileEffect;
   const running = e.type !== 0;
@@ -98,7 +98,7 @@ export const MATRIX_HANDLERS: HandlerTable = {
     },
   },
   Get64: { family: 'matrix', run: (ctx, p) => state64s(ctx, p.tileIndex, p.length, p.rect) },
-  // res_required: one State64 per tile, before the change (§1.6, photons' mimic).
+  // res_required: one State64 per tile, before the change (photons' mimic).
   Set64: {
     family: 'matrix',
     run: (ctx, p) =>
@@ -108,7 +108,7 @@ export const MATRIX_HANDLERS: HandlerTable = {
         }
       }),
   },
-  // Copies a width x height region between frame buffers; copying into buffer 0 fades over duration (§3 notes).
+  // Copies a width x height region between frame buffers; copying into buffer 0 fades over duration.
   CopyFrameBuffer: {
     family: 'matrix',
     run: (ctx, p) => {

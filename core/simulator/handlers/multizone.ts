@@ -1,4 +1,4 @@
-// MultiZone namespace (501-512): strips. Reply counts follow lan-protocol.md §1.6.
+// MultiZone namespace (501-512): strips. LIFX LAN docs: https://lan.developer.lifx.com/docs/multizone-light-control.
 
 import type { WireHsbk } from '../../protocol/units.js';
 import type { DeviceModel } from '../model.js';
@@ -31,7 +31,7 @@ export function zoneStates(model: DeviceModel, nowMs: number, start: number, end
   return out;
 }
 
-/** ceil(zones / 82) StateExtendedColorZones at index 0, 82, 164 … (§1.6, §7.3 pitfall 14). */
+/** ceil(zones / 82) StateExtendedColorZones at index 0, 82, 164 … (photons 0.46.7 wrongly expects one more). */
 export function extendedZoneStates(model: DeviceModel, nowMs: number): Reply[] {
   const count = model.zones.length;
   const out: Reply[] = [];
@@ -47,7 +47,7 @@ const multiZoneEffect = ({ model }: HandlerContext): Reply =>
 
 export const MULTIZONE_HANDLERS: HandlerTable = {
   GetColorZones: { family: 'multizone', run: (ctx, p) => zoneStates(ctx.model, ctx.nowMs, p.startIndex, p.endIndex) },
-  // Replies with the zone states of the range, as they were before (§1.6, photons' mimic).
+  // Replies with the zone states of the range, as they were before (photons' mimic).
   SetColorZones: {
     family: 'multizone',
     run: (ctx, p) =>

@@ -1,5 +1,7 @@
 // How a virtual device answers one message: a table from message name to a handler and the capability
-// family that must be present for the device to handle it at all (lan-protocol.md §8).
+// family that must be present for the device to handle it at all. A Get answers even without res_required
+// (https://lan.developer.lifx.com/docs/communicating-with-device); a Set replies with the old state
+// (https://lan.developer.lifx.com/docs/changing-a-device).
 
 import { MESSAGES, type MessageName, type MessageSpec, type Payload } from '../../protocol/messages/index.js';
 import type { Capabilities } from '../../protocol/products.js';
@@ -43,7 +45,7 @@ export function rawField(ctx: HandlerContext, name: MessageName, field: string):
 export interface HandlerContext {
   readonly model: DeviceModel;
   readonly nowMs: number;
-  /** The request asked for its State (res_required); a Get answers regardless (§1.4). */
+  /** The request asked for its State (res_required); a Get answers regardless. */
   readonly resRequired: boolean;
   /** The UDP port the light advertises in StateService. */
   readonly port: number;
@@ -67,20 +69,20 @@ export type Family = keyof typeof FAMILIES;
 
 export interface Handler<N extends MessageName> {
   readonly family: Family;
-  /** Returns the replies in order; Sets build their State before changing anything (pre-change state, §5.5). */
+  /** Returns the replies in order; Sets build their State before changing anything (pre-change state). */
   readonly run: (ctx: HandlerContext, payload: Payload<N>) => Reply[];
 }
 
 export type HandlerTable = { readonly [N in MessageName]?: Handler<N> };
 
-/** The State before a Set changes anything, only when asked for (§1.7 step 4). */
+/** The State before a Set changes anything, only when asked for. */
 export function before(ctx: HandlerContext, build: () => Reply[], change: () => void): Reply[] {
   const replies = ctx.resRequired ? build() : [];
   change();
   return replies;
 }
 
-/** The State after the change: label, group and location (photons' mimic, §1.7 step 4). */
+/** The State after the change: label, group and location (photons' mimic). */
 export function after(ctx: HandlerContext, build: () => Reply[], change: () => void): Reply[] {
   change();
   return ctx.resRequired ? build() : [];
