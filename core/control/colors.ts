@@ -1,14 +1,15 @@
-// The v1 colour-string grammar (http-api-v1.md §6): text -> PartialHsbk, the Validate Color shape, and the
+// The v1 colour-string grammar (as the HTTP API documents it): text -> PartialHsbk, the Validate Color shape, and the
 // merge rules the service applies. Pure: no I/O; `random` takes its generator from an option.
 //
 // Rules where the docs are silent, chosen here:
-// * The whole string is case-insensitive: names (§6.3 [I]), keys (`Kelvin:2700`) and hex digits.
+// * The whole string is case-insensitive: names, keys (`Kelvin:2700`) and hex digits.
 // * Whitespace (any run of `\s`) separates components; after `hue:`, `saturation:`, `brightness:`, `kelvin:`
-//   and `rgb:` optional whitespace may precede the value (§6.1's `brightness: 0.5`). Nowhere else.
-// * Numbers are plain decimals (`0.5`, `.5`, `1.`, `120`): no sign, exponent or percent (§6.3: negatives are
-//   unparsable). Kelvin and rgb channels are whole numbers.
+//   and `rgb:` optional whitespace may precede the value (the docs' own
+//   example `kelvin:2700 brightness: 0.5`). Nowhere else.
+// * Numbers are plain decimals (`0.5`, `.5`, `1.`, `120`): no sign, exponent or percent (negatives are
+//   unparsable, as in photons). Kelvin and rgb channels are whole numbers.
 // * Only the documented forms: `#RRGGBB` with exactly six digits; no `hex:`, bare `RRGGBB`, `hsb:` or `%`
-//   (photons-only extensions, §6.3).
+//   (photons-only extensions).
 // * Values are not rounded: `#674322` gives hue 28.695652..., as colorsys would.
 
 import { LightwireError, quoted } from '../errors.js';
@@ -20,7 +21,7 @@ export interface ParseColorOptions {
   readonly random?: () => number;
 }
 
-/** The body of Validate Color (§6.4): null for what the string does not set. */
+/** The body of Validate Color: null for what the string does not set. */
 export interface ValidatedColor {
   readonly hue: number | null;
   readonly saturation: number | null;
@@ -28,7 +29,10 @@ export interface ValidatedColor {
   readonly kelvin: number | null;
 }
 
-/** §6.2: the server's table, quoted by LIFX staff; the list is complete. */
+/**
+ * The server's table, quoted by LIFX staff, who say the list is complete:
+ * https://community.lifx.com/t/comprehensive-list-of-recognized-color-names/1067
+ */
 export const NAMED_COLORS: Readonly<Record<string, PartialHsbk>> = Object.freeze({
   white: Object.freeze({ saturation: 0 }),
   red: Object.freeze({ hue: 0, saturation: 1 }),
@@ -41,7 +45,7 @@ export const NAMED_COLORS: Readonly<Record<string, PartialHsbk>> = Object.freeze
   pink: Object.freeze({ hue: 325, saturation: 1 }),
 });
 
-/** Inclusive ranges of §6.3. */
+/** Inclusive ranges (hue 0-360, saturation and brightness 0-1, kelvin 1500-9000, rgb 0-255). */
 export const COLOR_RANGES = Object.freeze({
   hue: Object.freeze({ min: 0, max: 360 }),
   saturation: Object.freeze({ min: 0, max: 1 }),
@@ -71,7 +75,7 @@ function inRange(color: string, component: string, raw: string, whole: boolean, 
   return value;
 }
 
-/** Standard RGB -> HSV (colorsys.rgb_to_hsv): hue in degrees [0, 360), saturation = S, brightness = V (§6.3). */
+/** Standard RGB -> HSV (colorsys.rgb_to_hsv): hue in degrees [0, 360), saturation = S, brightness = V. */
 export function rgbToHsb(red: number, green: number, blue: number): { hue: number; saturation: number; brightness: number } {
   const r = red / 255;
   const g = green / 255;
@@ -97,7 +101,7 @@ function component(color: string, token: string, random: () => number): MutableH
   const named = NAMED_COLORS[lower];
   if (named !== undefined && isName(lower)) return named;
   if (lower === 'random') {
-    // §6.2: random hue 0-359, saturation 1 (photons' `randrange(0, 360)`).
+    // Not in the docs: random hue 0-359, saturation 1 (photons' `randrange(0, 360)`).
     const r = random();
     const hue = Number.isFinite(r) ? Math.min(359, Math.max(0, Math.floor(r * 360))) : 0;
     return { hue, saturation: 1 };
@@ -121,7 +125,7 @@ function component(color: string, token: string, random: () => number): MutableH
     }
     case 'kelvin': {
       const { min, max } = COLOR_RANGES.kelvin;
-      // §6.1: kelvin forces saturation to 0.
+      // The docs: `kelvin:` forces saturation to 0.
       return { kelvin: inRange(color, 'kelvin', raw, true, min, max), saturation: 0 };
     }
     case 'rgb': {
@@ -152,7 +156,7 @@ function tokens(text: string): string[] {
 }
 
 /**
- * Parses a v1 colour string (§6): components applied left to right, a later one overriding the fields an
+ * Parses a v1 colour string: components applied left to right, a later one overriding the fields an
  * earlier one set. Throws COLOR_INVALID with a reason naming the component.
  */
 export function parseColor(text: string, options: ParseColorOptions = {}): PartialHsbk {
@@ -164,7 +168,7 @@ export function parseColor(text: string, options: ParseColorOptions = {}): Parti
   return Object.freeze(out);
 }
 
-/** Validate Color (§6.4): what the string sets, null for the rest. Throws COLOR_INVALID. */
+/** Validate Color: what the string sets, null for the rest. Throws COLOR_INVALID. */
 export function validateColor(text: string, options: ParseColorOptions = {}): ValidatedColor {
   const c = parseColor(text, options);
   return Object.freeze({
@@ -186,7 +190,8 @@ export function mergeColor(base: PartialHsbk, over: PartialHsbk): PartialHsbk {
 }
 
 /**
- * An explicit `brightness` parameter overrides the brightness inside the colour string (§6.1, Set State).
+ * An explicit `brightness` parameter overrides the brightness inside the colour string
+ * (https://api.developer.lifx.com/docs/set-state).
  * Undefined when neither is given. Throws PARAMETER_INVALID for a brightness outside 0-1.
  */
 export function withBrightness(color: PartialHsbk | undefined, brightness: number | undefined): PartialHsbk | undefined {

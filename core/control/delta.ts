@@ -1,6 +1,6 @@
-// Decisions that need a light's current state before planning: State Delta (http-api-v1.md §7.4) turns
-// relative changes into an absolute StateChange for planSetState, Toggle (§7.5) picks one power for all lights,
-// Cycle (§7.16) picks the next state. Pure functions, user units.
+// Decisions that need a light's current state before planning: State Delta
+// (https://api.developer.lifx.com/docs/state-delta) turns relative changes into an absolute StateChange for
+// planSetState, Toggle picks one power for all lights, Cycle picks the next state. Pure functions, user units.
 
 import { LightwireError } from '../errors.js';
 import type { Hsbk, PowerState } from '../protocol/index.js';
@@ -13,7 +13,7 @@ import {
 } from './planner.js';
 import type { LightView, PartialHsbk, StateChange } from './types.js';
 
-/** A State Delta request in user units: `power` and `duration` absolute, the rest relative (§7.4). */
+/** A State Delta request in user units: `power` and `duration` absolute, the rest relative. */
 export interface StateDelta {
   readonly power?: PowerState;
   readonly durationS: number;
@@ -22,7 +22,7 @@ export interface StateDelta {
   /** Added (any finite number), result clipped to [0, 1]. */
   readonly saturation?: number;
   readonly brightness?: number;
-  /** Added (any finite number), result clipped to [0, 1] (§7.4 leaves additive vs absolute open; we add). */
+  /** Added (any finite number), result clipped to [0, 1] (the docs leave additive vs absolute open; we add). */
   readonly infrared?: number;
   /** Added, result clipped to the product's kelvin range (not the docs' fixed 2500-9000). */
   readonly kelvin?: number;
@@ -40,7 +40,7 @@ export function applyDelta(light: LightView, delta: StateDelta): StateChange {
   const power = checkPower('power', delta.power);
   const durationS = checkDuration('duration', delta.durationS);
   const dHue = checkOptionalNumber('hue', delta.hue, -360, 360);
-  // Any finite amount: the sum is clipped (§7.4: to 0-1; kelvin to the product's range), so {"brightness": -5} means
+  // Any finite amount: the sum is clipped (to 0-1; kelvin to the product's range), so {"brightness": -5} means
   // "all the way down" and {"kelvin": 100000} "as cool as it goes".
   const dSaturation = checkOptionalNumber('saturation', delta.saturation, -Infinity, Infinity);
   const dBrightness = checkOptionalNumber('brightness', delta.brightness, -Infinity, Infinity);
@@ -49,7 +49,7 @@ export function applyDelta(light: LightView, delta: StateDelta): StateChange {
   const caps = light.capabilities;
   const range = caps.kelvinRange;
 
-  // Only the components this product can change need the current colour (the planner's rules, §7.2).
+  // Only the components this product can change need the current colour (the planner's rules).
   const moveHue = dHue !== undefined && caps.color;
   const moveSaturation = dSaturation !== undefined && caps.color;
   const moveBrightness = dBrightness !== undefined && range !== null;
@@ -89,14 +89,14 @@ export function wrapHue(degrees: number): number {
 const clip01 = (x: number): number => Math.min(1, Math.max(0, x));
 
 /**
- * Toggle (§7.5): if any light is on, all go off; otherwise all go on, so every light ends in the same power.
+ * Toggle: if any light is on, all go off; otherwise all go on, so every light ends in the same power.
  * Lights whose power is unknown, and unreachable ones (`online` false, whose power is stale), are ignored.
  */
 export function toggleTarget(lights: readonly LightView[]): PowerState {
   return lights.some((l) => l.online && l.power === 'on') ? 'off' : 'on';
 }
 
-/** The fields of a Cycle state that decide where a light is in the list (§7.16). */
+/** The fields of a Cycle state that decide where a light is in the list. */
 export interface StateChangeLike {
   readonly power?: PowerState;
   readonly color?: PartialHsbk;
@@ -104,11 +104,11 @@ export interface StateChangeLike {
   readonly brightness?: number;
 }
 
-/** Cycle's match tolerances (§7.16 [I]). */
+/** Cycle's match tolerances (our choice: the API does not document how it finds the current state). */
 export const CYCLE_TOLERANCE = Object.freeze({ hueDegrees: 1, fraction: 0.01, kelvin: 50 });
 
 /**
- * Cycle (§7.16): the index of the state to apply next. The light is "at" the first entry whose specified fields
+ * Cycle: the index of the state to apply next. The light is "at" the first entry whose specified fields
  * all match its current state (hue within 1 degree around the circle, saturation and brightness within 0.01,
  * kelvin within 50 K, power exactly); the next one is (i + 1) mod n forward, (i - 1) mod n backward. No match:
  * entry 0 forward, n - 1 backward. An entry is compared with what planSetState would have made of it on this

@@ -1,7 +1,7 @@
-// The effect planners (http-api-v1.md §7.6-7.15): one pure function per endpoint, each turning a validated
-// request x a light's current state x its capabilities into a Plan of LAN messages (wire units, via
-// core/protocol/units). A light the effect does not apply to gets an empty plan; the service decides what
-// status to report for it.
+// The effect planners (the HTTP API's effect and clean endpoints, https://api.developer.lifx.com/): one pure
+// function per endpoint, each turning a validated request x a light's current state x its capabilities into a Plan
+// of LAN messages (wire units, via core/protocol/units). A light the effect does not apply to gets an empty plan;
+// the service decides what status to report for it.
 //
 // Requests are in user units (seconds, 0-1 fractions, degrees). Colours arrive parsed: colour strings are the
 // caller's (colors.ts), so `color`, `fromColor` and `palette` are PartialHsbk. Omitted fields take the
@@ -40,24 +40,25 @@ import {
 } from './planner.js';
 import type { LightView, PartialHsbk, Plan, PlannedMessage } from './types.js';
 
-/** Defaults from the parameter tables of http-api-v1.md §7.6-7.15 (and Home Assistant's SKY speed). */
+/** Defaults from the HTTP API's parameter tables (and Home Assistant's SKY speed). */
 export const EFFECT_DEFAULTS = Object.freeze({
-  waveformPeriodS: 1, // breathe/pulse `period` (§7.6, §7.7)
+  waveformPeriodS: 1, // breathe/pulse `period`
   waveformCycles: 1, // breathe/pulse `cycles`
   persist: false,
   powerOn: true, // every effect's `power_on`
   peak: 0.5, // breathe `peak`
-  movePeriodS: 1, // §7.8
+  movePeriodS: 1, // Move
   direction: 'forward' as MoveDirection,
-  morphPeriodS: 5, // §7.9
-  flamePeriodS: 5, // §7.10
-  // §7.11-7.13 only document `duration` and `power_on`; Home Assistant's effect_sky defaults speed to 50 s.
+  morphPeriodS: 5, // Morph
+  flamePeriodS: 5, // Flame
+  // Clouds, Sunrise and Sunset only document `duration` and `power_on`; Home Assistant's effect_sky defaults
+  // speed to 50 s.
   skyPeriodS: 50,
-  powerOff: false, // §7.14
-  stop: false, // §7.15
+  powerOff: false, // Effects Off
+  stop: false, // Clean
 });
 
-/** Waveform `period` is u32 ms on the wire (lan-protocol.md §2.4), so at most 4294967.295 s. */
+/** Waveform `period` is u32 ms on the wire, so at most 4294967.295 s. */
 const MAX_PERIOD_S = 0xffffffff / 1000;
 /** f32 `cycles`: any finite non-negative value below float32's maximum. */
 const MAX_CYCLES = 3.4e38;
@@ -73,12 +74,12 @@ const TILE_SKY = enumValue(ENUMS.TileEffectType, 'SKY');
 const SKY_SUNRISE = enumValue(ENUMS.TileEffectSkyType, 'SUNRISE');
 const SKY_SUNSET = enumValue(ENUMS.TileEffectSkyType, 'SUNSET');
 const SKY_CLOUDS = enumValue(ENUMS.TileEffectSkyType, 'CLOUDS');
-/** Photons' defaults for the clouds' saturation bounds (lan-protocol.md §3 notes "Tile effects"), u8 0-255. */
+/** Photons' defaults for the clouds' saturation bounds (photons' fields.py), u8 0-255. */
 export const SKY_CLOUD_SATURATION_MIN = 51;
 export const SKY_CLOUD_SATURATION_MAX = 178;
 
 /**
- * MOVE direction in parameters[1] (lan-protocol.md §3 "MultiZone" notes): photons names 0 RIGHT / BACKWARD and
+ * MOVE direction in parameters[1]: photons names 0 RIGHT / BACKWARD and
  * 1 LEFT / FORWARD; lifx-lan-client names 0 "towards the controller" and 1 "away". Both agree: `forward` = 1
  * (the pattern moves away from the controller, from zone 0 upwards), `backward` = 0 (towards the controller).
  */
@@ -86,19 +87,19 @@ export const MOVE_DIRECTION = Object.freeze({ forward: 1, backward: 0 });
 export type MoveDirection = keyof typeof MOVE_DIRECTION;
 
 /**
- * The morph palette when none is given. The docs only say "seven colours spread over the spectrum" (§7.9,
- * exact list unknown): we take the named colours of §6.2 in rainbow order, fully saturated.
+ * The morph palette when none is given. The docs only say "seven colours spread over the spectrum" (the
+ * exact list is unknown): we take the API's named colours in rainbow order, fully saturated.
  */
 export const DEFAULT_MORPH_PALETTE: readonly PartialHsbk[] = Object.freeze(
   [0, 36, 60, 120, 180, 250, 280].map((hue) => Object.freeze({ hue, saturation: 1, brightness: 1 })),
 );
 /**
  * What an unspecified palette component becomes: photons' defaults for a colour (colour.py `make_hsbk`).
- * Brightness barely matters: a morph takes its brightness from the device (§7.9).
+ * Brightness barely matters: a morph takes its brightness from the device.
  */
 const PALETTE_BASE: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
 
-// ---- breathe and pulse: one waveform (§7.6, §7.7; lan-protocol.md §2.6) ----
+// ---- breathe and pulse: one waveform (https://lan.developer.lifx.com/docs/waveforms) ----
 
 export interface WaveformEffectRequest {
   /** Required: the colour the waveform moves to. */
@@ -118,7 +119,7 @@ export interface BreatheRequest extends WaveformEffectRequest {
 }
 
 /**
- * Breathe (§7.6): one SINE waveform. transient = !persist, period in ms, cycles as given, skew_ratio = peak
+ * Breathe: one SINE waveform. transient = !persist, period in ms, cycles as given, skew_ratio = peak
  * (units.skewRatioToWire). SetWaveform when the colour is complete for this light (components the product
  * cannot change count as given), else SetWaveformOptional with set_* flags for the supplied components.
  * Step 1 (only when needed): SetColor(from_color) with duration 0, and SetLightPower on with duration 0 when
@@ -129,7 +130,7 @@ export function planBreathe(request: BreatheRequest, light: LightView): Plan {
   return waveformEffect(request, light, WAVEFORM.SINE, skewRatioToWire(peak));
 }
 
-/** Pulse (§7.7): as breathe with waveform PULSE and skew 0.5 (half of each period on each colour, §2.6). */
+/** Pulse: as breathe with waveform PULSE and skew 0.5 (half of each period on each colour). */
 export function planPulse(request: WaveformEffectRequest, light: LightView): Plan {
   return waveformEffect(request, light, WAVEFORM.PULSE, skewRatioToWire(0.5));
 }
@@ -177,7 +178,7 @@ export interface MoveRequest {
 }
 
 /**
- * Move (§7.8), multizone lights only: SetMultiZoneEffect type MOVE, speed = period (ms), duration =
+ * Move, multizone lights only: SetMultiZoneEffect type MOVE, speed = period (ms), duration =
  * cycles x period (ns; omitted -> 0 = forever), direction in parameters[1] (MOVE_DIRECTION). cycles 0 sends
  * type OFF instead (and no power-on: stopping an effect does not switch a light on).
  */
@@ -216,7 +217,7 @@ export interface MorphRequest {
 }
 
 /**
- * Morph (§7.9), matrix lights only: SetTileEffect type MORPH, speed = period (ms), duration (ns; omitted ->
+ * Morph, matrix lights only: SetTileEffect type MORPH, speed = period (ms), duration (ns; omitted ->
  * 0 = forever; 0 -> type OFF), palette of at most 16 colours (default DEFAULT_MORPH_PALETTE).
  */
 export function planMorph(request: MorphRequest, light: LightView): Plan {
@@ -238,7 +239,7 @@ export interface FlameRequest {
   readonly instanceId?: number;
 }
 
-/** Flame (§7.10), matrix lights only: SetTileEffect type FLAME (colours fixed by firmware), speed, duration. */
+/** Flame, matrix lights only: SetTileEffect type FLAME (colours fixed by firmware), speed, duration. */
 export function planFlame(request: FlameRequest, light: LightView): Plan {
   return tileEffect(request, light, EFFECT_DEFAULTS.flamePeriodS, TILE_FLAME, zeros(8), () => []);
 }
@@ -246,14 +247,14 @@ export function planFlame(request: FlameRequest, light: LightView): Plan {
 export interface SkyRequest {
   /** Omitted = run until stopped; 0 = switch the effect off. Sunrise/sunset: also how long the sun takes. */
   readonly durationS?: number;
-  /** The firmware's speed; not an HTTP parameter (§7.11-7.13), kept for other faces. */
+  /** The firmware's speed; not an HTTP parameter of Clouds, Sunrise or Sunset, kept for other faces. */
   readonly periodS?: number;
   readonly powerOn?: boolean;
   readonly instanceId?: number;
 }
 
 /**
- * Clouds (§7.11), matrix lights only: SetTileEffect type SKY, sky type CLOUDS (2) in parameters[0], cloud
+ * Clouds, matrix lights only: SetTileEffect type SKY, sky type CLOUDS (2) in parameters[0], cloud
  * saturation min/max (51/178, photons) in parameters[1]/[2]; speed = period (default 50 s).
  */
 export function planClouds(request: SkyRequest, light: LightView): Plan {
@@ -262,14 +263,14 @@ export function planClouds(request: SkyRequest, light: LightView): Plan {
 }
 
 /**
- * Sunrise (§7.12): SKY with sky type SUNRISE (0). Home Assistant documents the speed of sunrise/sunset as how
+ * Sunrise: SKY with sky type SUNRISE (0). Home Assistant documents the speed of sunrise/sunset as how
  * long the effect takes to complete, so a given duration is also the speed unless a period is given.
  */
 export function planSunrise(request: SkyRequest, light: LightView): Plan {
   return sunEffect(request, light, SKY_SUNRISE);
 }
 
-/** Sunset (§7.13): as sunrise with sky type SUNSET (1). */
+/** Sunset: as sunrise with sky type SUNSET (1). */
 export function planSunset(request: SkyRequest, light: LightView): Plan {
   return sunEffect(request, light, SKY_SUNSET);
 }
@@ -326,14 +327,14 @@ function withPowerOn(light: LightView, powerOn: boolean, effect: PlannedMessage)
   return plan([powerOn && light.power !== 'on' ? [setLightPower('on', 0)] : [], [effect]]);
 }
 
-// ---- effects off (§7.14) ----
+// ---- effects off ----
 
 export interface EffectsOffRequest {
   readonly powerOff?: boolean;
 }
 
 /**
- * Effects off (§7.14), one step: SetMultiZoneEffect OFF on multizone lights, SetTileEffect OFF on matrix
+ * Effects off, one step: SetMultiZoneEffect OFF on multizone lights, SetTileEffect OFF on matrix
  * lights, and on every light a colour message that replaces a running waveform: SetColor to the current colour
  * with duration 0, or, when the colour is unknown, a SetWaveformOptional that sets nothing (period 0, one
  * cycle, not transient). `power_off` adds SetLightPower off (duration 0).
@@ -358,7 +359,7 @@ export function planEffectsOff(request: EffectsOffRequest, light: LightView): Pl
   return plan([step]);
 }
 
-// ---- clean (§7.15) ----
+// ---- clean ----
 
 export interface CleanRequest {
   readonly stop?: boolean;
@@ -366,10 +367,10 @@ export interface CleanRequest {
   readonly durationS?: number;
 }
 
-/** Clean (§7.15), HEV lights only: SetHevCycle {enable: !stop, durationS: duration ?? 0 (0 = default)}. */
+/** Clean, HEV lights only: SetHevCycle {enable: !stop, durationS: duration ?? 0 (0 = default)}. */
 export function planClean(request: CleanRequest, light: LightView): Plan {
   const stop = checkBoolean('stop', request?.stop) ?? EFFECT_DEFAULTS.stop;
-  // duration_s is u32 whole seconds on the wire (lan-protocol.md §3 "Light").
+  // duration_s is u32 whole seconds on the wire (SetHevCycle).
   const durationS = checkOptionalNumber('duration', request?.durationS, 0, U32_MAX) ?? 0;
   if (!light.capabilities.hev) return plan([]);
   return plan([[message('SetHevCycle', { enable: !stop, durationS: stop ? 0 : Math.round(durationS) })]]);

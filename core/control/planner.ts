@@ -1,5 +1,5 @@
 // The Set State planner: a desired change x a light's current state x its capabilities -> an ordered list of
-// LAN messages (http-api-v1.md §7.2, §4.5; architecture.md §2 step 3). Pure: no I/O, no clock, no randomness.
+// LAN messages (https://api.developer.lifx.com/docs/set-state). Pure: no I/O, no clock, no randomness.
 // Payloads are wire units, produced only through core/protocol/units. The helpers at the bottom (validation,
 // capability-aware colour resolution, message builders) are shared with effects.ts and delta.ts.
 
@@ -24,7 +24,7 @@ import {
 import type { LightView, PartialHsbk, Plan, PlannedMessage, StateChange, ZoneRange } from './types.js';
 
 export interface SetStateOptions {
-  /** Fast mode (§4.5): end-state messages only, one step, no state read assumed. */
+  /** Fast mode: end-state messages only, one step, no state read assumed. */
   readonly fast: boolean;
   /** Zones to paint (multizone lights only); null, undefined or empty = the whole light. */
   readonly zones?: readonly ZoneRange[] | null;
@@ -35,14 +35,14 @@ export interface SetStateOptions {
   readonly perZone?: ((zone: Hsbk) => PartialHsbk) | undefined;
 }
 
-/** §7.2: `duration` is 0.0-3155760000.0 seconds (100 years). */
+/** Set State: `duration` is 0.0-3155760000.0 seconds (100 years). */
 export const MAX_DURATION_S = DURATION_MAX_S;
 const U32_MAX = 0xffffffff;
-/** Legacy SetColorZones carries u8 zone indices (lan-protocol.md §3 "MultiZone"). */
+/** Legacy SetColorZones carries u8 zone indices. */
 const MAX_LEGACY_ZONE_INDEX = 0xff;
 /** Extended messages carry u16 indices. */
 const MAX_ZONE_INDEX = 0xffff;
-/** SetExtendedColorZones holds 82 colours; longer strips take several messages (§3 notes, §1.6). */
+/** SetExtendedColorZones holds 82 colours; longer strips take several messages. */
 export const ZONES_PER_EXTENDED_MESSAGE = 82;
 
 /**
@@ -60,7 +60,7 @@ const EMPTY_PLAN: Plan = Object.freeze({ steps: Object.freeze([]) });
  * Without fast mode the executor has just read the light, so `light.power`, `light.color` and `light.zones`
  * are fresh:
  * - off and asked for `on` with a colour: step 1 paints the colour with duration 0 while the light is dark,
- *   step 2 powers on over the duration, so the old colour never shows (§4.5's off-and-red -> on-and-blue);
+ *   step 2 powers on over the duration, so the old colour never shows (the docs' off-and-red -> on-and-blue);
  * - already on and asked for `on` with a colour: one step, the colour over the duration, no power message;
  * - `off` with a colour: the colour and the power-off in one step, both over the duration;
  * - power alone: SetLightPower over the duration (sent even when the light already has that power, so the
@@ -71,7 +71,7 @@ export function planSetState(change: StateChange, light: LightView, options: Set
   validateStateChange(change);
   const zones = validateZones(options.zones ?? null);
   const caps = light.capabilities;
-  // Non-lights (the Switch: temperature_range null, lan-protocol.md §4.1) get no light messages at all.
+  // Non-lights (the Switch: temperature_range null) get no light messages at all.
   if (caps.kelvinRange === null) return EMPTY_PLAN;
 
   const durationMs = durationToWire(change.durationS);
@@ -84,7 +84,7 @@ export function planSetState(change: StateChange, light: LightView, options: Set
     if (useZones) return zoneColorMessages(light, perZone ?? wanted, zones, ms, options.fast);
     // A strip whose zones are known, asked for part of a colour (brightness alone, a hue without a brightness) or a
     // change from each zone's own colour (perZone): the zones are what it shows. Its one colour, as a read reports
-    // it, can lag behind zone writes, so it is no base here (http-api-v1.md §7.2: what is not given is left as is).
+    // it, can lag behind zone writes, so it is no base here (Set State: what is not given is left as is).
     const known = caps.multizone && light.zones !== null && light.zones.length > 0 ? light.zones : null;
     if (known !== null && (perZone !== undefined || (!options.fast && !isWholeColor(wanted)))) {
       // Zones that differ: each keeps what the change leaves out, as when its zones are selected.
@@ -97,7 +97,7 @@ export function planSetState(change: StateChange, light: LightView, options: Set
     // possibly stale cache. Without fast mode an unknown colour (a failed read) takes the same road.
     return [colorChangeMessage(wanted, options.fast ? null : light.color, caps, ms)];
   };
-  // IR has no transition (lan-protocol.md §3 notes); lights without IR ignore it.
+  // IR has no transition; lights without IR ignore it.
   const infrared =
     change.infrared !== undefined && caps.infrared ? [message('SetInfrared', { brightness: fractionToWire(change.infrared) })] : [];
   const power = change.power;
@@ -116,7 +116,7 @@ export function planSetState(change: StateChange, light: LightView, options: Set
   return plan([[...colorMessages(durationMs), ...infrared, ...powerMessage(durationMs)]]);
 }
 
-// ---- zones (http-api-v1.md §5.2, lan-protocol.md §3 "MultiZone") ----
+// ---- zones (selector `|` zone suffixes; https://lan.developer.lifx.com/docs/multizone-light-control) ----
 
 /**
  * The colour for some zones of a strip; power stays whole-device.
@@ -195,7 +195,7 @@ function zoneColorMessages(
 // ---- shared: colour resolution against capabilities ----
 
 /**
- * The colour components a request really changes on this light (§7.2, §6.1):
+ * The colour components a request really changes on this light:
  * - an explicit `brightness` overrides the colour string's brightness;
  * - white-only lights (no `color` capability) ignore hue and saturation;
  * - lights with a fixed kelvin (min == max) ignore kelvin; others clamp it to the product's range.
@@ -257,7 +257,7 @@ export function clampKelvin(kelvin: number, range: KelvinRange): number {
 /**
  * One message moving the whole light to `wanted` over `durationMs`: SetColor when the end colour is fully
  * known (requested, pinned by the product, or merged over `base`); otherwise SetWaveformOptional so the device
- * keeps its own value for every unsupplied component (lan-protocol.md §2.6): transient false, one cycle,
+ * keeps its own value for every unsupplied component: transient false, one cycle,
  * period = duration, SAW (a straight ramp from the current colour to the target that stays there), set_* flags
  * for the supplied components. Photons builds the same message for a partial colour (colour.py `msg`) with
  * skew 0; the forum reports SAW ignores skew, and where firmware honours it (SINE, TRIANGLE) it places the
@@ -317,7 +317,7 @@ export function plan(steps: readonly (readonly PlannedMessage[])[]): Plan {
   return kept.length === 0 ? EMPTY_PLAN : { steps: kept };
 }
 
-/** An enum's number by its name in the message tables' ENUMS (one source per fact: lan-protocol.md §2.7). */
+/** An enum's number by its name in the message tables' ENUMS (one source per fact). */
 export function enumValue<T extends Readonly<Record<number, string>>>(table: T, name: T[keyof T]): number {
   for (const [value, n] of Object.entries(table)) if (n === name) return Number(value);
   throw new Error(`enum has no ${String(name)}`);
@@ -363,7 +363,7 @@ export function checkPower(field: string, value: unknown): PowerState | undefine
 }
 
 /**
- * Hue 0-360 degrees, saturation and brightness 0-1 (§6.3). Kelvin only has to be a number from 0 to 65535:
+ * Hue 0-360 degrees, saturation and brightness 0-1. Kelvin only has to be a number from 0 to 65535:
  * it is clamped to the product's range, so kelvin read back from a device (or a scene) is never refused.
  */
 export function checkColor(field: string, color: unknown): PartialHsbk | undefined {
@@ -404,8 +404,8 @@ function validateZones(zones: readonly ZoneRange[] | null): readonly ZoneRange[]
 }
 
 /**
- * Seconds -> wire milliseconds. The HTTP API allows 100 years (§7.2) but the u32 ms fields hold 49.7 days
- * (lan-protocol.md §2.4); longer transitions are capped there rather than refused.
+ * Seconds -> wire milliseconds. The HTTP API allows 100 years but the u32 ms fields hold 49.7 days; longer
+ * transitions are capped there rather than refused.
  */
 export function durationToWire(seconds: number): number {
   return Math.min(secondsToMs(seconds), U32_MAX);

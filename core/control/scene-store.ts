@@ -1,6 +1,6 @@
 // The local scene store: scenes captured from lights, kept in one JSON file, listed in the HTTP API's
-// shape (http-api-v1.md §7.17) and turned into per-light requests on activation (§7.18). The cloud keeps
-// scenes for its users; a local server needs its own store (§7.17, last paragraph).
+// shape (List Scenes) and turned into per-light requests on activation (Activate Scene). The cloud keeps
+// scenes for its users; a local server needs its own store.
 //
 // File format: `{ "version": 1, "scenes": [Scene, ...] }`, scenes in list order, pretty-printed.
 // Writes are atomic (temp file in the same directory, fsync, rename over the target, fsync of the
@@ -17,21 +17,21 @@ import { LightwireError, quoted } from '../errors.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type PowerState } from '../protocol/index.js';
 import type { LightView, PartialHsbk } from './types.js';
 
-// ---- the API shape (http-api-v1.md §7.17) ----
+// ---- the API shape (List Scenes) ----
 
 export interface SceneColor {
   /** Degrees, 0-360. */
   readonly hue: number;
   /** 0-1. */
   readonly saturation: number;
-  /** Integer, 1500-9000 (the colour-string range, §6.3). */
+  /** Integer, 1500-9000 (the colour-string range). */
   readonly kelvin: number;
 }
 
 /**
  * One light's part of a scene, keys as the API emits them. `selector` plus any of `power`,
- * `brightness` (0-1) and `color` (§7.17). Two extensions, both optional and both named by the
- * activation's `ignore` list (§7.18): `infrared` (0-1; captured from lights with infrared, whose IR
+ * `brightness` (0-1) and `color`. Two extensions, both optional and both named by the
+ * activation's `ignore` list: `infrared` (0-1; captured from lights with infrared, whose IR
  * level is part of what a scene restores) and `duration` (seconds; never captured, honoured when a
  * hand-written or imported file carries it, and overridden by the activation's duration).
  */
@@ -44,7 +44,7 @@ export interface SceneState {
   readonly selector: string;
 }
 
-/** A scene as `GET /scenes` lists it (§7.17); timestamps are Unix seconds. */
+/** A scene as `GET /scenes` lists it; timestamps are Unix seconds. */
 export interface Scene {
   readonly uuid: string;
   readonly name: string;
@@ -109,7 +109,7 @@ function parseState(raw: unknown, where: string): SceneState {
   if (raw.color !== undefined) {
     const c = raw.color;
     if (!isRecord(c)) throw new Invalid(`${where}.color must be an object`);
-    // Some cloud scene payloads carry the brightness inside the colour (http-api-v1.md §7.17): taken as the state's
+    // Some cloud scene payloads carry the brightness inside the colour (LIFX's kit reads it): taken as the state's
     // brightness unless it has its own, which wins as it does in Set State.
     checkKeys(c, ['hue', 'saturation', 'kelvin', 'brightness'], `${where}.color`);
     const kelvin = checkNumber(c.kelvin, KELVIN_MIN, KELVIN_MAX, `${where}.color.kelvin`);
@@ -133,7 +133,7 @@ function parseState(raw: unknown, where: string): SceneState {
   return freezeState(state);
 }
 
-/** Keys in the order the API's examples print them (alphabetical inside a state, §7.17). */
+/** Keys in the order the API's examples print them (alphabetical inside a state). */
 function freezeState(s: SceneState): SceneState {
   const out = {} as Mutable<SceneState>;
   if (s.brightness !== undefined) out.brightness = s.brightness;
@@ -748,7 +748,7 @@ async function moveAside(o: ResolvedOptions, target: string, reason: string): Pr
   }
 }
 
-// ---- activation (http-api-v1.md §7.18) ----
+// ---- activation (Activate Scene) ----
 
 export const SCENE_IGNORE_KEYS = Object.freeze([
   'power',
@@ -762,10 +762,10 @@ export const SCENE_IGNORE_KEYS = Object.freeze([
 ] as const);
 export type SceneIgnoreKey = (typeof SCENE_IGNORE_KEYS)[number];
 
-/** A Set State hash applied to every state of the scene (§7.18 `overrides`), in user units. */
+/** A Set State hash applied to every state of the scene (Activate Scene's `overrides`), in user units. */
 export interface SceneOverrides {
   readonly power?: PowerState;
-  /** A colour string (§6); parsed by whoever sends the request. */
+  /** A colour string; parsed by whoever sends the request. */
   readonly color?: string;
   readonly brightness?: number;
   readonly infrared?: number;
@@ -775,7 +775,7 @@ export interface SceneOverrides {
 export interface SceneActivation {
   /** The activation's `duration` (seconds); overrides the scene's stored durations. */
   readonly durationS?: number;
-  /** Properties of the scene to leave unapplied (§7.18). */
+  /** Properties of the scene to leave unapplied (Activate Scene's `ignore`). */
   readonly ignore?: readonly string[];
   readonly overrides?: SceneOverrides;
 }
@@ -783,7 +783,7 @@ export interface SceneActivation {
 /**
  * The request for one selector of a scene. `color` is what is left of the stored colour after `ignore`;
  * `colorString` replaces it entirely when the overrides carry a colour (exactly one of the two, or
- * neither). As in Set State (§7.2), `brightness` overrides any brightness inside the colour.
+ * neither). As in Set State, `brightness` overrides any brightness inside the colour.
  */
 export interface SceneStateChange {
   readonly selector: string;
@@ -833,7 +833,7 @@ function checkActivation(activate: SceneActivation): ReadonlySet<SceneIgnoreKey>
 }
 
 /**
- * What to send to one selector when activating a scene (§7.18). Pure. Order of precedence:
+ * What to send to one selector when activating a scene. Pure. Order of precedence:
  * 1. `ignore` removes the scene's own values: power, infrared, duration, hue, saturation, kelvin,
  *    brightness (`intensity` is the same as `brightness`).
  * 2. `overrides` then replace values property by property and always apply, ignored or not — they are

@@ -1,16 +1,17 @@
-// The v1 selector grammar (http-api-v1.md §5): text -> Selector[] and Selector[] x lights -> ResolvedLight[].
+// The v1 selector grammar (https://api.developer.lifx.com/docs/selectors): text -> Selector[] and
+// Selector[] x lights -> ResolvedLight[].
 // Pure: no I/O; randomness comes in through an option.
 //
-// Rules where the docs are silent (§5.3 [I]), chosen here:
-// * The text is percent-decoded once, before splitting on `,` and `|` (§5.3 rule 1); a label holding `,` or `|`
+// Rules where the docs are silent, chosen here:
+// * The text is percent-decoded once, before splitting on `,` and `|`; a label holding `,` or `|`
 //   cannot be addressed. Selectors that never went through a URL (JSON bodies, stored scenes) pass
 //   `{ percentDecode: false }`.
 // * Whitespace around a list item is dropped (`label:A, label:B`); inside a value it is kept.
 // * Types are lowercase, as documented (`Label:x` is an unknown type).
 // * `:random` is recognised only as the final suffix of all/group/group_id/location/location_id/scene_id
-//   (§5.1). On `label:` it is part of the label (`label:x:random` is the light labelled "x:random"); on `id:`
+//   (as documented). On `label:` it is part of the label (`label:x:random` is the light labelled "x:random"); on `id:`
 //   it makes the id invalid.
-// * The legacy bare `random` (v1beta1, §5.1) is accepted as `all:random`.
+// * The legacy bare `random` (v1beta1) is accepted as `all:random`.
 // * `id:` is 12 hex digits and `group_id:`/`location_id:` are 32 hex digits (GroupRef.id), any case, stored
 //   lowercase. `scene_id:` is any non-empty value, looked up as given.
 // * Zones: `|n` or `|a-b` (inclusive, a <= b), any number of them, indices 0-65535 (the widest zone index
@@ -19,7 +20,7 @@
 import { LightwireError, quoted } from '../errors.js';
 import type { LightView, ResolvedLight, SceneSelectors, Selector, SelectorKind, ZoneRange } from './types.js';
 
-/** At most this many selectors may be combined with `,` (§5.1). */
+/** At most this many selectors may be combined with `,` (documented: 25). */
 export const MAX_SELECTORS = 25;
 /** Highest zone index a selector may name. */
 export const MAX_ZONE_INDEX = 0xffff;
@@ -155,12 +156,12 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Stable order of results and of `:random` candidates: by label, then id (§5.3 rule 5). */
+/** Stable order of results and of `:random` candidates: by label, then id (our choice). */
 function compareLights(a: LightView, b: LightView): number {
   return compareText(a.label, b.label) || compareText(a.serial.toLowerCase(), b.serial.toLowerCase());
 }
 
-/** Exact match first; if nothing matches exactly, case-insensitive; never substring (§5.3 rule 4). */
+/** Exact match first; if nothing matches exactly, case-insensitive; never substring (the docs are silent on case). */
 function byName(lights: readonly LightView[], value: string, nameOf: (light: LightView) => string | undefined): LightView[] {
   const exact = lights.filter((l) => nameOf(l) === value);
   if (exact.length > 0) return exact;

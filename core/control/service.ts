@@ -52,7 +52,7 @@ export interface ColorInput {
 
 export interface SetStateRequest {
   readonly power?: 'on' | 'off';
-  /** A colour string (http-api-v1.md §6) or numbers. */
+  /** A colour string (as in the HTTP API) or numbers. */
   readonly color?: string | ColorInput;
   readonly brightness?: number;
   readonly infrared?: number;
@@ -61,7 +61,7 @@ export interface SetStateRequest {
 }
 
 export interface WriteOptions {
-  /** End-state messages only, no read, no reply awaited (http-api-v1.md §4.5). */
+  /** End-state messages only, no read, no reply awaited (fast mode, https://api.developer.lifx.com/docs/set-state). */
   readonly fast?: boolean;
 }
 
@@ -663,13 +663,13 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     });
   }
 
-  /** List Lights (http-api-v1.md §7.1). */
+  /** List Lights. */
   list(selector = 'all'): V1Light[] {
     const now = Date.now();
     return this.resolve(selector).map((r) => v1Light(r.light, now));
   }
 
-  /** Validate Color (http-api-v1.md §6.4). */
+  /** Validate Color. */
   validateColor(text: string): ValidatedColor {
     return validateColor(text, { random: this.random });
   }
@@ -679,14 +679,14 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return stateChangeFrom(request, field, this.random, this.defaultDurationS);
   }
 
-  /** Set State (http-api-v1.md §7.2). */
+  /** Set State (https://api.developer.lifx.com/docs/set-state). */
   async setState(selector: string, request: SetStateRequest, options: WriteOptions = {}): Promise<LightResult[]> {
     const change = this.stateChange(request);
     const targets = this.resolve(selector);
     return this.apply(targets, change, options.fast === true);
   }
 
-  /** Set States (http-api-v1.md §7.3): at most 50 operations, each merged over `defaults`. */
+  /** Set States: at most 50 operations, each merged over `defaults`. */
   async setStates(
     operations: readonly SetStatesOperation[],
     defaults: SetStateRequest = {},
@@ -730,7 +730,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.executor.run(targets, fast ? fastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
   }
 
-  /** Toggle Power (http-api-v1.md §7.5): any light on -> all off, else all on. Results carry the new power. */
+  /** Toggle Power: any light on -> all off, else all on. Results carry the new power. */
   async toggle(selector: string, request: { durationS?: number } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     const durationS = checkDuration('duration', request.durationS, this.defaultDurationS);
     const targets = this.resolve(selector);
@@ -740,7 +740,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return results.map((r) => (r.status === 'ok' ? { ...r, power } : r));
   }
 
-  // ---- LIFX Switch relays (lan-protocol.md §3 "Relay / Switch") ----
+  // ---- LIFX Switch relays (https://lan.developer.lifx.com/docs/the-lifx-switch) ----
 
   /** The relays of a LIFX Switch, read now: `[{ index, on }]` by index. */
   async relays(serial: string): Promise<RelayState[]> {
@@ -765,7 +765,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return view;
   }
 
-  // ---- scenes (http-api-v1.md §7.17, §7.18) ----
+  // ---- scenes (List Scenes, Activate Scene) ----
 
   private sceneStore(sceneId: string): SceneStore {
     if (this.sceneStoreFailure) throw this.sceneStoreFailure;
@@ -841,7 +841,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return results.flat();
   }
 
-  // ---- state delta, effects, clean, cycle (http-api-v1.md §7.4, §7.6-7.16) ----
+  // ---- state delta, effects, clean, cycle ----
 
   /**
    * Resolves, checks the plan of every light before anything is sent (so a bad parameter is a 422 for the
@@ -873,7 +873,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return colorFromNumbers(value as ColorInput, field);
   }
 
-  /** State Delta (§7.4): power and duration absolute, the rest relative to each light's current state. */
+  /** State Delta: power and duration absolute, the rest relative to each light's current state. */
   async stateDelta(selector: string, request: StateDeltaRequest, options: WriteOptions = {}): Promise<LightResult[]> {
     const delta: StateDelta = { ...request, durationS: checkDuration('duration', request.durationS, this.defaultDurationS) };
     const fast = options.fast === true;
@@ -945,7 +945,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   /**
-   * Cycle (§7.16): works out where the lights are in the list (from the first light's current state) and
+   * Cycle: works out where the lights are in the list (from the first light's current state) and
    * moves them all to the next entry, so a client just repeats the same request.
    */
   async cycle(selector: string, request: CycleRequest, options: WriteOptions = {}): Promise<LightResult[]> {

@@ -56,7 +56,7 @@ export interface LightView {
   readonly wifi: { readonly rssi: number; readonly quality: SignalQuality } | null;
 }
 
-// ---- selectors (http-api-v1.md §5) ----
+// ---- selectors (https://api.developer.lifx.com/docs/selectors) ----
 
 export type SelectorKind = 'all' | 'id' | 'label' | 'group' | 'group_id' | 'location' | 'location_id' | 'scene_id';
 
@@ -86,7 +86,7 @@ export type SceneSelectors = (sceneId: string) => readonly string[] | undefined;
 /** A validated Set State request, in user units. */
 export interface StateChange {
   readonly power?: PowerState;
-  /** From the colour string; an explicit `brightness` overrides its brightness (http-api-v1.md §6.1). */
+  /** From the colour string; an explicit `brightness` overrides its brightness. */
   readonly color?: PartialHsbk;
   readonly brightness?: number;
   /** 0-1, infrared lights only. */
@@ -107,7 +107,7 @@ export interface Plan {
 
 export type ResultStatus = 'ok' | 'timed_out' | 'offline';
 
-/** The outcome for one light, as every face reports it (http-api-v1.md §4.4). */
+/** The outcome for one light, as every face reports it (the cloud's per-light `status`: ok, timed_out, offline). */
 export interface LightResult {
   readonly id: string;
   readonly label: string;
@@ -116,5 +116,5 @@ export interface LightResult {
   readonly power?: PowerState;
 }
 
-/** One relay of a LIFX Switch (lan-protocol.md §3 "Relay"): 0-based index, and whether it is on. */
+/** One relay of a LIFX Switch: 0-based index, and whether it is on. */
 export type RelayState = RelayFact;

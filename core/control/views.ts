@@ -1,5 +1,6 @@
 // Views of the client's registry for the light service: LightView (what selectors and the planner read)
-// and the HTTP API's light record (http-api-v1.md §7.1), built in one place for every face.
+// and the HTTP API's light record (List Lights, https://lifx.readme.io/docs/list-lights), built in one place for every
+// face.
 
 import { nodeCrypto } from '../builtins.js';
 import type { LightRegistry, LightRecord } from '../discovery/registry.js';
@@ -9,7 +10,10 @@ import type { LightView } from './types.js';
 /** What a light whose product is not known yet is assumed to be: a plain colour light. */
 const UNKNOWN_CAPABILITIES = PRODUCTS.get(0, 0).capabilities;
 
-/** Group and location names resolved once for many views (the newest label per id, lan-protocol.md §5.7). */
+/**
+ * Group and location names resolved once for many views (the newest label per id,
+ * https://lan.developer.lifx.com/docs/groups-and-locations).
+ */
 export interface GroupNames {
   readonly group: ReadonlyMap<string, string>;
   readonly location: ReadonlyMap<string, string>;
@@ -190,7 +194,7 @@ export function v1Light(view: LightView, nowMs: number, effect = view.effect): V
   record.group = view.group ? { id: view.group.id, name: view.group.name } : { ...NO_GROUP };
   record.location = view.location ? { id: view.location.id, name: view.location.name } : { ...NO_GROUP };
   record.product = productRecord(view);
-  // Never an empty string (a C# client crashed on one, http-api-v1.md §7.1).
+  // Never an empty string (a C# client, Lifx.Api, crashed on one).
   record.last_seen = lastSeen(view.lastSeenAt);
   record.seconds_since_seen = Math.max(0, Math.floor((nowMs - view.lastSeenAt) / 1000));
   return record as unknown as V1Light;
