@@ -26,7 +26,7 @@ const ROUNDS = QUICK ? 3 : 7;
 const WARMUP_MS = QUICK ? 40 : 250;
 
 const SOURCE = 0x2a2a2a2a;
-const SOURCE_HEX = '2a2a2a2a'; // lifx-lan-client takes source as the 4 header bytes in hex (§7.3 pitfall 10)
+const SOURCE_HEX = '2a2a2a2a'; // lifx-lan-client takes source as the 4 header bytes in hex (copied byte for byte to offset 4)
 const TARGET = 'd073d5001337';
 
 const green = { hue: 21845, saturation: 65535, brightness: 65535, kelvin: 3500 };

@@ -13,7 +13,7 @@
 // under 10 ms, every light in the last requested state within 200 ms of the last request, no light over 20 messages
 // in any second. Prints a table; --json FILE writes the figures for docs/PERFORMANCE.md (bench/report.ts).
 //
-// Network rule (ecosystem.md): everything is on 127.0.0.1 and 127.255.255.255; the npm script runs it inside
+// Network rule (packets never leave this machine): everything is on 127.0.0.1 and 127.255.255.255; the npm script runs it inside
 // `unshare --net` so nothing could leave the machine even by mistake, and this file refuses to run outside one
 // unless LIGHTWIRE_BENCH_ANY_NET=1.
 //

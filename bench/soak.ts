@@ -12,7 +12,7 @@
 // --in-process-fleet runs the lights inside the server process, as `lightwire serve --virtual N` does
 // (--record-limit N sets its per-light packet records; by default the fleet shares FLEET_RECORD_BUDGET).
 //
-// Network rule (ecosystem.md): loopback only; the npm script runs it inside `unshare --net`, this file refuses to run
+// Network rule: loopback only; the npm script runs it inside `unshare --net`, this file refuses to run
 // where another interface exists, and every process checks every datagram's destination (bench/lib/net-guard.ts).
 
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';

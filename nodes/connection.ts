@@ -1,7 +1,7 @@
 // What a lightwire-config node owns, apart from Node-RED: one LightService (its socket and timers), the virtual
 // lights when they are on, and the embedded HTTP endpoint when it is on. Started by the first user, stopped
 // a grace period after the last one leaves (so a "modified nodes" deploy does not forget every light), and
-// always stopped on close. Users hear its health: lights found, online, offline (architecture.md §4, the
+// always stopped on close. Users hear its health: lights found, online, offline (like the
 // 10-mqtt.js config node model: register / deregister).
 
 import { LightService, LightwireError, type LightServiceOptions } from '../core/index.js';
@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from '../core/http/index.js';
 import { Fleet, defaultFleet, LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../core/simulator/index.js';
 import type { ConfigOptions } from './config-options.js';
 
-/** Where virtual lights are looked for: the loopback broadcast, never a real network (ecosystem.md). */
+/** Where virtual lights are looked for: the loopback broadcast, never a real network. */
 /** How long the service outlives its last user, waiting for the nodes of the next deploy. */
 export const RELEASE_GRACE_MS = 5000;
 /** Health reaches users at most this often (a discovery of 100 lights is 100 'added' events). */

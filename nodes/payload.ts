@@ -16,7 +16,7 @@ interface Field {
 
 const f = (kind: Kind, key: string): Field => ({ kind, key });
 
-/** Set State (http-api-v1.md §7.2), plus `fast`. */
+/** Set State (https://api.developer.lifx.com/docs/set-state), plus `fast`. */
 const SET_STATE_FIELDS: Readonly<Record<string, Field>> = Object.freeze({
   // "ON" as a payload is on, so {power: "ON"} is too: power is read as the shorthands are (power()).
   power: f('power', 'power'),

@@ -1,4 +1,4 @@
-// The network rule for benchmarks (ecosystem.md): packets go to this machine only. Two belts:
+// The network rule for benchmarks: packets go to this machine only. Two belts:
 // - assertPrivateNetns(): the harness refuses to run unless the only interface is loopback (i.e. it runs inside
 //   `unshare --net`, as the npm scripts do), so even a mistake cannot reach a real network;
 // - guardLoopbackSends(): every dgram send in a bench process (ours, lifx-lan-client's, the fleet's) is checked,

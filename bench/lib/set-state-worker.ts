@@ -132,7 +132,7 @@ async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared> {
     discoveryMs,
     found: () => client.registry.size,
     run: async ({ hue, saturation, brightness, kelvin }) => {
-      // kelvin first: in a colour string `kelvin:` forces saturation 0 (http-api-v1.md §6.1), so written last it
+      // kelvin first: in a colour string `kelvin:` forces saturation 0, so written last it
       // would turn 'hue:H saturation:1 brightness:B kelvin:3500' into a white; this asks what the peers are asked.
       const color = `kelvin:${kelvin} hue:${hue} saturation:${saturation} brightness:${brightness}`;
       const results: LightResult[] = await service.setState('all', { power: 'on', color, durationS: 0 }, { fast });

@@ -6,7 +6,7 @@ import { encode, MESSAGES, type MessageName, type PacketInput } from '../../core
 import { captureIO } from '../helpers/cli-io.js';
 import { payloadArbitrary } from '../protocol/helpers.js';
 
-// lan-protocol.md §6 V6: SetColor unicast with ack+res.
+// Vector V6 (from photons' test_colour.py): SetColor unicast with ack+res.
 const V6 = '3100001480dd8f29d073d522932200000000000000000301000000000000000066000000001c079919ff7fc409e8030000';
 
 describe('lightwire decode', () => {
@@ -38,7 +38,7 @@ describe('lightwire decode', () => {
   });
 
   it('shows an unknown message type with its raw payload', async () => {
-    // A 38-byte datagram of type 406 (seen unsolicited on real networks, lan-protocol.md §1.5).
+    // A 38-byte datagram of type 406 (seen unsolicited on real networks).
     const hex = '260000140000000000000000000000000000000000000000000000000000000096010000abcd';
     const io = captureIO();
     expect(await decodeCommand.run([hex], io)).to.equal(0);

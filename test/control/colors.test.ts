@@ -24,7 +24,7 @@ function thrown<C extends ErrorCode>(code: C, fn: () => unknown): LightwireError
 
 type Row = readonly [hue: number | null, saturation: number | null, brightness: number | null, kelvin: number | null];
 
-/** Compares to 4 decimals, as §6.4 prints its values. */
+/** Compares to 4 decimals, as the expected results below print them. */
 function expectHsbk(actual: ValidatedColor, [hue, saturation, brightness, kelvin]: Row): void {
   const fields = { hue, saturation, brightness, kelvin };
   for (const [key, want] of Object.entries(fields) as [keyof ValidatedColor, number | null][]) {
@@ -35,7 +35,7 @@ function expectHsbk(actual: ValidatedColor, [hue, saturation, brightness, kelvin
 }
 
 describe('parseColor and validateColor', () => {
-  describe('the expected results of §6.4', () => {
+  describe('the expected results of Validate Color', () => {
     const rows: readonly (readonly [string, Row])[] = [
       ['white', [null, 0, null, null]],
       ['red', [0, 1, null, null]],
@@ -87,7 +87,7 @@ describe('parseColor and validateColor', () => {
     }
   });
 
-  describe('the documented examples of §6.1', () => {
+  describe('the documented colour-string examples', () => {
     const examples: readonly (readonly [string, PartialHsbk])[] = [
       ['#ff0000', { hue: 0, saturation: 1, brightness: 1 }],
       ['hue:120 saturation:1.0 brightness:0.5', { hue: 120, saturation: 1, brightness: 0.5 }],
@@ -107,7 +107,7 @@ describe('parseColor and validateColor', () => {
     }
   });
 
-  describe('named colours (§6.2)', () => {
+  describe('named colours', () => {
     it('has exactly the nine names of the server table', () => {
       expect(Object.keys(NAMED_COLORS).sort()).to.deep.equal(
         ['blue', 'cyan', 'green', 'orange', 'pink', 'purple', 'red', 'white', 'yellow'],
@@ -131,7 +131,7 @@ describe('parseColor and validateColor', () => {
     }
   });
 
-  describe('combinations (§6.3)', () => {
+  describe('combinations', () => {
     it('reads blue kelvin:3500 saturation:0.4 as (250, 0.4, -, 3500), as photons does', () => {
       expect(parseColor('blue kelvin:3500 saturation:0.4')).to.deep.equal({ hue: 250, saturation: 0.4, kelvin: 3500 });
     });
@@ -220,7 +220,7 @@ describe('parseColor and validateColor', () => {
     });
   });
 
-  describe('ranges, inclusive (§6.3)', () => {
+  describe('ranges, inclusive', () => {
     const edges: readonly (readonly [string, PartialHsbk])[] = [
       ['hue:0', { hue: 0 }],
       ['hue:360', { hue: 360 }],
@@ -282,7 +282,7 @@ describe('parseColor and validateColor', () => {
     }
   });
 
-  describe('hex and rgb (§6.3)', () => {
+  describe('hex and rgb', () => {
     it('converts #674322 with standard RGB to HSV, leaving kelvin unset', () => {
       const c = parseColor('#674322');
       expect(c.hue).to.be.closeTo(28.6957, 5e-5);
@@ -322,7 +322,7 @@ describe('parseColor and validateColor', () => {
     });
   });
 
-  describe('random (§6.2)', () => {
+  describe('random', () => {
     it('sets a hue from the injected generator and saturation 1, nothing else', () => {
       expect(parseColor('random', { random: () => 0 })).to.deep.equal({ hue: 0, saturation: 1 });
       expect(parseColor('random', { random: () => 0.5 })).to.deep.equal({ hue: 180, saturation: 1 });

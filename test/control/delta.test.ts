@@ -1,4 +1,4 @@
-// State Delta, Toggle and Cycle decisions (http-api-v1.md §7.4, §7.5, §7.16): tables per rule and capability,
+// State Delta, Toggle and Cycle decisions (https://api.developer.lifx.com/docs/state-delta, Toggle Power, Cycle): tables per rule and capability,
 // then properties tying applyDelta to the planner.
 
 import assert from 'node:assert/strict';
@@ -25,9 +25,9 @@ function assertInvalid(fn: () => unknown, field: string): void {
   assert.throws(fn, (err: unknown) => isLightwireError(err, 'PARAMETER_INVALID') && err.params.field === field);
 }
 
-// ---- applyDelta (§7.4) ----
+// ---- applyDelta ----
 
-describe('applyDelta: relative changes become an absolute StateChange (§7.4)', () => {
+describe('applyDelta: relative changes become an absolute StateChange', () => {
   const rows: readonly { name: string; pid: number; state: State; delta: StateDelta; expect: StateChange }[] = [
     { name: 'hue wraps forward: 350 + 20 -> 10', pid: COLOUR, state: { color: hsbk(350, 1, 1, 3500) }, delta: { hue: 20, durationS: 1 }, expect: { color: { hue: 10 }, durationS: 1 } },
     { name: 'hue wraps backward: 10 - 20 -> 350', pid: COLOUR, state: { color: hsbk(10, 1, 1, 3500) }, delta: { hue: -20, durationS: 1 }, expect: { color: { hue: 350 }, durationS: 1 } },
@@ -106,9 +106,9 @@ describe('wrapHue', () => {
   for (const [input, out] of rows) it(`${input} -> ${out}`, () => assert.equal(wrapHue(input), out));
 });
 
-// ---- toggleTarget (§7.5) ----
+// ---- toggleTarget ----
 
-describe('toggleTarget: any light on -> all off, else all on (§7.5)', () => {
+describe('toggleTarget: any light on -> all off, else all on', () => {
   const L = (power: 'on' | 'off' | null, online = true) => lightOf(COLOUR, { power, online });
   const rows: readonly [name: string, lights: LightView[], expect: 'on' | 'off'][] = [
     ['one of three on -> off', [L('off'), L('on'), L('off')], 'off'],
@@ -123,10 +123,10 @@ describe('toggleTarget: any light on -> all off, else all on (§7.5)', () => {
   for (const [name, lights, expect] of rows) it(name, () => assert.equal(toggleTarget(lights), expect));
 });
 
-// ---- nextCycleState (§7.16) ----
+// ---- nextCycleState ----
 
-describe('nextCycleState: where the light is in the list, and the next entry (§7.16)', () => {
-  // The working body from the forum thread quoted in §7.16, defaults merged.
+describe('nextCycleState: where the light is in the list, and the next entry', () => {
+  // The working body from https://community.lifx.com/t/setting-colour-temperature-with-cycle-api/1344, defaults merged.
   const FORUM: StateChangeLike[] = [
     { power: 'on', color: { saturation: 0, kelvin: 7000 }, brightness: 1 },
     { power: 'on', color: { saturation: 0, kelvin: 5000 }, brightness: 0.66 },

@@ -1,4 +1,4 @@
-// The effect planners (http-api-v1.md §7.6-7.15): one table row per rule and capability, payloads in wire
+// The effect planners (the HTTP API's effect and clean endpoints): one table row per rule and capability, payloads in wire
 // units, then a property: every plan for every product encodes.
 
 import assert from 'node:assert/strict';
@@ -38,7 +38,7 @@ interface Wave {
   readonly periodMs: number;
   readonly cycles: number;
   readonly skewRatio: number;
-  /** SAW 0, SINE 1, PULSE 4 (lan-protocol.md §2.6). */
+  /** SAW 0, SINE 1, PULSE 4 (https://lan.developer.lifx.com/docs/waveforms). */
   readonly waveform: number;
 }
 const SINE: Wave = { transient: true, periodMs: 1000, cycles: 1, skewRatio: 0, waveform: 1 };
@@ -115,9 +115,9 @@ function forEveryKind(title: string, run: (k: Kind) => Plan, expect: (k: Kind) =
   });
 }
 
-// ---- breathe and pulse (§7.6, §7.7) ----
+// ---- breathe and pulse ----
 
-describe('planBreathe: one SINE waveform (§7.6)', () => {
+describe('planBreathe: one SINE waveform', () => {
   const on = (k: Kind) => lightOf(k.pid, { power: 'on', color: k.current });
 
   forEveryKind(
@@ -165,7 +165,7 @@ describe('planBreathe: one SINE waveform (§7.6)', () => {
       expect: [[SetWaveformOptional([21845, 65535, 0, 0], { ...SINE, transient: false, skewRatio: -16384, cycles: 2.5 }, 'hs')]],
     },
     {
-      name: 'peak 1 -> skew 32767, peak 0 is -32768 (lan-protocol.md §2.6 table)',
+      name: 'peak 1 -> skew 32767, peak 0 is -32768 (the waveforms docs table)',
       request: { color: GREEN, peak: 1 },
       state: { power: 'on', color: RED },
       expect: [[SetWaveformOptional([21845, 65535, 0, 0], { ...SINE, skewRatio: 32767 }, 'hs')]],
@@ -233,14 +233,14 @@ describe('planBreathe: one SINE waveform (§7.6)', () => {
   }
 });
 
-describe('planPulse: one PULSE waveform, skew 0.5 (§7.7)', () => {
+describe('planPulse: one PULSE waveform, skew 0.5', () => {
   forEveryKind(
     'pulse "green": SetWaveformOptional PULSE (4), skew 0, transient',
     (k) => planPulse({ color: GREEN }, lightOf(k.pid, { power: 'on', color: k.current })),
     (k) => (['white', 'fixed', 'switch'].includes(k.kind) ? [] : [[SetWaveformOptional([21845, 65535, 0, 0], PULSE, 'hs')]]),
   );
 
-  it('the §7.7 example (red from blue, period 0.5, 3 cycles): from_color first, then a complete PULSE', () => {
+  it('the pulse example (red from blue, period 0.5, 3 cycles): from_color first, then a complete PULSE', () => {
     const got = planPulse(
       { color: { hue: 0, saturation: 1, brightness: 1, kelvin: 3500 }, fromColor: { hue: 250, saturation: 1 }, periodS: 0.5, cycles: 3 },
       lightOf(62, { power: 'on', color: { hue: 120, saturation: 0, brightness: 0.5, kelvin: 5000 } }),
@@ -257,9 +257,9 @@ describe('planPulse: one PULSE waveform, skew 0.5 (§7.7)', () => {
   });
 });
 
-// ---- firmware effects (§7.8-7.13) ----
+// ---- firmware effects ----
 
-describe('planMove: SetMultiZoneEffect MOVE, multizone lights only (§7.8)', () => {
+describe('planMove: SetMultiZoneEffect MOVE, multizone lights only', () => {
   forEveryKind(
     'move with the defaults: forward (parameters[1] = 1), speed 1000 ms, forever (duration 0)',
     (k) => planMove({}, lightOf(k.pid, { power: 'on', color: k.current })),
@@ -327,7 +327,7 @@ describe('planMove: SetMultiZoneEffect MOVE, multizone lights only (§7.8)', () 
 /** The default morph palette on a Tile: red, orange, yellow, green, cyan, blue, purple at 3500 K. */
 const RAINBOW: W[] = [0, 6554, 10923, 21845, 32768, 45511, 50972].map((hue): W => [hue, 65535, 65535, 3500]);
 
-describe('planMorph: SetTileEffect MORPH, matrix lights only (§7.9)', () => {
+describe('planMorph: SetTileEffect MORPH, matrix lights only', () => {
   forEveryKind(
     'morph with the defaults: speed 5000 ms, forever, the seven-colour default palette',
     (k) => planMorph({}, lightOf(k.pid, { power: 'on', color: k.current })),
@@ -377,7 +377,7 @@ describe('planMorph: SetTileEffect MORPH, matrix lights only (§7.9)', () => {
   }
 });
 
-describe('planFlame: SetTileEffect FLAME, matrix lights only (§7.10)', () => {
+describe('planFlame: SetTileEffect FLAME, matrix lights only', () => {
   forEveryKind(
     'flame with the defaults: speed 5000 ms, forever, no palette (firmware colours)',
     (k) => planFlame({}, lightOf(k.pid, { power: 'on', color: k.current })),
@@ -396,7 +396,7 @@ describe('planFlame: SetTileEffect FLAME, matrix lights only (§7.10)', () => {
   });
 });
 
-describe('planClouds / planSunrise / planSunset: SetTileEffect SKY (type 5), matrix lights only (§7.11-7.13)', () => {
+describe('planClouds / planSunrise / planSunset: SetTileEffect SKY (type 5), matrix lights only', () => {
   forEveryKind(
     'clouds: sky type CLOUDS (2) in parameters[0], saturation min/max 51/178 in [1]/[2], speed 50 s, forever',
     (k) => planClouds({}, lightOf(k.pid, { power: 'on', color: k.current })),
@@ -452,9 +452,9 @@ describe('planClouds / planSunrise / planSunset: SetTileEffect SKY (type 5), mat
   });
 });
 
-// ---- effects off (§7.14) and clean (§7.15) ----
+// ---- effects off and clean ----
 
-describe('planEffectsOff: firmware effects OFF and a colour message that ends any waveform (§7.14)', () => {
+describe('planEffectsOff: firmware effects OFF and a colour message that ends any waveform', () => {
   const current = (k: Kind): W => (k.kind === 'white' || k.kind === 'fixed' ? [0, 0, 65535, 2700] : [0, 65535, 65535, 3500]);
   forEveryKind(
     'with the current colour known: SetColor to it with duration 0, after the firmware effect OFF where there is one',
@@ -493,7 +493,7 @@ describe('planEffectsOff: firmware effects OFF and a colour message that ends an
   });
 });
 
-describe('planClean: SetHevCycle, HEV lights only (§7.15)', () => {
+describe('planClean: SetHevCycle, HEV lights only', () => {
   const HevCycle = (enable: boolean, durationS: number): PlannedMessage => ({ name: 'SetHevCycle', payload: { enable, durationS } });
   forEveryKind(
     'start with the device default duration (0)',

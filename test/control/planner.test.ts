@@ -1,4 +1,4 @@
-// The Set State planner (http-api-v1.md §7.2, §4.5): one table row per rule and capability, payloads in wire
+// The Set State planner (https://api.developer.lifx.com/docs/set-state, fast mode included): one table row per rule and capability, payloads in wire
 // units, then properties over every product of the registry.
 
 import assert from 'node:assert/strict';
@@ -43,7 +43,7 @@ const SetWaveformOptional = (c: W, periodMs: number, set: string): PlannedMessag
 
 const RED: Hsbk = { hue: 0, saturation: 1, brightness: 1, kelvin: 3500 };
 const WARM_WHITE: Hsbk = { hue: 0, saturation: 0, brightness: 1, kelvin: 2700 };
-/** "blue brightness:0.5 kelvin:4000": hue 250 -> 45511, 0.5 -> 32768 (lan-protocol.md §2.3). */
+/** "blue brightness:0.5 kelvin:4000": hue 250 -> 45511, 0.5 -> 32768 (https://lan.developer.lifx.com/docs/representing-color-with-hsbk). */
 const BLUE_HALF = { hue: 250, saturation: 1, brightness: 0.5, kelvin: 4000 } as const;
 
 interface Kind {
@@ -152,7 +152,7 @@ const RULES: readonly Row[] = [
   },
 ];
 
-describe('planSetState: the rules of §7.2 and §4.5, for every capability', () => {
+describe('planSetState: the rules of Set State and fast mode, for every capability', () => {
   for (const row of RULES) {
     describe(row.rule, () => {
       for (const kind of KINDS) {
@@ -266,7 +266,7 @@ describe('planSetState: durations', () => {
     [0.0004, 0],
     [0.0005, 1],
     [4294967.295, 4294967295],
-    // §7.2 allows 100 years; the u32 ms field holds 49.7 days, so longer transitions are capped.
+    // Set State allows 100 years; the u32 ms field holds 49.7 days, so longer transitions are capped.
     [3155760000, 4294967295],
   ];
   for (const [seconds, ms] of rows) {
@@ -281,7 +281,7 @@ describe('planSetState: infrared', () => {
   const rows: readonly { name: string; pid: number; change: StateChange; state?: State; expect: PlannedMessage[][] }[] = [
     { name: 'sets IR on an infrared bulb (0.5 -> 32768), no transition', pid: 64, change: { infrared: 0.5, durationS: 1 }, expect: [[SetInfrared(32768)]] },
     {
-      name: '§7.2 example {power: off, infrared: 1.0}: IR to full and the visible light off',
+      name: 'Set State docs example {power: off, infrared: 1.0}: IR to full and the visible light off',
       pid: 64,
       change: { power: 'off', infrared: 1, durationS: 1 },
       state: { power: 'on', color: RED },
@@ -310,7 +310,7 @@ describe('planSetState: infrared', () => {
   }
 });
 
-describe('planSetState: fast mode (§4.5) assumes no state read', () => {
+describe('planSetState: fast mode assumes no state read', () => {
   const rows: readonly { name: string; pid: number; state?: State; change: StateChange; expect: PlannedMessage[][] }[] = [
     {
       name: 'a partial colour becomes one SetWaveformOptional: SAW, one cycle, period = duration, skew 1, flags for the supplied parts',

@@ -131,7 +131,7 @@ describe('scene store', () => {
   });
 
   describe('capturing and listing', () => {
-    it('lists captured scenes exactly in the shape of GET /scenes (http-api-v1.md §7.17)', async () => {
+    it('lists captured scenes exactly in the shape of GET /scenes', async () => {
       const store = await open();
       await store.capture('Night time', [light('d073d5002bb3', { color: warm }), light('D073D5002B35', { power: 'off', color: warm })], {
         uuid: NIGHT,

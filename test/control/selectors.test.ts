@@ -107,7 +107,7 @@ describe('parseSelectors', () => {
     }
   });
 
-  describe('the documented selector types (§5.1)', () => {
+  describe('the documented selector types', () => {
     it('reads all as every light, with no value, no random and no zones', () => {
       expect(parseSelectors('all')).to.deep.equal([{ kind: 'all', value: '', random: false, zones: null, text: 'all' }]);
     });
@@ -173,7 +173,7 @@ describe('parseSelectors', () => {
     });
   });
 
-  describe('lists (§5.1)', () => {
+  describe('lists', () => {
     it('combines label:Bedroom,label:Office additively, in the order written', () => {
       expect(parseSelectors('label:Bedroom,label:Office').map((s) => s.value)).to.deep.equal(['Bedroom', 'Office']);
     });
@@ -207,7 +207,7 @@ describe('parseSelectors', () => {
     }
   });
 
-  describe('percent-decoding (§5.3 rule 1)', () => {
+  describe('percent-decoding', () => {
     it('decodes label:Living%20Room to the label "Living Room"', () => {
       expect(one('label:Living%20Room')).to.include({ value: 'Living Room', text: 'label:Living Room' });
     });
@@ -253,7 +253,7 @@ describe('parseSelectors', () => {
     });
   });
 
-  describe('zones (§5.2)', () => {
+  describe('zones', () => {
     it('reads label:Strip|0-5|10 as the ranges 0-5 and 10-10', () => {
       expect(one('label:Strip|0-5|10')).to.deep.equal({
         kind: 'label',

@@ -108,7 +108,7 @@ describe('LightClient discovery against virtual lights', function () {
     expect(f.power?.value).to.equal('on');
     expect(f.color?.value).to.deep.equal({ hue: 120, saturation: 1, brightness: 0.5, kelvin: 3500 });
     expect(f.product?.value).to.include({ productId: 32, name: 'LIFX Z', known: true });
-    // pid 32 gains extended multizone at 2.77 and 1500 K at 2.80 (lan-protocol.md §4.2).
+    // pid 32 gains extended multizone at 2.77 and 1500 K at 2.80 (the vendor's products.json).
     expect(f.product?.value.capabilities).to.include({ multizone: true, extendedMultizone: true });
     expect(f.product?.value.capabilities.kelvinRange).to.deep.equal({ minK: 1500, maxK: 9000 });
     expect(f.firmware?.value).to.include({ major: 2, minor: 80 });

@@ -1,6 +1,6 @@
 // Zone writes in the fault matrix: a write that paints part of a strip takes several messages in one step (legacy
 // SetColorZones per run of zones, SetExtendedColorZones per 82 zones), the last with APPLY and the others NO_APPLY
-// (lan-protocol.md §2.7: NO_APPLY zones are buffered until an APPLY shows them). An `ok` must mean every zone of the
+// (NO_APPLY zones are buffered until an APPLY shows them). An `ok` must mean every zone of the
 // range shows the colour, checked against the fleet's own zones (VirtualLight.state.zones).
 
 import { expect } from 'chai';

@@ -1,4 +1,4 @@
-// Debian's Chromium through playwright-core, for the browser tests (never a downloaded browser: ecosystem.md
+// Debian's Chromium through playwright-core, for the browser tests (never a downloaded browser:
 // "A real browser"). A missing Chromium is a failure naming what to install, never a skip.
 
 import { existsSync } from 'node:fs';

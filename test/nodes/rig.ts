@@ -1,5 +1,5 @@
 // A Node-RED runtime (node-red-node-test-helper) with the Lightwire nodes, over virtual lights in this process.
-// Discovery broadcasts go to 127.255.255.255 only; the lights live on 127.0.0.x (ecosystem.md, the network rule).
+// Discovery broadcasts go to 127.255.255.255 only; the lights live on 127.0.0.x (packets never leave this machine).
 
 import type { Node } from 'node-red';
 import { Fleet, type FleetInput } from '../../core/simulator/index.js';

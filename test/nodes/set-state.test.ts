@@ -105,7 +105,7 @@ describe('lightwire-set-state', function () {
       expect(msg.payload).to.deep.equal([{ id: BULB, label: 'Kitchen ceiling', status: 'ok' }]);
       expect(msg.ok).to.equal(true);
       expect(state(BULB).power).to.equal('on');
-      // LIFX's named blue is hue 250 (http-api-v1.md §6.2).
+      // LIFX's named blue is hue 250 (LIFX staff quote the server's colour table).
       expect(state(BULB).color.hue).to.be.closeTo(250, 0.5);
       expect(state(BULB).color.brightness).to.be.closeTo(0.25, 0.01);
     });

@@ -223,7 +223,7 @@ describe('the packed package, installed into an empty project', function () {
     const manifest = JSON.parse(readFileSync(path.join(project, 'node_modules', 'homebridge-lightwire', 'package.json'), 'utf8')) as { bin: Record<string, string> };
     const bin = path.join(project, 'node_modules', 'homebridge-lightwire', manifest.bin.lightwire!);
     expect(existsSync(path.join(project, 'node_modules', '.bin', 'lightwire'))).to.equal(true);
-    // GetService, as a discovery broadcast sends it (lan-protocol.md §6 V2).
+    // GetService, as a discovery broadcast sends it (lifx-lan-client's header test vector).
     const out = await node(project, bin, 'decode', '240000343e80510800000000000000000000000000000000000000000000000002000000');
     expect(out).to.match(/GetService/);
   });

@@ -1,4 +1,4 @@
-// decode is total (architecture.md §5.3, lan-protocol.md §7.3 pitfall 7): random, truncated and mutated
+// decode is total (lifx-lan-client, by contrast, throws on a known type with a short payload): random, truncated and mutated
 // datagrams never throw, and every failure carries one of the four decode codes. 100,000+ datagrams from a
 // seeded generator (reproducible, and fast enough for every CI run) plus fast-check properties.
 

@@ -1,11 +1,11 @@
-// The 36-byte header (lan-protocol.md §1.2-1.4): flag bytes as sent, and tolerance on read.
+// The 36-byte header (https://lan.developer.lifx.com/docs/packet-contents): flag bytes as sent, and tolerance on read.
 
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { HEADER_BYTES, HEADER_FIELDS, decode, encode, encodeInto, readHeader, writeHeader } from '../../core/protocol/index.js';
 import { headerInputArbitrary } from './helpers.js';
 
-// V3 of §6: a StateService reply with "LIFXV2" in the reserved bytes and res_required set.
+// Vector V3 (photons' discovery test): a StateService reply with "LIFXV2" in the reserved bytes and res_required set.
 const V3 = '29000014f7f15496d073d51261e200004c49465856320101000000000000000003000000017cdd0000';
 
 describe('header', () => {

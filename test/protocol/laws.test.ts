@@ -1,4 +1,4 @@
-// One generic law test over every entry of the message table (architecture.md §4 "codec tests"): a random
+// One generic law test over every entry of the message table (in the style of dns-packet's and mqtt-packet's tests): a random
 // valid payload is generated from each field table, then size, round trip, re-encoding and offset writes
 // are checked. A new table entry is covered without writing a test for it.
 
@@ -83,14 +83,14 @@ describe('protocol laws, for every message in the table', () => {
   }
 });
 
-// ---- the documented sizes (lan-protocol.md §3, copied here on 2026-11-24) ----
+// ---- the documented sizes (copied here on 2026-11-24) ----
 //
-// The project's protocol fact sheet (lan-protocol.md, kept outside this repository) gives every payload size
+// The project's protocol fact sheet (kept outside this repository) gave every payload size
 // twice: in its per-namespace catalogue tables and in one "at a glance" sentence. Both are copied below as
 // written there, so the check runs in any clone; they were summed from protocol.yml's fields independently of
 // our tables (test/protocol/protocol-yml.test.ts checks against protocol.yml itself).
 
-/** [type, payload bytes] of every row of the §3 catalogue tables, in the document's order. */
+/** [type, payload bytes] of every row of the catalogue tables, in the document's order. */
 const CATALOGUE: readonly (readonly [number, number])[] = [
   [2, 0], [3, 5], [14, 0], [15, 20], [16, 0], [17, 14], [18, 0], [19, 20], [20, 0], [21, 2], [22, 2], [23, 0],
   [24, 32], [25, 32], [32, 0], [33, 12], [34, 0], [35, 24], [38, 0], [45, 0], [48, 0], [49, 56], [50, 56], [51, 0],
@@ -102,7 +102,7 @@ const CATALOGUE: readonly (readonly [number, number])[] = [
   [911, 18],
 ];
 
-/** The §3 sentence, verbatim. */
+/** The "at a glance" sentence, verbatim. */
 const AT_A_GLANCE =
   '0 for every Get except GetColorZones (2), Get64 (6), GetTileEffect (2), GetRPower (1); SetColor 13, ' +
   'SetWaveform 21, SetWaveformOptional 25, LightState 52, SetLightPower 6, StateService 5, StateHostFirmware 20, ' +
@@ -151,7 +151,7 @@ function glanceSizes(line: string): { zeroGetsExcept: Map<string, number>; sizes
   return { zeroGetsExcept, sizes };
 }
 
-describe('payload sizes documented in lan-protocol.md §3', () => {
+describe('payload sizes documented in the protocol fact sheet', () => {
   it('matches the per-type catalogue tables for every message, and the tables list no other type', () => {
     const documented = new Map(CATALOGUE);
     assert.equal(documented.size, CATALOGUE.length, 'no type listed twice');

@@ -1,4 +1,4 @@
-// The product registry and capability resolution by firmware (lan-protocol.md §4).
+// The product registry and capability resolution by firmware (https://lan.developer.lifx.com/docs/product-registry).
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

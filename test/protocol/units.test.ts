@@ -1,4 +1,4 @@
-// User units <-> wire units (lan-protocol.md §2.3-2.6, §5.6): every rounding rule, with the documented examples.
+// User units <-> wire units (LIFX LAN docs: representing-color-with-hsbk, waveforms, information-messages): every rounding rule, with the documented examples.
 
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -29,7 +29,7 @@ import {
   skewRatioToWire,
 } from '../../core/protocol/index.js';
 
-/** The float32 signal a product reports for a given rssi (the inverse of §5.6's formula). */
+/** The float32 signal a product reports for a given rssi (the inverse of the StateWifiInfo formula). */
 const signalFor = (rssi: number): number => Math.fround(10 ** (rssi / 10));
 
 describe('units: hue', () => {
@@ -115,8 +115,8 @@ describe('units: fractions, kelvin and power', () => {
   });
 });
 
-describe('units: waveform skew ratio (signed int16, §2.6)', () => {
-  // The docs' table; the two quarter points may differ by up to 2 between codecs (§9).
+describe('units: waveform skew ratio (signed int16)', () => {
+  // The docs' table; the two quarter points may differ by up to 2 between codecs.
   const TABLE: [number, number][] = [
     [-32768, 0],
     [-16383, 0.25],
@@ -154,7 +154,7 @@ describe('units: waveform skew ratio (signed int16, §2.6)', () => {
   });
 });
 
-describe('units: StateWifiInfo signal (§5.6)', () => {
+describe('units: StateWifiInfo signal', () => {
   it('reads the worked example 2.5119e-7 as rssi -66, "alright"', () => {
     const signal = Math.fround(2.5119e-7);
     assert.equal(signalToRssi(signal), -66);
@@ -169,7 +169,7 @@ describe('units: StateWifiInfo signal (§5.6)', () => {
       [-70, 'somewhat bad'],
       [-69, 'alright'],
       [-61, 'alright'],
-      // The boundary the vendor's web page puts on the other side (§5.6, corrected): -60 is good.
+      // The boundary the vendor's web page puts on the other side (alright): for us -60 is good.
       [-60, 'good'],
       [-59, 'good'],
       [-1, 'good'],
@@ -186,7 +186,7 @@ describe('units: StateWifiInfo signal (§5.6)', () => {
       [3, 'none'],
       [4, 'very bad'],
       [5, 'very bad'],
-      // The rule names 4 and 5 only: an SNR of 6 is no signal, not very bad (§5.6, corrected).
+      // The rule names 4 and 5 only: an SNR of 6 is no signal, not very bad (the vendor page says very bad).
       [6, 'none'],
       [7, 'somewhat bad'],
       [11, 'somewhat bad'],

@@ -1,10 +1,9 @@
-// The byte-exact vectors of lan-protocol.md §6, in both directions. The hex below was copied from that document
-// (the project's protocol fact sheet, kept outside this repository) on 2026-11-24 and checked there byte for
-// byte; the document names each vector's public source. The vectors are also checked against LIFX's
+// Byte-exact test vectors kept in this repository, in both directions (copied on 2026-11-24 from the project's
+// protocol fact sheet; V4 is the vendor's example at https://lan.developer.lifx.com/docs/decoding-a-packet). The vectors are also checked against LIFX's
 // protocol.yml (test/fixtures/vendor), independently of our message tables.
 //
-// Decision on reserved content (§6 "decide deliberately"): our encoder writes zeros in every reserved byte and
-// bit and never sends origin (§1.2-1.4), so a datagram captured from firmware that put "LIFXV2" in bytes 16-21,
+// Decision on reserved content: our encoder writes zeros in every reserved byte and
+// bit and never sends origin, so a datagram captured from firmware that put "LIFXV2" in bytes 16-21,
 // a clock in bytes 24-31 or origin=1 in byte 3 does not re-encode to itself. For those vectors (V3, V4, V9) the
 // tests assert that decoding gives the documented values, and that encoding those values gives the documented
 // bytes with zeros exactly where the firmware's reserved content was.
@@ -199,7 +198,7 @@ function encodeValues(v: Vector): Buffer {
   return encode({ name: v.name, header: { source, sequence, target, ackRequired, resRequired, tagged }, payload: v.payload } as unknown as PacketInput);
 }
 
-describe('golden vectors of lan-protocol.md §6', () => {
+describe('golden vectors', () => {
   for (const v of VECTORS) {
     const bytes = Buffer.from(v.hex, 'hex');
 

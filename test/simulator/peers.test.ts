@@ -1,6 +1,6 @@
 // Other people's LIFX libraries against a fleet built with the default options on the LIFX port, as a user would
 // point them at `lightwire simulate`: lifx-lan-client 2.1.2, node-lifx 0.8.0 and node-lifx-lan 0.5.0 (devDependencies).
-// Loopback only: each broadcasts to 127.255.255.255 and unicasts to 127.0.0.x (lan-protocol.md §5.1, §7.3 pitfall 9).
+// Loopback only: each broadcasts to 127.255.255.255 and unicasts to 127.0.0.x (lifx-lan-client ignores replies from the host's own addresses, 127.0.0.1 included).
 
 import { expect } from 'chai';
 import dgram from 'node:dgram';

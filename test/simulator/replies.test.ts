@@ -39,7 +39,7 @@ describe('simulator replies', () => {
   it('sends the Acknowledgement before the State when both are asked for', async () => {
     const replies = await r.client.request('GetColor', {}, light(), { ack: true, res: true, count: 2 });
     expect(namesOf(replies)).to.deep.equal(['Acknowledgement', 'LightState']);
-    // A Get answers its State even when only the ack is asked for (lan-protocol.md §1.4, §5.5).
+    // A Get answers its State even when only the ack is asked for (https://lan.developer.lifx.com/docs/communicating-with-device).
     const ackOnly = await r.client.request('GetLabel', {}, light(), { ack: true, count: 2 });
     expect(namesOf(ackOnly)).to.deep.equal(['Acknowledgement', 'StateLabel']);
     const set = await r.client.request('SetColor', { color: RED, durationMs: 0 }, light(), { ack: true, res: true, count: 2 });
@@ -77,7 +77,7 @@ describe('simulator replies', () => {
   });
 
   it('echoes the 32 label bytes it was sent, byte for byte, in StateLabel, LightState, StateGroup and StateLocation', async () => {
-    // Bytes after the first NUL and a byte that is not UTF-8 (Latin-1 é) come back as they were sent (§2.2, §5.7).
+    // Bytes after the first NUL and a byte that is not UTF-8 (Latin-1 é) come back as they were sent (a device stores what it is sent).
     const bytes = Buffer.alloc(32);
     bytes.write('Caf', 0, 'latin1');
     bytes[3] = 0xe9;
@@ -212,7 +212,7 @@ describe('simulator replies', () => {
   });
 
   it('comes back to the colour it had after a SINE or TRIANGLE waveform even when it is not transient', async () => {
-    // lan-protocol.md §2.6 and §9: SINE and TRIANGLE return to the original colour; HALF_SINE, SAW and PULSE stay.
+    // https://lan.developer.lifx.com/docs/waveforms: SINE and TRIANGLE return to the original colour; HALF_SINE, SAW and PULSE stay.
     for (const [waveform, hue] of [[1, 120], [3, 120], [2, 0]] as const) {
       await r.client.request('SetColor', { color: GREEN, durationMs: 0 }, light(), { ack: true, count: 1 });
       const shape = { transient: false, color: RED, periodMs: 0, cycles: 1, skewRatio: 0, waveform };

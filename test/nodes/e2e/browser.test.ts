@@ -16,7 +16,7 @@ import { EXAMPLE_FLOWS, exampleAgainst, startFleetChild, startNodeRed, until, ty
 // The README's screenshots are rewritten with UPDATE_SCREENSHOTS=1; a plain run leaves the work tree as it was.
 const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
 const LIGHTS = 5;
-/** The edit tray slides in; screenshots wait for it (ecosystem.md). */
+/** The edit tray slides in; screenshots wait for it (about 700 ms). */
 const TRAY_MS = 700;
 
 const example = JSON.parse(readFileSync(EXAMPLE_FLOWS, 'utf8')) as FlowNode[];

@@ -1,7 +1,7 @@
 // End-to-end rig: the packed tarball installed into a fresh Node-RED user directory (offline, from the npm cache),
 // Node-RED started headless on 127.0.0.1, a separate virtual fleet in a child process, a LAN reader that asks the
 // lights themselves over the LIFX protocol, and a listener on the editor's comms socket for debug messages.
-// Everything listens on loopback; the suite runs inside `unshare --net` (ecosystem.md, the network rule).
+// Everything listens on loopback; the suite runs inside `unshare --net` (packets never leave this machine).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
@@ -119,7 +119,7 @@ export interface NodeRedOptions {
   readonly settings?: Record<string, unknown>;
 }
 
-/** Starts Node-RED headless (ecosystem.md) in a fresh user directory over the installed package. */
+/** Starts Node-RED headless in a fresh user directory over the installed package. */
 export async function startNodeRed(options: NodeRedOptions): Promise<NodeRed> {
   const modules = await installedModules();
   const userDir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-nr-user-'));
