@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
-import { ENUMS, hsbkFromWire, powerFromWire, powerToWire, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
+import { ENUMS, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
 import type { DeviceAddress, FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
@@ -98,7 +98,7 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
           paint(hsbkFromWire(m.payload.color), m.payload.durationMs);
           break;
         case 'SetInfrared':
-          facts.infrared = m.payload.brightness / 0xffff;
+          facts.infrared = fractionFromWire(m.payload.brightness);
           break;
         case 'SetMultiZoneEffect':
           facts.effect = effectName(ENUMS.MultiZoneEffectType, m.payload.settings.type);

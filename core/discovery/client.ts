@@ -10,6 +10,7 @@ import { reportError, reportRejection, tellListeners } from '../listeners.js';
 import {
   capabilitiesFromFeatures,
   ENUMS,
+  fractionFromWire,
   hsbkFromWire,
   powerFromWire,
   PRODUCTS,
@@ -575,7 +576,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const mark = this.registry.mark();
     if (caps?.infrared) {
       const ir = await read('GetInfrared');
-      if (ir?.name === 'StateInfrared') this.registry.update(serial, { infrared: ir.payload.brightness / 0xffff }, mark);
+      if (ir?.name === 'StateInfrared') this.registry.update(serial, { infrared: fractionFromWire(ir.payload.brightness) }, mark);
     }
     // The firmware effect running, for List Lights' `effect` (http-api-v1.md §7.1).
     if (caps?.multizone) {
