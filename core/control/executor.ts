@@ -1,6 +1,6 @@
 // Runs plans: concurrent across lights, steps in order within a light, a deadline per light, one result
 // per light. `ok` only when the light acknowledged every message; `timed_out` when a known light did not
-// answer in time; `offline` when it is known to be gone. Never a hang (architecture.md §2, step 4).
+// answer in time; `offline` when it is known to be gone. Never a hang: every light's result is settled by its deadline.
 
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
@@ -48,7 +48,7 @@ export interface Prediction {
   readonly settleMs: Partial<Record<WrittenFact, number>>;
 }
 
-/** Longest a prediction is held against reads: the u32 ms fields hold 49.7 days (lan-protocol.md §2.4). */
+/** Longest a prediction is held against reads: the u32 ms fields hold 49.7 days. */
 const MAX_SETTLE_MS = 0xffffffff;
 
 function waveformMs(periodMs: number, cycles: number): number {
@@ -77,7 +77,7 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
     color = c;
     colorTouched = true;
     settle('color', ms);
-    // A colour for the whole light paints every zone of a strip (lan-protocol.md §3 notes).
+    // A colour for the whole light (SetColor) paints every zone of a strip.
     if (zones !== null) {
       zones = zones.map(() => c);
       zonesTouched = true;
@@ -313,7 +313,7 @@ export class Executor {
       const send = (m: PlannedMessage): Promise<unknown> =>
         requester.set(device, m.name, m.payload as never, { timeoutMs: remaining(), coalesceKey: false });
       for (const step of plan.steps) {
-        // Zones sent with NO_APPLY show on the step's APPLY (lan-protocol.md §2.7): it goes out once they are all
+        // Zones sent with NO_APPLY show on the step's APPLY (https://lan.developer.lifx.com/docs/multizone-light-control): it goes out once they are all
         // acknowledged, so a NO_APPLY retransmitted after a loss never lands after it, unshown.
         const buffered = step.some((m) => zoneApply(m) === 'NO_APPLY');
         const shows = buffered ? step.filter((m) => zoneApply(m) !== undefined && zoneApply(m) !== 'NO_APPLY') : [];

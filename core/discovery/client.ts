@@ -55,7 +55,7 @@ export interface ClientEvents extends RegistryEvents {
   described: [LightRecord];
 }
 
-/** The all-zero target: every device (lan-protocol.md §1.2), never one light's serial. */
+/** The all-zero target: every device (https://lan.developer.lifx.com/docs/packet-contents), never one light's serial. */
 const NO_SERIAL = '000000000000';
 
 /** What a light of an unknown product can show: the widest range any product has. */
@@ -106,7 +106,7 @@ interface FirstReadSlot {
 /** What a light's facts read asks, all at once (readInfo). */
 const INFO_READS = ['GetVersion', 'GetHostFirmware', 'GetGroup', 'GetLocation', 'GetWifiInfo', 'GetInfo'] as const satisfies readonly MessageName[];
 
-/** ±10 % around `ms` (users.md: refresh with jitter, so a fleet does not answer in lockstep). */
+/** ±10 % around `ms` (refreshes with jitter, so a fleet does not answer in lockstep). */
 function jitter(ms: number): number {
   return Math.round(ms * (0.9 + Math.random() * 0.2));
 }
@@ -447,7 +447,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     }
   }
 
-  /** readLightState of a device that is no light (the LIFX Switch): power and label with the device messages (lan-protocol.md §8), and its relays. */
+  /** readLightState of a device that is no light (the LIFX Switch): power and label with the device messages (GetPower, GetLabel), and its relays. */
   private async readDeviceState(serial: string, device: DeviceAddress, product: Product | undefined, mark: number, remainingMs: () => number): Promise<void> {
     const timeoutMs = remainingMs();
     const [power, label] = await Promise.all([
@@ -578,7 +578,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
       const ir = await read('GetInfrared');
       if (ir?.name === 'StateInfrared') this.registry.update(serial, { infrared: fractionFromWire(ir.payload.brightness) }, mark);
     }
-    // The firmware effect running, for List Lights' `effect` (http-api-v1.md §7.1).
+    // The firmware effect running, for List Lights' `effect`.
     if (caps?.multizone) {
       const fx = await read('GetMultiZoneEffect');
       if (fx?.name === 'StateMultiZoneEffect') this.registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
@@ -601,7 +601,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
    * lights are asked GetExtendedColorZones (extended multizone), GetColorZones (legacy zones), GetDeviceChain
    * (matrix; a chain when it reports more than one tile), GetHevCycle and GetInfrared, and other devices GetRPower
    * and GetButton. An answer means supported; StateUnhandled or silence within the read timeout means not (lights
-   * stay silent on what they do not support, lan-protocol.md §8). Colour and kelvin range cannot be asked: a
+   * stay silent on what they do not support; the Switch answers StateUnhandled). Colour and kelvin range cannot be asked: a
    * light keeps the plain colour light's (1500-9000 K). No answer to GetColor at all: the registry's default,
    * asked again at the next read of the light's facts.
    */
@@ -676,7 +676,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
       if (packet.header.target !== NO_SERIAL) this.registry.heard(packet.header.target, from.address);
       return;
     }
-    // Only service 1 (UDP) counts; port 0 means "unavailable" (lan-protocol.md §1.6), and the field (a u32) may
+    // Only service 1 (UDP) counts; port 0 means the service is unavailable, and the field (a u32) may
     // carry a number no UDP port has.
     const port = packet.payload.port;
     if (packet.payload.service !== 1 || port < 1 || port > 65535) return;
@@ -736,7 +736,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private onAdded(light: LightRecord): void {
     if (!this.running) return;
-    // Read each new light once through a short queue (FIRST_READ_CONCURRENCY), then refresh with jitter (users.md).
+    // Read each new light once through a short queue (FIRST_READ_CONCURRENCY), then refresh with jitter.
     this.firstReads.push(light.serial);
     this.pumpFirstReads();
     this.scheduleRefresh(light);

@@ -27,7 +27,7 @@ describe('HTTP API v1 reads (inject)', function () {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('lists every light with 200 in the §7.1 shape, exactly the service records', async () => {
+  it('lists every light with 200 in the List Lights shape, exactly the service records', async () => {
     const res = await rig.call({ method: 'GET', url: '/v1/lights/all' });
     expect(res.statusCode).to.equal(200);
     expect(res.headers['content-type']).to.equal('application/json; charset=utf-8');
@@ -126,7 +126,7 @@ describe('HTTP API v1 reads (inject)', function () {
     expect(missing.json()).to.deep.equal({ error: 'string is missing', errors: [{ field: 'string', message: ['is missing'] }], code: 'PARAMETER_MISSING' });
   });
 
-  it('lists scenes in the §7.17 shape', async () => {
+  it('lists scenes in the List Scenes shape', async () => {
     const res = await rig.call({ method: 'GET', url: '/v1/scenes' });
     expect(res.statusCode).to.equal(200);
     const scenes = res.json() as Record<string, unknown>[];
