@@ -61,6 +61,7 @@ export { discoveryOptions, interfaceBroadcastAddresses, type DiscoveryOptions, t
 export { transportOptions, type TransportOptions } from './transport/options.js';
 export {
   LIFX_PORT,
+  PORT_MAX,
   KELVIN_MIN,
   KELVIN_MAX,
   DURATION_MAX_S,

@@ -4,7 +4,7 @@
 // checks that the schema (through ajv) and the parser accept and reject the same documents.
 
 import path from 'node:path';
-import { LIFX_PORT, type DiscoveryOptionsInput, type LightServiceOptions } from '../core/index.js';
+import { LIFX_PORT, PORT_MAX, type DiscoveryOptionsInput, type LightServiceOptions } from '../core/index.js';
 import { PLATFORM_NAME } from './settings.js';
 
 // ---- the table's vocabulary (a subset of JSON Schema draft-07 that both sides implement) ----
@@ -119,7 +119,7 @@ export const CONFIG_SPEC = {
           items: { type: 'string', title: 'IPv4 broadcast address', pattern: PATTERNS.ipv4, placeholder: '192.168.1.255' },
           uniqueItems: true,
         },
-        port: { type: 'integer', title: 'LAN port', description: 'The UDP port lights listen on.', minimum: 1, maximum: 65535, default: LIFX_PORT },
+        port: { type: 'integer', title: 'LAN port', description: 'The UDP port lights listen on.', minimum: 1, maximum: PORT_MAX, default: LIFX_PORT },
         staticHosts: {
           type: 'array',
           title: 'Lights by address',
@@ -257,7 +257,7 @@ export const CONFIG_SPEC = {
           pattern: PATTERNS.bindHost,
           default: '127.0.0.1',
         },
-        port: { type: 'integer', title: 'Port', minimum: 1, maximum: 65535, default: 3000 },
+        port: { type: 'integer', title: 'Port', minimum: 1, maximum: PORT_MAX, default: 3000 },
         tokens: {
           type: 'array',
           title: 'Tokens',

@@ -2,7 +2,7 @@
 // generated from one source) and turned into frozen options. Every failure is an OPTIONS_INVALID naming
 // the property as the editor shows it; the core then checks addresses, subnets and tokens itself.
 
-import { DURATION_MAX_S, LIFX_PORT, LightwireError, quoted } from '../core/index.js';
+import { DURATION_MAX_S, LIFX_PORT, LightwireError, PORT_MAX, quoted } from '../core/index.js';
 import { listenHostProblem } from '../core/http/index.js';
 
 /** The properties as a flow file stores them: strings, numbers and booleans, any of them missing. */
@@ -83,12 +83,12 @@ export interface NumberRange {
  */
 export const CONFIG_RANGES = Object.freeze({
   virtualLights: Object.freeze({ min: 1, max: MAX_VIRTUAL_LIGHTS, integer: true }),
-  lanPort: Object.freeze({ min: 1, max: 65535, integer: true }),
+  lanPort: Object.freeze({ min: 1, max: PORT_MAX, integer: true }),
   refreshS: Object.freeze({ min: 0, max: MAX_REFRESH_S, integer: false }),
   durationS: Object.freeze({ min: 0, max: DURATION_MAX_S, integer: false }),
   timeoutS: Object.freeze({ min: 0.01, max: MAX_TIMEOUT_S, integer: false }),
   // 0: any free port (the endpoint's URL then shows the one it got).
-  httpPort: Object.freeze({ min: 0, max: 65535, integer: true }),
+  httpPort: Object.freeze({ min: 0, max: PORT_MAX, integer: true }),
 }) satisfies Readonly<Record<string, NumberRange>>;
 
 /**

@@ -5,7 +5,7 @@
 
 import { isIPv4 } from 'node:net';
 import { parseArgs } from 'node:util';
-import { didYouMean, LightwireError, nearest, printable, quoted } from '../index.js';
+import { didYouMean, LightwireError, nearest, PORT_MAX, printable, quoted } from '../index.js';
 
 export { didYouMean, editDistance, nearest } from '../index.js';
 
@@ -185,7 +185,7 @@ export function hostValues<F extends FlagSpecs>(p: Parsed<F>, name: keyof F & st
     const match = /^([^:]+)(?::(\d+))?$/.exec(text.trim());
     if (!match || !isIPv4(match[1]!)) throw valueError(p.flag(name), text, 'not an IPv4 address with an optional :PORT (like 192.168.1.20 or 192.168.1.20:56700)');
     const port = match[2] === undefined ? 1 : Number(match[2]);
-    if (port < 1 || port > 65535) throw valueError(p.flag(name), text, 'the port must be from 1 to 65535');
+    if (port < 1 || port > PORT_MAX) throw valueError(p.flag(name), text, `the port must be from 1 to ${PORT_MAX}`);
   }
   return list;
 }

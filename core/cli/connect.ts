@@ -5,7 +5,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
-import { interfaceBroadcastAddresses, LIFX_PORT, LightService, LightwireError, SceneStore, type DiscoveryOptionsInput, type LightView } from '../index.js';
+import { interfaceBroadcastAddresses, LIFX_PORT, LightService, PORT_MAX, LightwireError, SceneStore, type DiscoveryOptionsInput, type LightView } from '../index.js';
 import { hostValues, intValue, ipv4Values, type FlagSpecs, type Parsed } from './args.js';
 import { EXIT, type CliIO } from './command.js';
 import { printable, sleep } from './format.js';
@@ -82,7 +82,7 @@ export function findingFrom(p: Parsed<FindingSpecs>, defaultWaitMs = DEFAULT_WAI
   return {
     broadcasts: ipv4Values(p, 'broadcast'),
     lights: hostValues(p, 'light'),
-    lanPort: intValue(p, 'lan-port', 1, 65535) ?? LIFX_PORT,
+    lanPort: intValue(p, 'lan-port', 1, PORT_MAX) ?? LIFX_PORT,
     waitMs: intValue(p, 'wait-ms', 0, MAX_WAIT_MS) ?? defaultWaitMs,
     expect: intValue(p, 'expect', 1, MAX_EXPECT),
   };

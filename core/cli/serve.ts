@@ -15,6 +15,7 @@ import {
   type LogLevel,
   type RunningServer,
 } from '../http/index.js';
+import { PORT_MAX } from '../index.js';
 import { defaultFleet, Fleet, loadFleetFile, LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../simulator/index.js';
 import { choiceValue, intValue, parseFlags, shown, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
@@ -124,11 +125,11 @@ export function serveOptions(p: Parsed<ServeFlags>, env: NodeJS.ProcessEnv = pro
   }
   checkBind(host, tokens);
   const rateLimit = intValue(p, 'rate-limit', 1, UNENFORCED_LIMIT);
-  const httpPort = intValue(p, 'http-port', 0, 65535);
+  const httpPort = intValue(p, 'http-port', 0, PORT_MAX);
   const virtual = intValue(p, 'virtual', 1, MAX_SIMULATED_LIGHTS);
   return {
     host,
-    port: intValue(p, 'port', 0, 65535) ?? DEFAULT_PORT,
+    port: intValue(p, 'port', 0, PORT_MAX) ?? DEFAULT_PORT,
     tokens,
     ...(v['tls-cert'] !== undefined ? { tlsCertFile: v['tls-cert'], tlsKeyFile: v['tls-key']! } : {}),
     ...(httpPort !== undefined ? { httpPort } : {}),

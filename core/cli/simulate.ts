@@ -1,7 +1,7 @@
 // `lightwire simulate`: runs a fleet of virtual lights until interrupted, with a loopback control endpoint.
 
 import { isIPv4 } from 'node:net';
-import { isLightwireError } from '../index.js';
+import { isLightwireError, PORT_MAX } from '../index.js';
 import { DEFAULT_PORT, defaultFleet, Fleet, isLoopbackIpv4, loadFleetFile, MAX_LATENCY_MS, startControlServer, type AddressMode, type ControlServer, type FleetSpec } from '../simulator/index.js';
 import { choiceValue, intValue, numberValue, parseFlags, shown, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
 import { defineCommand, EXIT } from './command.js';
@@ -60,10 +60,10 @@ export function simulateOptions(p: Parsed<SimulateFlags>): SimulateOptions {
     ...(v.fleet === undefined ? {} : { fleetFile: v.fleet }),
     mode,
     ...(base === undefined ? {} : { baseAddress: base }),
-    port: intValue(p, 'lan-port', 0, 65535) ?? DEFAULT_PORT,
+    port: intValue(p, 'lan-port', 0, PORT_MAX) ?? DEFAULT_PORT,
     ...(loss === undefined ? {} : { loss }),
     ...(latencyMs === undefined ? {} : { latencyMs }),
-    controlPort: intValue(p, 'control-port', 0, 65535) ?? 0,
+    controlPort: intValue(p, 'control-port', 0, PORT_MAX) ?? 0,
   };
 }
 

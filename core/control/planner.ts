@@ -5,6 +5,7 @@
 
 import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S } from '../protocol/limits.js';
+import { MAX_ZONE_INDEX } from './selectors.js';
 import {
   ENUMS,
   fractionToWire,
@@ -40,8 +41,6 @@ export const MAX_DURATION_S = DURATION_MAX_S;
 const U32_MAX = 0xffffffff;
 /** Legacy SetColorZones carries u8 zone indices. */
 const MAX_LEGACY_ZONE_INDEX = 0xff;
-/** Extended messages carry u16 indices. */
-const MAX_ZONE_INDEX = 0xffff;
 /** SetExtendedColorZones holds 82 colours; longer strips take several messages. */
 export const ZONES_PER_EXTENDED_MESSAGE = 82;
 

@@ -22,7 +22,7 @@ import type { LightView, ResolvedLight, SceneSelectors, Selector, SelectorKind, 
 
 /** At most this many selectors may be combined with `,` (documented: 25). */
 export const MAX_SELECTORS = 25;
-/** Highest zone index a selector may name. */
+/** Highest zone index a selector or a zone range may name (extended multizone messages carry u16 indices). */
 export const MAX_ZONE_INDEX = 0xffff;
 
 const RANDOM_SUFFIX = ':random';

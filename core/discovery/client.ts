@@ -27,6 +27,7 @@ import {
   type KelvinRange,
   KELVIN_MIN,
   KELVIN_MAX,
+  PORT_MAX,
   RELAYS_MAX,
 } from '../protocol/index.js';
 import { transportOptions, type TransportOptions } from '../transport/options.js';
@@ -679,7 +680,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     // Only service 1 (UDP) counts; port 0 means the service is unavailable, and the field (a u32) may
     // carry a number no UDP port has.
     const port = packet.payload.port;
-    if (packet.payload.service !== 1 || port < 1 || port > 65535) return;
+    if (packet.payload.service !== 1 || port < 1 || port > PORT_MAX) return;
     const serial = packet.header.target;
     // The all-zero target addresses every device; no light has it as its serial.
     if (serial === NO_SERIAL) return;

@@ -4,7 +4,7 @@ import os from 'node:os';
 import { isIPv4, MAX_TIMER_MS } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 import { unknownOption } from '../text.js';
-import { LIFX_PORT } from '../protocol/limits.js';
+import { LIFX_PORT, PORT_MAX } from '../protocol/limits.js';
 
 export { LIFX_PORT };
 
@@ -88,7 +88,7 @@ export function parseHost(text: string, defaultPort = LIFX_PORT): StaticHost {
   const address = match?.[1] ?? '';
   const port = match?.[2] === undefined ? defaultPort : Number(match[2]);
   if (!isIPv4(address)) invalid('staticHosts', `entry ${JSON.stringify(text)} is not an IPv4 address with an optional :port`);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) invalid('staticHosts', `entry ${JSON.stringify(text)} has a bad port`);
+  if (!Number.isInteger(port) || port < 1 || port > PORT_MAX) invalid('staticHosts', `entry ${JSON.stringify(text)} has a bad port`);
   return Object.freeze({ address, port });
 }
 
@@ -154,7 +154,7 @@ export function discoveryOptions(input: DiscoveryOptionsInput = {}): DiscoveryOp
     readTimeoutMs: intAtLeast('readTimeoutMs', input.readTimeoutMs ?? 3000, 1),
     maxLights: intAtLeast('maxLights', input.maxLights ?? DEFAULT_MAX_LIGHTS, 1),
   };
-  if (o.port > 65535) invalid('port', 'must be at most 65535');
+  if (o.port > PORT_MAX) invalid('port', `must be at most ${PORT_MAX}`);
   // A misspelt option would otherwise fall back to its default: `broadcastAddress` to every interface.
   const unknown = unknownOption(input, Object.keys(o).filter((k) => k !== 'followInterfaces'), 'a discovery');
   if (unknown) invalid(unknown.key, unknown.reason);

@@ -6,6 +6,7 @@ import os from 'node:os';
 import { LightwireError } from '../errors.js';
 import { LightClient } from '../discovery/client.js';
 import { LIFX_PORT, parseHost } from '../discovery/options.js';
+import { PORT_MAX } from '../protocol/limits.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { LightTransportStats } from '../transport/requester.js';
 import { checkPort, hostInterfaces } from './network.js';
@@ -271,7 +272,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
   const startedAtMs = Date.now();
   const probeCount = positiveInt('probeCount', options.probeCount, DEFAULT_PROBE_COUNT, 0, MAX_PROBE_COUNT);
   const waitMs = positiveInt('waitMs', options.waitMs, DEFAULT_DOCTOR_WAIT_MS, 0, 600_000);
-  const port = positiveInt('port', options.port, LIFX_PORT, 1, 65535);
+  const port = positiveInt('port', options.port, LIFX_PORT, 1, PORT_MAX);
   const expected = (options.expect ?? []).map((t) => parseExpectedLight(t, port));
   const client = new LightClient({
     discovery: {

@@ -4,7 +4,7 @@
 
 import { createSocket, type Socket } from 'node:dgram';
 import { randomNonZeroUint32 } from '../builtins.js';
-import { BROADCAST_TARGET, decode, encode } from '../protocol/index.js';
+import { BROADCAST_TARGET, decode, encode, PORT_MAX } from '../protocol/index.js';
 import type { Endpoint } from './report.js';
 
 export const PROBE_COPIES = 3;
@@ -32,10 +32,10 @@ export class Prober {
       const p = result.packet;
       if (p.name !== 'StateService' || p.header.source !== this.source) return;
       // Only UDP (service 1) at a port UDP has (the field is a u32; 0 means unavailable), from a device with a serial
-      // (the all-zero target addresses every device): anything else is no light, and a port beyond 65535 could not
+      // (the all-zero target addresses every device): anything else is no light, and a port beyond PORT_MAX could not
       // even be asked.
       const port = p.payload.port;
-      if (p.payload.service !== 1 || port < 1 || port > 65535 || p.header.target === BROADCAST_TARGET) return;
+      if (p.payload.service !== 1 || port < 1 || port > PORT_MAX || p.header.target === BROADCAST_TARGET) return;
       this.waiting.get(p.header.sequence)?.({ serial: p.header.target, at: { address: rinfo.address, port } });
     });
   }

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { LightwireError, quoted } from '../index.js';
+import { LightwireError, PORT_MAX, quoted } from '../index.js';
 import { isLoopbackHost, listenHostProblem, parseTokenSpec, type TokenSpec } from './auth.js';
 import { rawPath, toProblem } from './errors.js';
 import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, type HttpApiOptions } from './plugin.js';
@@ -228,8 +228,8 @@ function urlHost(host: string): string {
 }
 
 function checkPort(option: string, port: number): void {
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new LightwireError('OPTIONS_INVALID', { option, reason: 'must be an integer from 0 to 65535' });
+  if (!Number.isInteger(port) || port < 0 || port > PORT_MAX) {
+    throw new LightwireError('OPTIONS_INVALID', { option, reason: `must be an integer from 0 to ${PORT_MAX}` });
   }
 }
 

@@ -4,6 +4,9 @@
 /** The UDP port LIFX devices listen on (https://lan.developer.lifx.com/docs/communicating-with-device). */
 export const LIFX_PORT = 56700;
 
+/** The highest UDP or TCP port number. */
+export const PORT_MAX = 65535;
+
 /** A LIFX Switch has at most four relays, relay_index 0-3 (https://lan.developer.lifx.com/docs/the-lifx-switch). */
 export const RELAYS_MAX = 4;
 

@@ -22,7 +22,7 @@
 
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { LightwireError } from '../errors.js';
-import { LIFX_PORT } from '../protocol/limits.js';
+import { LIFX_PORT, PORT_MAX } from '../protocol/limits.js';
 import { decode, type Packet } from '../protocol/codec.js';
 import { BROADCAST_TARGET } from '../protocol/header.js';
 import { allocateAddresses, isLoopbackIpv4, LOOPBACK_BROADCAST, parseIpv4 } from './addresses.js';
@@ -115,11 +115,11 @@ export class Fleet {
       throw new LightwireError('FLEET_INVALID', { path: 'mode', reason: `must be "ip" or "port", got ${String(this.mode)}` });
     }
     const port = options.port ?? DEFAULT_PORT;
-    if (!Number.isInteger(port) || port < 0 || port > 0xffff) {
-      throw new LightwireError('FLEET_INVALID', { path: 'port', reason: `must be an integer from 0 to 65535, got ${port}` });
+    if (!Number.isInteger(port) || port < 0 || port > PORT_MAX) {
+      throw new LightwireError('FLEET_INVALID', { path: 'port', reason: `must be an integer from 0 to ${PORT_MAX}, got ${port}` });
     }
-    if (this.mode === 'port' && port !== 0 && port + spec.lights.length > 0xffff) {
-      throw new LightwireError('FLEET_INVALID', { path: 'port', reason: `${spec.lights.length} lights after port ${port} pass 65535` });
+    if (this.mode === 'port' && port !== 0 && port + spec.lights.length > PORT_MAX) {
+      throw new LightwireError('FLEET_INVALID', { path: 'port', reason: `${spec.lights.length} lights after port ${port} pass ${PORT_MAX}` });
     }
     this.requestedPort = port;
     this.recvBufferSize = options.recvBufferSize ?? DEFAULT_RECV_BUFFER;

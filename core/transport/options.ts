@@ -4,6 +4,7 @@
 import { MAX_TIMER_MS } from '../builtins.js';
 import { unknownOption } from '../text.js';
 import { LightwireError } from '../errors.js';
+import { PORT_MAX } from '../protocol/limits.js';
 
 export interface TransportOptions {
   /** Address the client socket binds; 0.0.0.0 receives replies on every interface. */
@@ -71,7 +72,7 @@ export function transportOptions(input: Partial<TransportOptions> = {}): Transpo
   const o = { ...DEFAULT_TRANSPORT_OPTIONS, ...input };
   if (typeof o.bindAddress !== 'string' || o.bindAddress.length === 0) invalid('bindAddress', 'must be an IPv4 address');
   positiveInt('bindPort', o.bindPort, 0);
-  if (o.bindPort > 65535) invalid('bindPort', 'must be at most 65535');
+  if (o.bindPort > PORT_MAX) invalid('bindPort', `must be at most ${PORT_MAX}`);
   positiveInt('receiveBufferBytes', o.receiveBufferBytes, 0);
   positiveInt('requestTimeoutMs', o.requestTimeoutMs);
   if (!Array.isArray(o.retryScheduleMs) || o.retryScheduleMs.length === 0) {
