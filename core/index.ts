@@ -45,17 +45,9 @@ export { MAX_SELECTORS } from './control/selectors.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
 export { EFFECT_DEFAULTS } from './control/effects.js';
-export {
-  SceneStore,
-  sceneNameProblem,
-  SCENE_IGNORE_KEYS,
-  SCENE_FILE_CHECK_MS,
-  type Scene,
-  type SceneState,
-  type SceneActivation,
-  type SceneOverrides,
-  type SceneWatchOptions,
-} from './control/scene-store.js';
+export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
+export { SceneStore, SCENE_FILE_CHECK_MS, type SceneWatchOptions } from './control/scene-store.js';
+export { SCENE_IGNORE_KEYS, type SceneActivation, type SceneOverrides } from './control/scene-activation.js';
 export { LightClient, type LightClientOptions, type ClientEvents } from './discovery/client.js';
 export { discoveryOptions, interfaceBroadcastAddresses, type DiscoveryOptions, type DiscoveryOptionsInput, type StaticHost } from './discovery/options.js';
 export { transportOptions, type TransportOptions } from './transport/options.js';

@@ -30,7 +30,9 @@ import {
 } from './effects.js';
 import { DEFAULT_FRESH_STATE_MS, Executor, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState, usesZones } from './planner.js';
-import { SceneStore, sceneStateToChange, type Scene, type SceneActivation } from './scene-store.js';
+import { sceneStateToChange, type SceneActivation } from './scene-activation.js';
+import type { Scene } from './scene-file.js';
+import { SceneStore } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
 import type { LightResult, LightView, PartialHsbk, Plan, RelayState, ResolvedLight, StateChange } from './types.js';
 import { groupNames, lightView, v1Light, type GroupNames, type V1Light } from './views.js';

@@ -2,13 +2,9 @@ import { expect } from 'chai';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  SCENE_IGNORE_KEYS,
-  SceneStore,
-  sceneStateToChange,
-  type SceneState,
-  type SceneStoreFs,
-} from '../../core/control/scene-store.js';
+import { SCENE_IGNORE_KEYS, sceneStateToChange } from '../../core/control/scene-activation.js';
+import type { SceneState } from '../../core/control/scene-file.js';
+import { SceneStore, type SceneStoreFs } from '../../core/control/scene-store.js';
 import type { LightView } from '../../core/control/types.js';
 import { isLightwireError } from '../../core/errors.js';
 import { PRODUCTS, type Hsbk } from '../../core/protocol/index.js';
