@@ -19,13 +19,19 @@ const PLAIN_NODE: string[] = [];
 /** Workers may collect garbage on demand: the heap a client holds is measured after full collections. */
 const WORKER_NODE: string[] = ['--expose-gc'];
 /**
- * The diagnostic runs: V8's optimizing compilers (Maglev, Turbofan) on the main thread instead of its worker threads,
- * so the malloc arenas of those threads stay empty. Not how anyone runs a client; it shows what that memory costs.
+ * How V8 ran in a measured process: node's defaults, or one of two diagnostic settings that show where a client's memory
+ * goes (never how anyone runs a client):
+ * - `main-thread-compile`: V8's optimizing compilers (Maglev, Turbofan) on the main thread instead of its worker
+ *   threads, so the malloc arenas of those threads stay empty;
+ * - `small-young`: V8's young generation held at 2 MiB semi-spaces (by default they double, up to tens of MiB,
+ *   as objects survive collections), so what a client's allocations cost in young-generation pages shows.
  */
-const MAIN_THREAD_COMPILE: string[] = [...WORKER_NODE, '--no-concurrent-recompilation'];
-
-/** How the V8 of a run compiled optimized code: on its worker threads (node's default) or on the main thread. */
-export type Compilers = 'background' | 'main-thread';
+export type V8Setting = 'default' | 'main-thread-compile' | 'small-young';
+const V8_FLAGS: Record<V8Setting, string[]> = {
+  default: WORKER_NODE,
+  'main-thread-compile': [...WORKER_NODE, '--no-concurrent-recompilation'],
+  'small-young': [...WORKER_NODE, '--max-semi-space-size=2'],
+};
 
 export const CLIENTS: readonly ClientName[] = ['ours', 'llc', 'nll', 'nl'];
 export const LABEL: Record<ClientName, string> = {
@@ -50,12 +56,15 @@ export interface SuiteOptions {
   readonly sameAgeSizes: readonly number[];
   /** At these N every client is also run (as often) with V8's optimizing compilers on the main thread (a diagnostic). */
   readonly mainThreadCompileSizes: readonly number[];
+  /** At these N every client is also run (as often) with V8's young generation held small (a diagnostic). */
+  readonly smallYoungSizes: readonly number[];
 }
 
 /**
  * `--quick` (1 repetition), `--reps K`, `--sizes 10,100`, `--cap-ms`, `--settle-ms`, `--clients ours,llc`, `--latency-ms`,
  * `--same-age-sizes 500` (discovery's default; none for read-state, `--same-age-sizes none` for none),
- * `--main-thread-compile-sizes 500` (read-state's default; none for discovery, whose capped peers cost 30 s a run).
+ * `--main-thread-compile-sizes 500` and `--small-young-sizes 500` (read-state's defaults; none for discovery, whose capped peers
+ * cost 30 s a run).
  */
 export function suiteOptions(task: BenchTask, argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
   const value = (flag: string): string | undefined => {
@@ -76,6 +85,7 @@ export function suiteOptions(task: BenchTask, argv: readonly string[] = process.
     latencyMs: Number(value('--latency-ms') ?? 0),
     sameAgeSizes: sizeList(value('--same-age-sizes') ?? (task === 'discovery' ? '500' : 'none')),
     mainThreadCompileSizes: sizeList(value('--main-thread-compile-sizes') ?? (task === 'read-state' ? '500' : 'none')),
+    smallYoungSizes: sizeList(value('--small-young-sizes') ?? (task === 'read-state' ? '500' : 'none')),
   };
 }
 
@@ -136,12 +146,11 @@ export interface Run extends WorkerResult {
   readonly rep: number;
   /** Most messages one virtual light received in a sliding second during this run. */
   readonly fleetMaxRate: number;
-  readonly compilers: Compilers;
+  readonly v8: V8Setting;
 }
 
-function runWorker(cfg: WorkerConfig, compilers: Compilers = 'background'): Promise<WorkerResult> {
-  const execArgv = compilers === 'background' ? WORKER_NODE : MAIN_THREAD_COMPILE;
-  const child = fork(WORKER, [], { execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+function runWorker(cfg: WorkerConfig, v8: V8Setting = 'default'): Promise<WorkerResult> {
+  const child = fork(WORKER, [], { execArgv: V8_FLAGS[v8], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const output = collectOutput(child);
   // Discovery cap + settle + read cap (or the wait for the same age) + start-up; past this the worker is stuck and
   // is killed (it is our own child).
@@ -176,8 +185,8 @@ function progress(r: Run): string {
       `, heap after GC ${(r.heapAfterGcKiB / 1024).toFixed(1)} MiB`,
     `max ${r.fleetMaxRate} msg/s to a light`,
   );
-  const compilers = r.compilers === 'main-thread' ? ' (compilers on the main thread)' : '';
-  return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)}${compilers} ${parts.join(', ')}`;
+  const setting = r.v8 === 'default' ? '' : ` (${V8_FLAGS[r.v8].slice(WORKER_NODE.length).join(' ')})`;
+  return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)}${setting} ${parts.join(', ')}`;
 }
 
 export interface SuiteResult {
@@ -198,20 +207,24 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const fleet = await FleetProcess.start(n, options.latencyMs);
     // A client that does not find the fleet within the cap is not run again at this N: each such run costs the cap.
     const capped = new Set<ClientName>();
-    const variants: Compilers[] = options.mainThreadCompileSizes.includes(n) ? ['background', 'main-thread'] : ['background'];
+    const variants: V8Setting[] = [
+      'default',
+      ...(options.mainThreadCompileSizes.includes(n) ? (['main-thread-compile'] as const) : []),
+      ...(options.smallYoungSizes.includes(n) ? (['small-young'] as const) : []),
+    ];
     try {
-      for (const compilers of variants) {
+      for (const v8 of variants) {
         for (let rep = 0; rep < options.reps; rep++) {
           // Rotate who goes first, so no client always meets a fleet that has just been busy.
           const order = options.clients.map((_, i) => options.clients[(i + rep) % options.clients.length]!);
           for (const client of order) {
             if (capped.has(client)) continue;
             await fleet.request({ type: 'clear' }, 'cleared');
-            const sameAge = options.sameAgeSizes.includes(n) && compilers === 'background' ? { sameAgeMs: options.capMs + options.settleMs } : {};
+            const sameAge = options.sameAgeSizes.includes(n) && v8 === 'default' ? { sameAgeMs: options.capMs + options.settleMs } : {};
             const cfg: WorkerConfig = { client, task: options.task, expected: fleet.lights, capMs: options.capMs, settleMs: options.settleMs, ...sameAge };
-            const result = await runWorker(cfg, compilers);
+            const result = await runWorker(cfg, v8);
             const stats = await fleet.request({ type: 'stats' }, 'stats');
-            const run: Run = { ...result, rep, fleetMaxRate: stats.maxMessagesPerSecond, compilers };
+            const run: Run = { ...result, rep, fleetMaxRate: stats.maxMessagesPerSecond, v8 };
             runs.push(run);
             if (run.discoveryMs === null || (options.task === 'read-state' && run.readMs === null)) capped.add(client);
             console.error(progress(run));
@@ -241,23 +254,23 @@ function figure(
     only?: readonly ClientName[];
     sizes?: readonly number[];
     /** The runs it is taken from: node's defaults unless said otherwise. */
-    compilers?: Compilers;
+    v8?: V8Setting;
   },
 ): Figure {
-  const compilers = spec.compilers ?? 'background';
+  const v8 = spec.v8 ?? 'default';
   const clients: Record<string, Point[]> = {};
   for (const c of o.clients) {
     if (spec.only && !spec.only.includes(c)) continue;
     clients[LABEL[c]] = (spec.sizes ?? o.sizes)
       .map((n) => {
-        const rs = suite.runs.filter((r) => r.n === n && r.client === c && r.compilers === compilers);
+        const rs = suite.runs.filter((r) => r.n === n && r.client === c && r.v8 === v8);
         const note = spec.note?.(rs, n);
         const partial = spec.unit === 'MiB' && rs.some((r) => r.found * 2 < n);
         return { n, values: rs.map(spec.get), ...(note ? { note } : {}), ...(partial ? { partial: true as const } : {}) };
       })
       .filter((p) => p.values.length > 0);
   }
-  const { get: _get, note: _note, only: _only, sizes: _sizes, compilers: _compilers, ...rest } = spec;
+  const { get: _get, note: _note, only: _only, sizes: _sizes, v8: _v8, ...rest } = spec;
   return { ...rest, clients };
 }
 
@@ -283,7 +296,7 @@ const unfinished = (what: string) => (rs: readonly Run[], n: number): string | u
 
 /** The marginal heap per light: the heap after GC at the largest N less at the smallest, per light (KiB). */
 function heapPerLight(o: SuiteOptions, suite: SuiteResult, c: ClientName): number | undefined {
-  const runs = suite.runs.filter((r) => r.compilers === 'background');
+  const runs = suite.runs.filter((r) => r.v8 === 'default');
   const sizes = o.sizes.filter((n) => runs.some((r) => r.n === n && r.client === c && r.found >= n));
   if (sizes.length < 2) return undefined;
   const lo = Math.min(...sizes);
@@ -418,7 +431,24 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
         unit: 'MiB',
         lowerIsBetter: true,
         sizes: mainThreadSizes,
-        compilers: 'main-thread',
+        v8: 'main-thread-compile',
+        get: (r) => r.endRssKiB / 1024,
+        note: unfinished(o.task === 'read-state' ? 'answered' : 'found'),
+      }),
+    );
+  }
+  const smallYoungSizes = o.sizes.filter((n) => o.smallYoungSizes.includes(n));
+  if (smallYoungSizes.length > 0) {
+    figures.push(
+      figure(o, suite, {
+        id: `${o.task}-rss-end-small-young${suffix}`,
+        title:
+          "RSS at the end with V8's young generation held at 2 MiB semi-spaces (node --max-semi-space-size=2), so the " +
+          'pages it touches while a client allocates stay few: a diagnostic of where the memory goes, not how a client runs',
+        unit: 'MiB',
+        lowerIsBetter: true,
+        sizes: smallYoungSizes,
+        v8: 'small-young',
         get: (r) => r.endRssKiB / 1024,
         note: unfinished(o.task === 'read-state' ? 'answered' : 'found'),
       }),
@@ -460,6 +490,9 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
       'A memory figure of a client that held fewer than half of the lights in some run is shown but not compared (it holds next to nothing). ' +
       (mainThreadSizes.length > 0
         ? `At N=${mainThreadSizes.join(', ')} every client also ran ${o.reps} more time(s) with V8's optimizing compilers on the main thread, for the diagnostic figure only. `
+        : '') +
+      (smallYoungSizes.length > 0
+        ? `At N=${smallYoungSizes.join(', ')} every client also ran ${o.reps} more time(s) with V8's young generation held at 2 MiB semi-spaces, for the diagnostic figure only. `
         : '') +
       `A worker that loads no client peaks at ${(suite.baselineRssKiB / 1024).toFixed(1)} MiB RSS (node and the harness).`,
     figures,
