@@ -1,5 +1,5 @@
 // The lightwire-config node's properties, checked again at runtime (flows are edited by hand, imported and
-// generated from one source) and turned into frozen options. Every failure is an OPTIONS_INVALID naming
+// generated) and turned into frozen options. Every failure is an OPTIONS_INVALID naming
 // the property as the editor shows it; the core then checks addresses, subnets and tokens itself.
 
 import { DURATION_MAX_S, LIFX_PORT, LightwireError, PORT_MAX, quoted } from '../core/index.js';

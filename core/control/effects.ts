@@ -51,8 +51,8 @@ export const EFFECT_DEFAULTS = Object.freeze({
   direction: 'forward' as MoveDirection,
   morphPeriodS: 5, // Morph
   flamePeriodS: 5, // Flame
-  // Clouds, Sunrise and Sunset only document `duration` and `power_on`; Home Assistant's effect_sky defaults
-  // speed to 50 s.
+  // Clouds, Sunrise and Sunset: a maintained client knows only `duration` and `power_on`; Home Assistant's
+  // effect_sky defaults speed to 50 s.
   skyPeriodS: 50,
   powerOff: false, // Effects Off
   stop: false, // Clean

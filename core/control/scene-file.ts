@@ -102,7 +102,7 @@ function parseState(raw: unknown, where: string): SceneState {
   if (raw.color !== undefined) {
     const c = raw.color;
     if (!isRecord(c)) throw new Invalid(`${where}.color must be an object`);
-    // Some cloud scene payloads carry the brightness inside the colour (LIFX's kit reads it): taken as the state's
+    // Some cloud scene payloads carry the brightness inside the colour: taken as the state's
     // brightness unless it has its own, which wins as it does in Set State.
     checkKeys(c, ['hue', 'saturation', 'kelvin', 'brightness'], `${where}.color`);
     const kelvin = checkNumber(c.kelvin, KELVIN_MIN, KELVIN_MAX, `${where}.color.kelvin`);

@@ -28,7 +28,7 @@ export interface DiscoveryOptions {
   readonly staticHosts: readonly StaticHost[];
   /** Subnets swept host by host with unicast GetService (CIDR, at most /22 each). */
   readonly sweepSubnets: readonly string[];
-  /** Offsets of the start-up burst of broadcasts (one broadcast found 48 of 73 bulbs, a schedule 72-73). */
+  /** Offsets of the start-up burst of broadcasts (one broadcast found a median of 48 of 73 bulbs, a schedule 72-73). */
   readonly burstScheduleMs: readonly number[];
   /** After the burst, one broadcast (and static-host probe) this often. */
   readonly heartbeatMs: number;

@@ -1,4 +1,4 @@
-// List Lights from a warm cache (the cloud is slow because it asks the lights first). Building
+// List Lights from a warm cache (no discovery per request). Building
 // 100 light records costs far more than sending them, and pollers ask for the same selector again and again,
 // so the serialised answer is kept per raw selector until something could have changed it:
 // * any registry event (a light added, changed, gone offline or back): cleared at once;

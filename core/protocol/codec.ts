@@ -126,7 +126,7 @@ export function decode(datagram: Uint8Array): DecodeResult {
       }),
     };
   }
-  // A longer payload still decodes: newer firmware may append fields.
+  // A longer payload still decodes: bytes past the table are not read.
   const payload = entry.payload.read(buf, HEADER_BYTES);
   return { ok: true, packet: { name: entry.name, header, payload } as KnownPacket };
 }

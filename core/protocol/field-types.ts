@@ -369,7 +369,7 @@ export function hexBytes(sizeBytes: number): FieldType<string> {
 // ignoreBOM: a label that starts with U+FEFF keeps it; invalid sequences become U+FFFD.
 const utf8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
-/** Truncates UTF-8 to at most `maxBytes` without splitting a character (other apps cut labels mid-character). */
+/** Truncates UTF-8 to at most `maxBytes` without splitting a character (photons can cut one mid-character). */
 export function utf8Truncated(text: string, maxBytes: number): Buffer {
   const encoded = Buffer.from(text, 'utf8');
   if (encoded.length <= maxBytes) return encoded;

@@ -1,5 +1,5 @@
-// Debian's Chromium through playwright-core, for the browser tests (never a downloaded browser:
-// "A real browser"). A missing Chromium is a failure naming what to install, never a skip.
+// Debian's Chromium through playwright-core, for the browser tests (never a downloaded browser).
+// A missing Chromium is a failure naming what to install, never a skip.
 
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';

@@ -1,4 +1,4 @@
-// Label rules (cut at the first NUL; truncate on a character boundary, where other codecs split one) and encode validation: values that do not fit are
+// Label rules (cut at the first NUL; truncate on a character boundary, where photons can split one) and encode validation: values that do not fit are
 // rejected with VALUE_OUT_OF_RANGE naming the field path; unknown messages with MESSAGE_UNKNOWN.
 
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // Tile / matrix namespace, types 701-720 (LIFX LAN docs:
-// https://lan.developer.lifx.com/docs/changing-a-device).
+// https://lan.developer.lifx.com/docs/tile-control).
 
 import { message } from './message.js';
 import { Hsbk, TileBufferRect, TileDevice, TileEffectSettings, array, f32, field, reserved, u32, u8 } from './structs.js';

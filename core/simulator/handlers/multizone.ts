@@ -31,7 +31,7 @@ export function zoneStates(model: DeviceModel, nowMs: number, start: number, end
   return out;
 }
 
-/** ceil(zones / 82) StateExtendedColorZones at index 0, 82, 164 … (photons 0.46.7 wrongly expects one more). */
+/** ceil(zones / 82) StateExtendedColorZones at index 0, 82, 164 … (photons 0.46.7 expects one more at exact multiples of 82). */
 export function extendedZoneStates(model: DeviceModel, nowMs: number): Reply[] {
   const count = model.zones.length;
   const out: Reply[] = [];
