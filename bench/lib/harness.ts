@@ -19,19 +19,28 @@ const PLAIN_NODE: string[] = [];
 /** Workers may collect garbage on demand: the heap a client holds is measured after full collections. */
 const WORKER_NODE: string[] = ['--expose-gc'];
 /**
- * How V8 ran in a measured process: node's defaults, or one of two diagnostic settings that show where a client's memory
- * goes (never how anyone runs a client):
- * - `main-thread-compile`: V8's optimizing compilers (Maglev, Turbofan) on the main thread instead of its worker
- *   threads, so the malloc arenas of those threads stay empty;
- * - `small-young`: V8's young generation held at 2 MiB semi-spaces (by default they double, up to tens of MiB,
- *   as objects survive collections), so what a client's allocations cost in young-generation pages shows.
+ * The diagnostic settings of V8 that show where a client's memory goes (never how anyone runs a client): each is run at
+ * the sizes its option names, and has one figure, its RSS at the end.
  */
-export type V8Setting = 'default' | 'main-thread-compile' | 'small-young';
-const V8_FLAGS: Record<V8Setting, string[]> = {
-  default: WORKER_NODE,
-  'main-thread-compile': [...WORKER_NODE, '--no-concurrent-recompilation'],
-  'small-young': [...WORKER_NODE, '--max-semi-space-size=2'],
-};
+const DIAGNOSTICS = {
+  // V8's optimizing compilers (Maglev, Turbofan) on the main thread instead of its worker threads.
+  'main-thread-compile': {
+    flags: ['--no-concurrent-recompilation'],
+    what: "V8's optimizing compilers on the main thread",
+    effect: "their worker threads' malloc arenas stay empty",
+  },
+  // By default the young generation's semi-spaces double, up to tens of MiB, as objects survive collections.
+  'small-young': {
+    flags: ['--max-semi-space-size=2'],
+    what: "V8's young generation held at 2 MiB semi-spaces",
+    effect: 'the pages it touches while a client allocates stay few',
+  },
+} as const;
+type Diagnostic = keyof typeof DIAGNOSTICS;
+const DIAGNOSTIC_NAMES = Object.keys(DIAGNOSTICS) as Diagnostic[];
+/** How V8 ran in a measured process: node's defaults, or a diagnostic setting. */
+export type V8Setting = 'default' | Diagnostic;
+const v8Flags = (v8: V8Setting): string[] => (v8 === 'default' ? WORKER_NODE : [...WORKER_NODE, ...DIAGNOSTICS[v8].flags]);
 
 export const CLIENTS: readonly ClientName[] = ['ours', 'llc', 'nll', 'nl'];
 export const LABEL: Record<ClientName, string> = {
@@ -54,10 +63,8 @@ export interface SuiteOptions {
   readonly latencyMs: number;
   /** At these N every client's RSS is also taken at the same age, capMs + settleMs after it was created. */
   readonly sameAgeSizes: readonly number[];
-  /** At these N every client is also run (as often) with V8's optimizing compilers on the main thread (a diagnostic). */
-  readonly mainThreadCompileSizes: readonly number[];
-  /** At these N every client is also run (as often) with V8's young generation held small (a diagnostic). */
-  readonly smallYoungSizes: readonly number[];
+  /** Per diagnostic setting, the N at which every client is also run (as often) with it. */
+  readonly diagnosticSizes: Readonly<Record<Diagnostic, readonly number[]>>;
 }
 
 /**
@@ -84,8 +91,10 @@ export function suiteOptions(task: BenchTask, argv: readonly string[] = process.
     }),
     latencyMs: Number(value('--latency-ms') ?? 0),
     sameAgeSizes: sizeList(value('--same-age-sizes') ?? (task === 'discovery' ? '500' : 'none')),
-    mainThreadCompileSizes: sizeList(value('--main-thread-compile-sizes') ?? (task === 'read-state' ? '500' : 'none')),
-    smallYoungSizes: sizeList(value('--small-young-sizes') ?? (task === 'read-state' ? '500' : 'none')),
+    diagnosticSizes: {
+      'main-thread-compile': sizeList(value('--main-thread-compile-sizes') ?? (task === 'read-state' ? '500' : 'none')),
+      'small-young': sizeList(value('--small-young-sizes') ?? (task === 'read-state' ? '500' : 'none')),
+    },
   };
 }
 
@@ -150,7 +159,7 @@ export interface Run extends WorkerResult {
 }
 
 function runWorker(cfg: WorkerConfig, v8: V8Setting = 'default'): Promise<WorkerResult> {
-  const child = fork(WORKER, [], { execArgv: V8_FLAGS[v8], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const child = fork(WORKER, [], { execArgv: v8Flags(v8), stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const output = collectOutput(child);
   // Discovery cap + settle + read cap (or the wait for the same age) + start-up; past this the worker is stuck and
   // is killed (it is our own child).
@@ -185,7 +194,7 @@ function progress(r: Run): string {
       `, heap after GC ${(r.heapAfterGcKiB / 1024).toFixed(1)} MiB`,
     `max ${r.fleetMaxRate} msg/s to a light`,
   );
-  const setting = r.v8 === 'default' ? '' : ` (${V8_FLAGS[r.v8].slice(WORKER_NODE.length).join(' ')})`;
+  const setting = r.v8 === 'default' ? '' : ` (${DIAGNOSTICS[r.v8].flags.join(' ')})`;
   return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)}${setting} ${parts.join(', ')}`;
 }
 
@@ -207,11 +216,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const fleet = await FleetProcess.start(n, options.latencyMs);
     // A client that does not find the fleet within the cap is not run again at this N: each such run costs the cap.
     const capped = new Set<ClientName>();
-    const variants: V8Setting[] = [
-      'default',
-      ...(options.mainThreadCompileSizes.includes(n) ? (['main-thread-compile'] as const) : []),
-      ...(options.smallYoungSizes.includes(n) ? (['small-young'] as const) : []),
-    ];
+    const variants: V8Setting[] = ['default', ...DIAGNOSTIC_NAMES.filter((d) => options.diagnosticSizes[d].includes(n))];
     try {
       for (const v8 of variants) {
         for (let rep = 0; rep < options.reps; rep++) {
@@ -420,35 +425,17 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
       get: (r) => r.endResident.otherAnonKiB / 1024,
     }),
   );
-  const mainThreadSizes = o.sizes.filter((n) => o.mainThreadCompileSizes.includes(n));
-  if (mainThreadSizes.length > 0) {
+  const diagnosticsRun = DIAGNOSTIC_NAMES.map((d) => ({ d, sizes: o.sizes.filter((n) => o.diagnosticSizes[d].includes(n)) })).filter((x) => x.sizes.length > 0);
+  for (const { d, sizes } of diagnosticsRun) {
+    const { flags, what, effect } = DIAGNOSTICS[d];
     figures.push(
       figure(o, suite, {
-        id: `${o.task}-rss-end-main-thread-compile${suffix}`,
-        title:
-          "RSS at the end with V8's optimizing compilers on the main thread (node --no-concurrent-recompilation), so their worker " +
-          "threads' malloc arenas stay empty: a diagnostic of where the memory goes, not how a client runs",
+        id: `${o.task}-rss-end-${d}${suffix}`,
+        title: `RSS at the end with ${what} (node ${flags.join(' ')}), so ${effect}: a diagnostic of where the memory goes, not how a client runs`,
         unit: 'MiB',
         lowerIsBetter: true,
-        sizes: mainThreadSizes,
-        v8: 'main-thread-compile',
-        get: (r) => r.endRssKiB / 1024,
-        note: unfinished(o.task === 'read-state' ? 'answered' : 'found'),
-      }),
-    );
-  }
-  const smallYoungSizes = o.sizes.filter((n) => o.smallYoungSizes.includes(n));
-  if (smallYoungSizes.length > 0) {
-    figures.push(
-      figure(o, suite, {
-        id: `${o.task}-rss-end-small-young${suffix}`,
-        title:
-          "RSS at the end with V8's young generation held at 2 MiB semi-spaces (node --max-semi-space-size=2), so the " +
-          'pages it touches while a client allocates stay few: a diagnostic of where the memory goes, not how a client runs',
-        unit: 'MiB',
-        lowerIsBetter: true,
-        sizes: smallYoungSizes,
-        v8: 'small-young',
+        sizes,
+        v8: d,
         get: (r) => r.endRssKiB / 1024,
         note: unfinished(o.task === 'read-state' ? 'answered' : 'found'),
       }),
@@ -488,12 +475,9 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
           "(node-lifx-lan is given the fleet's list instead, createDevice() for each light: its discover() reads one light at a time and takes longer than the cap; so it holds its 500 devices without having described them). "
         : '') +
       'A memory figure of a client that held fewer than half of the lights in some run is shown but not compared (it holds next to nothing). ' +
-      (mainThreadSizes.length > 0
-        ? `At N=${mainThreadSizes.join(', ')} every client also ran ${o.reps} more time(s) with V8's optimizing compilers on the main thread, for the diagnostic figure only. `
-        : '') +
-      (smallYoungSizes.length > 0
-        ? `At N=${smallYoungSizes.join(', ')} every client also ran ${o.reps} more time(s) with V8's young generation held at 2 MiB semi-spaces, for the diagnostic figure only. `
-        : '') +
+      diagnosticsRun
+        .map(({ d, sizes }) => `At N=${sizes.join(', ')} every client also ran ${o.reps} more time(s) with ${DIAGNOSTICS[d].what}, for the diagnostic figure only. `)
+        .join('') +
       `A worker that loads no client peaks at ${(suite.baselineRssKiB / 1024).toFixed(1)} MiB RSS (node and the harness).`,
     figures,
     details,
