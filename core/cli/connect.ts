@@ -5,7 +5,7 @@
 
 import os from 'node:os';
 import path from 'node:path';
-import { interfaceBroadcastAddresses, LIFX_PORT, LightService, PORT_MAX, LightwireError, SceneStore, type DiscoveryOptionsInput, type LightView } from '../index.js';
+import { interfaceBroadcastAddresses, LIFX_PORT, LightService, LightwireError, PORT_MAX, SceneStore, type DiscoveryOptionsInput, type LightView } from '../index.js';
 import { hostValues, intValue, ipv4Values, type FlagSpecs, type Parsed } from './args.js';
 import { EXIT, type CliIO } from './command.js';
 import { printable, sleep } from './format.js';
