@@ -6,7 +6,6 @@ export * from './errors.js';
 export { didYouMean, editDistance, nearest, printable, tableLines } from './text.js';
 export {
   LightService,
-  colorFromNumbers,
   FIRST_ROUND_MS,
   DEFAULT_READY_TIMEOUT_MS,
   DEFAULT_DEADLINE_MS,
@@ -28,6 +27,10 @@ export {
   type SkyRequest,
   type StateDeltaRequest,
   type CycleRequest,
+  type EffectsOffRequest,
+  type CleanRequest,
+  type ToggleRequest,
+  type CheckOptions,
 } from './control/service.js';
 export type {
   LightView,
@@ -45,6 +48,8 @@ export { MAX_SELECTORS } from './control/selectors.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
 export { EFFECT_DEFAULTS } from './control/effects.js';
+export { colorFromNumbers, parseRequest, CHECK_TEXT, type RequestOf, type Checked, type Vocabulary, type ParseContext } from './control/requests.js';
+export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, OPERATION_LIST, effectByName, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, SCENE_FILE_CHECK_MS, type SceneWatchOptions } from './control/scene-store.js';
 export { SCENE_IGNORE_KEYS, type SceneActivation, type SceneOverrides } from './control/scene-activation.js';

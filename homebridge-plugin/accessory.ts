@@ -321,7 +321,7 @@ export class LightAccessory {
           await this.deps.bounded(this.serial, () => spec.start(this.deps.lights, selector));
           if (spec.firmware === 'SKY') this.lastSky = spec.kind;
         } else {
-          await this.deps.bounded(this.serial, () => this.deps.lights.effectsOff(selector));
+          await this.deps.bounded(this.serial, () => this.deps.lights.perform('effectsOff', selector, {}));
         }
         // Only one effect runs at a time: the others show Off now.
         for (const other of this.effectSwitches) if (other.spec !== spec) other.characteristic.updateValue(false);

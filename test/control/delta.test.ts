@@ -4,7 +4,11 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { applyDelta, nextCycleState, toggleTarget, wrapHue, type StateChangeLike, type StateDelta } from '../../core/control/delta.js';
-import { planSetState } from '../../core/control/planner.js';
+import { planSetState as planChecked } from '../../core/control/planner.js';
+import { trustedChange } from '../../core/control/requests.js';
+
+/** The planner takes checked changes; a delta's result is one by construction (the service marks it so). */
+const planSetState = (change: StateChange, ...rest: Parameters<typeof planChecked> extends [unknown, ...infer R] ? R : never) => planChecked(trustedChange(change), ...rest);
 import type { LightView, StateChange } from '../../core/control/types.js';
 import { isLightwireError } from '../../core/errors.js';
 import { PRODUCTS, encode, type Hsbk } from '../../core/protocol/index.js';

@@ -3,7 +3,11 @@
 
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { planSetState, type SetStateOptions } from '../../core/control/planner.js';
+import { planSetState as planChecked, type SetStateOptions } from '../../core/control/planner.js';
+import { trustedChange } from '../../core/control/requests.js';
+
+/** The planner takes checked changes (requests.ts); these tables write them out as the parser would make them. */
+const planSetState = (change: StateChange, ...rest: Parameters<typeof planChecked> extends [unknown, ...infer R] ? R : never) => planChecked(trustedChange(change), ...rest);
 import type { LightView, Plan, PlannedMessage, StateChange, ZoneRange } from '../../core/control/types.js';
 import { isLightwireError } from '../../core/errors.js';
 import { PRODUCTS, encode, type Hsbk } from '../../core/protocol/index.js';

@@ -8,7 +8,7 @@ import type { Node } from 'node-red';
 import { configOptions, listProp } from '../../nodes/config-options.js';
 import { Connection, serviceOptions, type Health } from '../../nodes/connection.js';
 import { MessagesInFlight } from '../../nodes/node-props.js';
-import { colorText, parsePayload, selectorOf, EFFECT_NAMES } from '../../nodes/payload.js';
+import { parsePayload, selectorOf, EFFECT_NAMES } from '../../nodes/payload.js';
 import { selectorList } from '../../nodes/selector-list.js';
 import { healthStatus, healthText, resultsStatus, resultsText } from '../../nodes/status.js';
 
@@ -184,13 +184,6 @@ describe('nodes: set-state payloads', () => {
 
   it('offers every effect of the service', () => {
     expect(EFFECT_NAMES).to.deep.equal(['pulse', 'breathe', 'move', 'morph', 'flame', 'clouds', 'sunrise', 'sunset', 'off', 'clean']);
-  });
-
-  it('writes a colour object out as a colour string for effects', () => {
-    expect(colorText('c', { hue: 120, saturation: 1, brightness: 0.5, kelvin: 3500 })).to.equal('hue:120 saturation:1 brightness:0.5 kelvin:3500');
-    expect(code(() => colorText('c', { hue: '120' }))).to.match(/^PARAMETER_INVALID \{"field":"c.hue"/);
-    expect(code(() => colorText('c', { red: 1 }))).to.match(/^PARAMETER_INVALID \{"field":"c.red"/);
-    expect(code(() => colorText('c', {}))).to.match(/^PARAMETER_INVALID \{"field":"c"/);
   });
 
   it('takes msg.selector over the node selector, and needs one of them', () => {
