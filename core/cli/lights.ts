@@ -1,6 +1,6 @@
 // `lightwire list` and `lightwire set`: the light service from a terminal.
 
-import { isLightwireError, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
+import { isLightwireError, OPERATIONS, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
 import { choiceValue, numberValue, shown, usageError, valueError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, idSerials, openScenesToRead, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
@@ -132,13 +132,9 @@ const SET_FLAGS = {
 } as const satisfies FlagSpecs;
 
 /** Which flag a request field came from, for errors the service raises while checking it. */
-const FIELD_FLAGS: Readonly<Record<string, keyof typeof SET_FLAGS>> = {
-  power: 'power',
-  color: 'color',
-  brightness: 'brightness',
-  infrared: 'infrared',
-  duration: 'duration',
-};
+const FIELD_FLAGS: Readonly<Record<string, keyof typeof SET_FLAGS>> = Object.fromEntries(
+  OPERATIONS.setState.params.map((p) => [p.key, p.v1 as keyof typeof SET_FLAGS]),
+);
 
 /** Checks a request with the service's own rules; errors name the flag (as typed) and its value. */
 export function checkRequest(service: LightService, request: SetStateRequest, flag: (name: keyof typeof SET_FLAGS) => string, text: (name: keyof typeof SET_FLAGS) => string): void {

@@ -8,7 +8,7 @@
 // fields name the parameter in the caller's vocabulary: `v1` (HTTP and Node-RED: `power_on`, `from_color`) or
 // `library` (`powerOn`, `fromColor`).
 
-import { LightwireError } from '../errors.js';
+import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S, type PowerState } from '../protocol/index.js';
 import { OPERATIONS, COLOR_NUMBER_RANGES, type OperationName, type ParamDecl } from './catalogue.js';
 import { parseColor, withBrightness } from './colors.js';
@@ -182,7 +182,7 @@ export function colorFromNumbers(input: unknown, field = 'color'): PartialHsbk {
     const v = input[key];
     if (v === undefined) continue;
     const { min, max } = COLOR_NUMBER_RANGES[k];
-    if (!inRange(v, min, max)) throw invalid(`${field}.${key}`, CHECK_TEXT.number(min, max));
+    if (!inRange(v, min, max)) throw invalid(`${field}.${key}`, got(CHECK_TEXT.number(min, max), v));
     out[k] = k === 'kelvin' ? Math.round(v) : v;
   }
   if (Object.keys(out).length === 0) throw invalid(field, CHECK_TEXT.colorEmpty);
@@ -198,16 +198,16 @@ export function checkColor(field: string, value: unknown, random: (() => number)
 function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseContext): unknown {
   switch (p.kind) {
     case 'power':
-      if (value !== 'on' && value !== 'off') throw invalid(field, CHECK_TEXT.power);
+      if (value !== 'on' && value !== 'off') throw invalid(field, got(CHECK_TEXT.power, value));
       return value;
     case 'boolean':
-      if (typeof value !== 'boolean') throw invalid(field, CHECK_TEXT.boolean);
+      if (typeof value !== 'boolean') throw invalid(field, got(CHECK_TEXT.boolean, value));
       return value;
     case 'number':
-      if (!inRange(value, p.min, p.max)) throw invalid(field, CHECK_TEXT.number(p.min, p.max));
+      if (!inRange(value, p.min, p.max)) throw invalid(field, got(CHECK_TEXT.number(p.min, p.max), value));
       return value;
     case 'enum':
-      if (typeof value !== 'string' || !(p.values ?? []).includes(value)) throw invalid(field, CHECK_TEXT.enum(p.values ?? []));
+      if (typeof value !== 'string' || !(p.values ?? []).includes(value)) throw invalid(field, got(CHECK_TEXT.enum(p.values ?? []), value));
       return value;
     case 'color':
       return checkColor(field, value, ctx.random);
@@ -216,7 +216,7 @@ function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseConte
     case 'enumList':
       return Object.freeze(
         checkList(p, field, value).map((v, i) => {
-          if (typeof v !== 'string' || !(p.values ?? []).includes(v)) throw invalid(`${field}[${i}]`, CHECK_TEXT.enum(p.values ?? []));
+          if (typeof v !== 'string' || !(p.values ?? []).includes(v)) throw invalid(`${field}[${i}]`, got(CHECK_TEXT.enum(p.values ?? []), v));
           return v;
         }),
       );
@@ -225,6 +225,11 @@ function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseConte
     case 'states':
       return Object.freeze(checkList(p, field, value).map((s, i) => stateHash(`${field}[${i}]`, s, ctx, p.selector === true)));
   }
+}
+
+/** A check's text with the value it refused (cut to a few hundred characters: a hostile value must not grow it). */
+function got(text: string, value: unknown): string {
+  return `${text} (got ${typeof value === 'number' ? String(value) : quoted(value)})`;
 }
 
 function checkList(p: ParamDecl, field: string, value: unknown): unknown[] {

@@ -152,8 +152,9 @@ describe('nodes: set-state payloads', () => {
     expect(parsePayload('on', d)).to.deep.equal({ kind: 'setState', request: { power: 'on' }, fast: false });
     expect(parsePayload(' Off ', d)).to.deep.equal({ kind: 'setState', request: { power: 'off' }, fast: false });
     expect(parsePayload(true, d)).to.deep.equal({ kind: 'setState', request: { power: 'on' }, fast: false });
-    expect(parsePayload('toggle', { fast: true, durationS: 2 })).to.deep.equal({ kind: 'toggle', durationS: 2, fast: true });
-    expect(parsePayload('kelvin:2700', d)).to.deep.equal({ kind: 'setState', request: { color: 'kelvin:2700' }, fast: false });
+    expect(parsePayload('toggle', { fast: true, durationS: 2 })).to.deep.equal({ kind: 'toggle', request: { durationS: 2 }, fast: true });
+    // Checked by the service's parser: the colour string is parsed once, here.
+    expect(parsePayload('kelvin:2700', d)).to.deep.equal({ kind: 'setState', request: { color: { kelvin: 2700, saturation: 0 } }, fast: false });
     expect(parsePayload(0.4, d)).to.deep.equal({ kind: 'setState', request: { brightness: 0.4 }, fast: false });
   });
 
@@ -167,10 +168,11 @@ describe('nodes: set-state payloads', () => {
     expect(parsePayload({ effect: 'pulse', color: 'red', from_color: { kelvin: 2700 }, period: 2, power_on: false }, d)).to.deep.equal({
       kind: 'effect',
       effect: 'pulse',
-      request: { color: 'red', fromColor: 'kelvin:2700', periodS: 2, powerOn: false },
+      // Checked by the service's parser: colours parsed, the catalogue's defaults filled in.
+      request: { color: { hue: 0, saturation: 1 }, fromColor: { kelvin: 2700 }, periodS: 2, cycles: 1, persist: false, powerOn: false },
       fast: false,
     });
-    expect(parsePayload({ scene: 'Evening', duration: 2 }, d)).to.deep.equal({ kind: 'scene', scene: 'Evening', durationS: 2, fast: false });
+    expect(parsePayload({ scene: 'Evening', duration: 2 }, d)).to.deep.equal({ kind: 'scene', scene: 'Evening', request: { durationS: 2 }, fast: false });
     expect(parsePayload({ capture: 'Evening' }, d)).to.deep.equal({ kind: 'capture', name: 'Evening' });
   });
 

@@ -4,7 +4,7 @@
 // one parser, so a bad value gets the same code and text here as from HTTP, Node-RED or the library. Results are the
 // service's per-light results (ok / timed_out / offline).
 
-import { EFFECT_OPERATIONS, LightwireError, type EffectOperationName, type LightResult, type Need } from '../../index.js';
+import { EFFECT_OPERATIONS, LightwireError, parseRequest, type EffectOperationName, type LightResult, type Need } from '../../index.js';
 import type { DashboardService } from './service.js';
 
 /** An effect button: the catalogue's name and title, and the capability a light needs to run it (null: any light). */
@@ -76,7 +76,10 @@ export function parseAction(body: unknown): DashboardAction {
       return { op: 'effectsOff', selector: selectorOf(b) };
     case 'power': {
       const selector = selectorOf(b);
-      return { op: 'power', selector, power: b.power as 'on' | 'off' };
+      // Checked by the service's one parser, before the action runs.
+      const { power } = parseRequest('setState', { power: b.power }, { vocabulary: 'library' });
+      if (power === undefined) throw new LightwireError('PARAMETER_MISSING', { field: 'power' });
+      return { op: 'power', selector, power };
     }
     case 'state': {
       const selector = selectorOf(b);
