@@ -60,6 +60,8 @@ export interface RequesterStats {
   retransmits: number;
   received: number;
   malformed: number;
+  /** Datagrams received whose payload was shorter than their message's size: read with the missing bytes as zeros. */
+  shortPayloads: number;
   duplicates: number;
   unmatched: number;
   /** Well-formed datagrams another client's source (or a device's own broadcast) carried: not ours to match. */
@@ -377,7 +379,7 @@ class Batch {
 export class Requester {
   /** Random, non-zero, once per client (with source 0 a device may broadcast its reply). */
   readonly source: number = randomNonZeroUint32();
-  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
+  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, shortPayloads: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
 
   private readonly perLight = new Map<string, LightCounters>();
   /** Requests in flight by pendingKey(): destination and sequence. */
@@ -1035,6 +1037,7 @@ export class Requester {
       return;
     }
     const { packet } = result;
+    if (result.missingBytes > 0) this.stats.shortPayloads++;
     if (packet.header.source !== this.source) {
       this.stats.foreign++;
       return;
