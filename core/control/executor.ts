@@ -108,6 +108,8 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
           break;
         case 'SetWaveform':
         case 'SetWaveformOptional': {
+          // One that sets no component only ends a running waveform (Effects Off): every zone keeps its colour.
+          if (m.name === 'SetWaveformOptional' && !(m.payload.setHue || m.payload.setSaturation || m.payload.setBrightness || m.payload.setKelvin)) break;
           const ms = waveformMs(m.payload.periodMs, m.payload.cycles);
           if (waveformReturns(m.payload.transient, m.payload.waveform)) {
             // Back where it began once the effect is over: hold that rather than a sample of the effect.
