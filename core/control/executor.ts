@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
-import { ENUMS, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
+import { ENUMS, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, sameHsbk, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
 import type { DeviceAddress, FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
@@ -161,6 +161,15 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
           break;
       }
     }
+  }
+  // A strip's whole colour follows its zones: when a write leaves every zone alike, that is the light's colour too
+  // (zone messages do not say what the device's own colour becomes).
+  const painted: readonly Hsbk[] | null = zonesTouched ? zones : null;
+  const first = painted?.[0];
+  if (painted !== null && first !== undefined && painted.every((z) => sameHsbk(z, first)) && (color === null || !sameHsbk(color, first))) {
+    color = first;
+    colorTouched = true;
+    settle('color', settleMs.zones ?? 0);
   }
   if (colorTouched && color !== null) facts.color = color;
   if (zonesTouched && zones !== null) facts.zones = zones;
