@@ -33,6 +33,11 @@ export type PacketOf<N extends MessageName> = Extract<KnownPacket, { readonly na
 export interface RequestOptions {
   /** Deadline for the whole exchange, retries included. Defaults to the client's requestTimeoutMs. */
   readonly timeoutMs?: number;
+  /**
+   * Sent once, never retransmitted (get() only): a question a light answers at once or never, as a capability probe
+   * (a light stays silent on messages it does not support).
+   */
+  readonly once?: boolean;
 }
 
 export interface SetOptions extends RequestOptions {
@@ -296,6 +301,8 @@ class Exchange implements PacedJob, DueItem {
   dueIndex = -1;
   retryAtMs = Infinity;
   gapTimer: Timer | undefined = undefined;
+  /** Sent once: no retransmission (RequestOptions.once). */
+  once = false;
   /** Resolved when this Set settles: reads that wait for it (created on first use). */
   settleWaiters: (() => void)[] | undefined = undefined;
 
@@ -426,7 +433,7 @@ export class Requester {
 
   /** A Get: resolves with its single State reply. */
   get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<KnownPacket> {
-    return this.read(device, name, payload, options.timeoutMs, Answer.First) as Promise<KnownPacket>;
+    return this.read(device, name, payload, options.timeoutMs, Answer.First, options.once === true) as Promise<KnownPacket>;
   }
 
   /**
@@ -720,13 +727,13 @@ export class Requester {
    * Sets unacknowledged when it is asked. With no Set pending (the common case) the exchange starts at once, without
    * an extra promise per request.
    */
-  private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined, answer: Answer): Promise<unknown> {
-    if (this.pendingSets(device.serial) === 0) return this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer);
+  private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined, answer: Answer, once = false): Promise<unknown> {
+    if (this.pendingSets(device.serial) === 0) return this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer, once);
     return new Promise<unknown>((resolve, reject) =>
       this.whenSetsSettle(
         device.serial,
         timeoutMs ?? this.options.requestTimeoutMs,
-        (leftMs) => this.begin(device, name, payload, false, true, leftMs, undefined, answer, resolve, reject, undefined, 0),
+        (leftMs) => this.begin(device, name, payload, false, true, leftMs, undefined, answer, resolve, reject, undefined, 0, once),
         (err) => {
           this.stats.timeouts++;
           reject(err);
@@ -790,9 +797,10 @@ export class Requester {
     timeoutMs: number | undefined,
     coalesceKey: string | undefined,
     answer: Answer,
+    once = false,
   ): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
-      this.begin(device, name, payload, ack, reply, timeoutMs, coalesceKey, answer, resolve, reject, undefined, 0);
+      this.begin(device, name, payload, ack, reply, timeoutMs, coalesceKey, answer, resolve, reject, undefined, 0, once);
     });
   }
 
@@ -810,6 +818,7 @@ export class Requester {
     reject: ((err: Error) => void) | undefined,
     batch: Batch | undefined,
     batchIndex: number,
+    once = false,
   ): void {
     if (this.closed) {
       this.refuse(new LightwireError('CLIENT_STOPPED', {}), reject, batch, batchIndex);
@@ -850,6 +859,7 @@ export class Requester {
       batch,
       batchIndex,
     );
+    ex.once = once;
     if (answer === Answer.Set) {
       lane.setsBegun++;
       let sets = this.unackedSets.get(device.serial);
@@ -936,7 +946,7 @@ export class Requester {
     if (this.endpoint.post) this.endpoint.post(datagram, ex.device.port, ex.device.address);
     else this.endpoint.send(datagram, ex.device.port, ex.device.address).catch(ignore);
     const schedule = this.options.retryScheduleMs;
-    ex.retryAtMs = ex.sentAtMs + schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
+    ex.retryAtMs = ex.once ? Infinity : ex.sentAtMs + schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
     this.arm(ex);
   }
 
