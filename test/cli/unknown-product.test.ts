@@ -2,7 +2,7 @@
 // registry: virtual lights with the fleet's `features`) within its wait, like any other.
 
 import { expect } from 'chai';
-import { listCommand } from '../../core/cli/lights.js';
+import { listCommand, setCommand } from '../../core/cli/lights.js';
 import type { V1Light } from '../../core/control/views.js';
 import { Fleet } from '../../core/simulator/fleet.js';
 import { captureIO } from '../helpers/cli-io.js';
@@ -56,5 +56,15 @@ describe('lightwire list and a product the registry does not know', function () 
     expect(await listCommand.run(['--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--wait-ms', '400'], io)).to.equal(0);
     expect(io.err()).to.match(new RegExp(`not listed: ${STRIP} at 127\\.0\\.0\\.\\d+:${fleet.port} answered its state read but was still being described after \\d+ ms`));
     expect(io.err()).to.not.contain(`offline: ${STRIP}`);
+  });
+
+  it("paints only the zones a selector names on it: set 'label:New strip|0-3'", async () => {
+    const io = captureIO();
+    const args = ['label:New strip|0-3', '--color', 'red', '--duration', '0', '--broadcast', '127.255.255.255', '--lan-port', String(fleet.port)];
+    expect(await setCommand.run(args, io), io.err()).to.equal(0);
+    const zones = fleet.light(STRIP).state.zones!;
+    expect(zones.slice(0, 4).every((z) => z.hue === 0 && z.saturation === 1)).to.equal(true);
+    expect(zones.slice(4).every((z) => z.hue === 120)).to.equal(true);
+    expect(fleet.light(STRIP).receivedCount('SetColor')).to.equal(0);
   });
 });
