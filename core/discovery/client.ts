@@ -90,7 +90,7 @@ export const FIRST_READ_CONCURRENCY = 4;
  */
 export const FIRST_READ_MAX = 64;
 /**
- * How long a capability probe waits for its one transmission (RequestOptions.once): a light answers what it supports
+ * How long a capability probe waits for its one transmission (GetOptions.once): a light answers what it supports
  * within a round trip and never answers the rest (only the Switch says StateUnhandled), so a probe's silence is the
  * answer, and it must not hold a light's first read for a whole read timeout.
  */
@@ -612,10 +612,9 @@ export class LightClient extends EventEmitter<ClientEvents> {
    * lights are asked GetExtendedColorZones (extended multizone), GetColorZones (legacy zones), GetDeviceChain
    * (matrix; a chain when it reports more than one tile), GetHevCycle and GetInfrared, and other devices GetRPower
    * and GetButton. An answer means supported; StateUnhandled or silence to one transmission within
-   * CAPABILITY_PROBE_TIMEOUT_MS means not (lights
-   * stay silent on what they do not support; the Switch answers StateUnhandled). Colour and kelvin range cannot be asked: a
-   * light keeps the plain colour light's (1500-9000 K). No answer to GetColor at all: the registry's default,
-   * asked again at the next read of the light's facts.
+   * CAPABILITY_PROBE_TIMEOUT_MS means not (lights stay silent on what they do not support; the Switch answers
+   * StateUnhandled). Colour and kelvin range cannot be asked: a light keeps the plain colour light's (1500-9000 K).
+   * No answer to GetColor at all: the registry's default, asked again at the next read of the light's facts.
    */
   private async probe(serial: string, device: DeviceAddress, product: Product, timeoutMs: number): Promise<Product> {
     const fw = product.firmware;
@@ -637,9 +636,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private async askCapabilities(device: DeviceAddress, product: Product, timeoutMs: number): Promise<Product | undefined> {
     let silent = false;
-    // GetColor is asked as any read (whether the device answers at all); the rest once, briefly (CAPABILITY_PROBE_TIMEOUT_MS).
+    // GetColor is asked as any read (does the device answer at all); the rest once, briefly.
+    const probeOptions = { timeoutMs: Math.min(timeoutMs, CAPABILITY_PROBE_TIMEOUT_MS), once: true };
     const ask = <N extends Parameters<Requester['get']>[1]>(name: N, payload: Payload<N>): Promise<KnownPacket | undefined> =>
-      this.requester.get(device, name, payload, name === 'GetColor' ? { timeoutMs } : { timeoutMs: Math.min(timeoutMs, CAPABILITY_PROBE_TIMEOUT_MS), once: true }).catch((err: unknown) => {
+      this.requester.get(device, name, payload, name === 'GetColor' ? { timeoutMs } : probeOptions).catch((err: unknown) => {
         if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT' && name === 'GetColor') silent = true;
         else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
         return undefined;

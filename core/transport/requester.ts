@@ -33,8 +33,12 @@ export type PacketOf<N extends MessageName> = Extract<KnownPacket, { readonly na
 export interface RequestOptions {
   /** Deadline for the whole exchange, retries included. Defaults to the client's requestTimeoutMs. */
   readonly timeoutMs?: number;
+}
+
+/** Options of a Get with a single reply. */
+export interface GetOptions extends RequestOptions {
   /**
-   * Sent once, never retransmitted (get() only): a question a light answers at once or never, as a capability probe
+   * Sent once, never retransmitted: a question a light answers within a round trip or never, as a capability probe
    * (a light stays silent on messages it does not support).
    */
   readonly once?: boolean;
@@ -301,7 +305,7 @@ class Exchange implements PacedJob, DueItem {
   dueIndex = -1;
   retryAtMs = Infinity;
   gapTimer: Timer | undefined = undefined;
-  /** Sent once: no retransmission (RequestOptions.once). */
+  /** Sent once: no retransmission (GetOptions.once). */
   once = false;
   /** Resolved when this Set settles: reads that wait for it (created on first use). */
   settleWaiters: (() => void)[] | undefined = undefined;
@@ -432,7 +436,7 @@ export class Requester {
   }
 
   /** A Get: resolves with its single State reply. */
-  get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<KnownPacket> {
+  get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: GetOptions = {}): Promise<KnownPacket> {
     return this.read(device, name, payload, options.timeoutMs, Answer.First, options.once === true) as Promise<KnownPacket>;
   }
 
