@@ -319,11 +319,18 @@ export async function withLights(
           : `Expected ${plural(finding.expect, 'light')}; ${views.length} answered by the end of the first discovery round (${elapsed} ms).\n`,
       );
     }
+    // Offline only when its state read went unanswered: a light still being described when looking stopped answered.
+    const stateRead = (serial: string): boolean => {
+      const facts = service.client.registry.peek(serial)?.facts;
+      return facts?.power !== undefined || facts?.color !== undefined;
+    };
     for (const u of unanswered) {
       io.stderr(
         u.address === null
           ? `  offline: ${u.serial} did not answer\n`
-          : `  offline: ${u.serial} answered discovery at ${u.address} but not the state read\n`,
+          : stateRead(u.serial)
+            ? `  not listed: ${u.serial} at ${u.address} answered its state read but was still being described after ${elapsed} ms\n`
+            : `  offline: ${u.serial} answered discovery at ${u.address} but not the state read\n`,
       );
     }
     for (const v of views) if (!v.online) io.stderr(`  offline: ${v.serial}${v.label ? ` "${printable(v.label)}"` : ''} stopped answering\n`);

@@ -262,8 +262,10 @@ function withPowerOn(light: LightView, powerOn: boolean, effect: PlannedMessage)
 /**
  * Effects off, one step: SetMultiZoneEffect OFF on multizone lights, SetTileEffect OFF on matrix
  * lights, and on every light a colour message that replaces a running waveform: SetColor to the current colour
- * with duration 0, or, when the colour is unknown, a SetWaveformOptional that sets nothing (period 0, one
- * cycle, not transient). `power_off` adds SetLightPower off (duration 0).
+ * with duration 0, or, when the colour is unknown or the light has zones (a strip, a matrix), a SetWaveformOptional
+ * that sets nothing (period 0, one cycle, not transient). A SetColor would paint every zone one colour
+ * (https://lan.developer.lifx.com/docs/changing-a-device), and stopping effects must leave a strip's zones as they
+ * are. `power_off` adds SetLightPower off (duration 0).
  */
 export function planEffectsOff(request: Checked<'effectsOff'>, light: LightView): Plan {
   const { powerOff } = request;
@@ -280,7 +282,7 @@ export function planEffectsOff(request: Checked<'effectsOff'>, light: LightView)
       }),
     );
   }
-  step.push(colorChangeMessage({}, light.color, caps, 0));
+  step.push(colorChangeMessage({}, caps.multizone || caps.matrix ? null : light.color, caps, 0));
   if (powerOff) step.push(setLightPower('off', 0));
   return plan([step]);
 }

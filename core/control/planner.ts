@@ -84,6 +84,10 @@ export function planSetState(change: CheckedChange, light: LightView, options: S
     // it, can lag behind zone writes, so it is no base here (Set State: what is not given is left as is).
     const known = caps.multizone && light.zones !== null && light.zones.length > 0 ? light.zones : null;
     if (known !== null && (perZone !== undefined || (!options.fast && !isWholeColor(wanted)))) {
+      // Every zone ends in one colour (what the change leaves out is alike in every zone, kelvin say): one SetColor,
+      // which sets every zone and the device's own colour (https://lan.developer.lifx.com/docs/changing-a-device).
+      const alike = options.fast ? null : sameEnd(known, perZone ?? wanted, caps);
+      if (alike !== null) return [message('SetColor', { color: hsbkToWire(alike), durationMs: ms })];
       // Zones that differ: each keeps what the change leaves out, as when its zones are selected.
       if (!allSame(known)) return zoneColorMessages(light, perZone ?? wanted, [{ start: 0, end: known.length - 1 }], ms, options.fast);
       // Zones alike: one colour for the whole strip, over theirs.
@@ -225,6 +229,18 @@ function isWholeColor(c: PartialHsbk): boolean {
 
 function allSame(zones: readonly Hsbk[]): boolean {
   return zones.every((z) => sameHsbk(z, zones[0]!));
+}
+
+/** The colour every zone ends in under `change`, when they all end alike; otherwise (or when one is unknown) null. */
+function sameEnd(zones: readonly Hsbk[], change: PartialHsbk | ((zone: Hsbk) => PartialHsbk), caps: Capabilities): Hsbk | null {
+  let first: Hsbk | null = null;
+  for (const zone of zones) {
+    const end = resolveColor(typeof change === 'function' ? change(zone) : change, zone, caps);
+    if (end === null) return null;
+    if (first === null) first = end;
+    else if (!sameHsbk(end, first)) return null;
+  }
+  return first;
 }
 
 export function hasComponent(c: PartialHsbk): boolean {

@@ -35,6 +35,15 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
 }
 
+/** Options of a Get with a single reply. */
+export interface GetOptions extends RequestOptions {
+  /**
+   * Sent once, never retransmitted: a question a light answers within a round trip or never, as a capability probe
+   * (a light stays silent on messages it does not support).
+   */
+  readonly once?: boolean;
+}
+
 export interface SetOptions extends RequestOptions {
   /** Also wait for the State reply (res_required). */
   readonly withReply?: boolean;
@@ -60,6 +69,8 @@ export interface RequesterStats {
   retransmits: number;
   received: number;
   malformed: number;
+  /** Datagrams received whose payload was shorter than their message's size: read with the missing bytes as zeros. */
+  shortPayloads: number;
   duplicates: number;
   unmatched: number;
   /** Well-formed datagrams another client's source (or a device's own broadcast) carried: not ours to match. */
@@ -294,6 +305,8 @@ class Exchange implements PacedJob, DueItem {
   dueIndex = -1;
   retryAtMs = Infinity;
   gapTimer: Timer | undefined = undefined;
+  /** Sent once: no retransmission (GetOptions.once). */
+  once = false;
   /** Resolved when this Set settles: reads that wait for it (created on first use). */
   settleWaiters: (() => void)[] | undefined = undefined;
 
@@ -377,7 +390,7 @@ class Batch {
 export class Requester {
   /** Random, non-zero, once per client (with source 0 a device may broadcast its reply). */
   readonly source: number = randomNonZeroUint32();
-  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
+  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, shortPayloads: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
 
   private readonly perLight = new Map<string, LightCounters>();
   /** Requests in flight by pendingKey(): destination and sequence. */
@@ -423,8 +436,8 @@ export class Requester {
   }
 
   /** A Get: resolves with its single State reply. */
-  get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<KnownPacket> {
-    return this.read(device, name, payload, options.timeoutMs, Answer.First) as Promise<KnownPacket>;
+  get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: GetOptions = {}): Promise<KnownPacket> {
+    return this.read(device, name, payload, options.timeoutMs, Answer.First, options.once === true) as Promise<KnownPacket>;
   }
 
   /**
@@ -718,13 +731,13 @@ export class Requester {
    * Sets unacknowledged when it is asked. With no Set pending (the common case) the exchange starts at once, without
    * an extra promise per request.
    */
-  private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined, answer: Answer): Promise<unknown> {
-    if (this.pendingSets(device.serial) === 0) return this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer);
+  private read<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, timeoutMs: number | undefined, answer: Answer, once = false): Promise<unknown> {
+    if (this.pendingSets(device.serial) === 0) return this.exchange(device, name, payload, false, true, timeoutMs, undefined, answer, once);
     return new Promise<unknown>((resolve, reject) =>
       this.whenSetsSettle(
         device.serial,
         timeoutMs ?? this.options.requestTimeoutMs,
-        (leftMs) => this.begin(device, name, payload, false, true, leftMs, undefined, answer, resolve, reject, undefined, 0),
+        (leftMs) => this.begin(device, name, payload, false, true, leftMs, undefined, answer, resolve, reject, undefined, 0, once),
         (err) => {
           this.stats.timeouts++;
           reject(err);
@@ -788,9 +801,10 @@ export class Requester {
     timeoutMs: number | undefined,
     coalesceKey: string | undefined,
     answer: Answer,
+    once = false,
   ): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
-      this.begin(device, name, payload, ack, reply, timeoutMs, coalesceKey, answer, resolve, reject, undefined, 0);
+      this.begin(device, name, payload, ack, reply, timeoutMs, coalesceKey, answer, resolve, reject, undefined, 0, once);
     });
   }
 
@@ -808,6 +822,7 @@ export class Requester {
     reject: ((err: Error) => void) | undefined,
     batch: Batch | undefined,
     batchIndex: number,
+    once = false,
   ): void {
     if (this.closed) {
       this.refuse(new LightwireError('CLIENT_STOPPED', {}), reject, batch, batchIndex);
@@ -848,6 +863,7 @@ export class Requester {
       batch,
       batchIndex,
     );
+    ex.once = once;
     if (answer === Answer.Set) {
       lane.setsBegun++;
       let sets = this.unackedSets.get(device.serial);
@@ -934,7 +950,7 @@ export class Requester {
     if (this.endpoint.post) this.endpoint.post(datagram, ex.device.port, ex.device.address);
     else this.endpoint.send(datagram, ex.device.port, ex.device.address).catch(ignore);
     const schedule = this.options.retryScheduleMs;
-    ex.retryAtMs = ex.sentAtMs + schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
+    ex.retryAtMs = ex.once ? Infinity : ex.sentAtMs + schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
     this.arm(ex);
   }
 
@@ -1035,6 +1051,7 @@ export class Requester {
       return;
     }
     const { packet } = result;
+    if (result.missingBytes > 0) this.stats.shortPayloads++;
     if (packet.header.source !== this.source) {
       this.stats.foreign++;
       return;

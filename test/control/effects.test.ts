@@ -455,15 +455,16 @@ describe('planClouds / planSunrise / planSunset: SetTileEffect SKY (type 5), mat
 
 describe('planEffectsOff: firmware effects OFF and a colour message that ends any waveform', () => {
   const current = (k: Kind): W => (k.kind === 'white' || k.kind === 'fixed' ? [0, 0, 65535, 2700] : [0, 65535, 65535, 3500]);
+  // Strips and matrix lights keep their zones: the waveform is ended by a SetWaveformOptional that sets nothing.
+  const keepZones = SetWaveformOptional([0, 0, 0, 0], INSTANT, '');
   forEveryKind(
-    'with the current colour known: SetColor to it with duration 0, after the firmware effect OFF where there is one',
+    'with the current colour known: SetColor to it with duration 0 (a strip or matrix: a SetWaveformOptional that sets nothing), after the firmware effect OFF where there is one',
     (k) => planEffectsOff({}, lightOf(k.pid, { power: 'on', color: k.current })),
     (k) => {
       if (k.kind === 'switch') return [];
-      const stop = SetColor(current(k), 0);
-      if (k.kind === 'multizone') return [[MZ_OFF, stop]];
-      if (k.kind === 'matrix') return [[TILE_OFF, stop]];
-      return [[stop]];
+      if (k.kind === 'multizone') return [[MZ_OFF, keepZones]];
+      if (k.kind === 'matrix') return [[TILE_OFF, keepZones]];
+      return [[SetColor(current(k), 0)]];
     },
   );
 
@@ -472,10 +473,9 @@ describe('planEffectsOff: firmware effects OFF and a colour message that ends an
     (k) => planEffectsOff({ powerOff: true }, lightOf(k.pid, { power: 'on', color: k.current })),
     (k) => {
       if (k.kind === 'switch') return [];
-      const stop = SetColor(current(k), 0);
-      if (k.kind === 'multizone') return [[MZ_OFF, stop, PowerOff]];
-      if (k.kind === 'matrix') return [[TILE_OFF, stop, PowerOff]];
-      return [[stop, PowerOff]];
+      if (k.kind === 'multizone') return [[MZ_OFF, keepZones, PowerOff]];
+      if (k.kind === 'matrix') return [[TILE_OFF, keepZones, PowerOff]];
+      return [[SetColor(current(k), 0), PowerOff]];
     },
   );
 
