@@ -103,41 +103,25 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const COLOR_PARTS = ['hue', 'saturation', 'brightness', 'kelvin'] as const;
-
 /**
  * A colour: a colour string as the HTTP API takes it ("blue", "#ff0000", "kelvin:2700 brightness:0.5"), or an
- * object {hue (degrees), saturation, brightness (0-1), kelvin}, written out as the equivalent colour string so the
- * service's one colour grammar checks its ranges.
+ * object {hue (degrees), saturation, brightness (0-1), kelvin}, which the service takes as it is (ColorInput) and
+ * checks, as it checks a string.
  */
-export function colorText(field: string, value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (!isRecord(value)) throw invalid(field, 'must be a colour string or an object {hue, saturation, brightness, kelvin}');
-  const parts: string[] = [];
-  for (const key of Object.keys(value)) {
-    if (!(COLOR_PARTS as readonly string[]).includes(key)) throw invalid(`${field}.${key}`, `is not one of ${COLOR_PARTS.join(', ')}`);
-  }
-  for (const key of COLOR_PARTS) {
-    const v = value[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`${field}.${key}`, 'must be a number');
-    parts.push(`${key}:${v}`);
-  }
-  if (parts.length === 0) throw invalid(field, 'must give at least one of hue, saturation, brightness, kelvin');
-  return parts.join(' ');
+function colorInput(field: string, value: unknown): unknown {
+  if (typeof value !== 'string' && !isRecord(value)) throw invalid(field, 'must be a colour string or an object {hue, saturation, brightness, kelvin}');
+  return value;
 }
 
 function fieldValue(name: string, field: Field, value: unknown): unknown {
   const at = `payload.${name}`;
   switch (field.kind) {
     case 'color':
-      return colorText(at, value);
     case 'colorInput':
-      if (typeof value !== 'string' && !isRecord(value)) throw invalid(at, 'must be a colour string or an object {hue, saturation, brightness, kelvin}');
-      return value;
+      return colorInput(at, value);
     case 'colors':
       if (!Array.isArray(value)) throw invalid(at, 'must be a list of colours');
-      return value.map((c, i) => colorText(`${at}[${i}]`, c));
+      return value.map((c, i) => colorInput(`${at}[${i}]`, c));
     case 'power':
       return power(at, value);
     case 'number':
@@ -282,14 +266,6 @@ function selectorIn(msgSelector: unknown, nodeSelector: string): string {
   return nodeSelector.trim();
 }
 
-/** A scene named by its uuid or, in a flow more often, by its name (the service looks scenes up by uuid). */
-export function sceneId(service: LightService, nameOrUuid: string): string {
-  const scenes = service.listScenes();
-  const lower = nameOrUuid.toLowerCase();
-  if (scenes.some((s) => s.uuid === lower)) return lower;
-  return scenes.find((s) => s.name === nameOrUuid)?.uuid ?? nameOrUuid;
-}
-
 export interface Outcome {
   /** One per light: ok, timed_out or offline. */
   readonly results: LightResult[];
@@ -307,7 +283,8 @@ export async function runOperation(service: LightService, selector: () => string
     case 'effect':
       return { results: await EFFECTS[op.effect]!.run(service, selector(), op.request, { fast: op.fast }) };
     case 'scene':
-      return { results: await service.activateScene(sceneId(service, op.scene), op.durationS === undefined ? {} : { durationS: op.durationS }, { fast: op.fast }) };
+      // By uuid or, in a flow more often, by name: the service finds either (findScene).
+      return { results: await service.activateScene(op.scene, op.durationS === undefined ? {} : { durationS: op.durationS }, { fast: op.fast }) };
     case 'capture': {
       const sel = selector();
       const scene = await service.captureScene(op.name, sel);
