@@ -1,6 +1,6 @@
 // `lightwire list` and `lightwire set`: the light service from a terminal.
 
-import { isLightwireError, OPERATIONS, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
+import { allOk, isLightwireError, OPERATIONS, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
 import { choiceValue, numberValue, shown, usageError, valueError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, idSerials, openScenesToRead, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
@@ -49,7 +49,7 @@ export function printNoResults(io: CliIO, missing: readonly Unanswered[], json: 
 export function printResults(io: CliIO, results: readonly LightResult[], json: boolean): number {
   if (json) io.stdout(`${JSON.stringify({ results }, null, 2)}\n`);
   else io.stdout(`${table(['ID', 'LABEL', 'STATUS'], results.map((r) => [r.id, r.label || '-', r.status + (r.power ? ` (${r.power})` : '')]))}\n`);
-  return results.every((r) => r.status === 'ok') ? EXIT.OK : EXIT.FAILURE;
+  return allOk(results) ? EXIT.OK : EXIT.FAILURE;
 }
 
 const JSON_FLAG = { json: { type: 'boolean', help: 'print JSON instead of a table' } } as const satisfies FlagSpecs;

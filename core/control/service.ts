@@ -5,11 +5,13 @@
 import { EventEmitter } from 'node:events';
 import { MAX_TIMER_MS, randomNonZeroUint32 } from '../builtins.js';
 import { LightClient } from '../discovery/client.js';
-import type { DiscoveryOptionsInput } from '../discovery/options.js';
+import type { DiscoveryOptions, DiscoveryOptionsInput } from '../discovery/options.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { TransportOptions } from '../transport/options.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
+import { ServiceDoctor } from '../doctor/doctor.js';
+import type { DoctorReport } from '../doctor/report.js';
 import { unknownOption } from '../text.js';
 import { inTurn } from '../in-turn.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
@@ -40,6 +42,26 @@ import { groupNames, lightView, v1Light, type GroupNames, type V1Light } from '.
 
 export { DURATION_MAX_S, DEFAULT_DURATION_S, MAX_STATES, CYCLE_STATES_MIN, CYCLE_STATES_MAX };
 export type { ColorInput, SetStateRequest } from './requests.js';
+
+/** A device the service heard (it answered discovery), whether or not its state was read: for diagnostics. */
+export interface HeardDevice {
+  readonly serial: string;
+  /** Where it answers: IPv4 address and UDP port. */
+  readonly address: string;
+  readonly port: number;
+  /** Answering now (false after several missed reads). */
+  readonly online: boolean;
+  /** Its state was read: it is one of views(). A device heard but never read is left out of every other answer. */
+  readonly read: boolean;
+}
+
+/** How the service looks for lights and what it heard: `lightwire discover`'s table, "answered discovery only". */
+export interface ServiceDiagnostics {
+  /** The discovery settings in force (broadcast addresses, port, static hosts, read deadline, ...). */
+  readonly discovery: DiscoveryOptions;
+  /** Every device heard, in serial order. */
+  readonly devices: readonly HeardDevice[];
+}
 
 export interface WriteOptions {
   /** End-state messages only, no read, no reply awaited (fast mode, https://api.developer.lifx.com/docs/set-state). */
@@ -187,7 +209,10 @@ function positiveInt(option: string, value: number | undefined, fallback: number
  * been read; `stop()` leaves no socket and no timer.
  */
 export class LightService extends EventEmitter<LightServiceEvents> {
-  readonly client: LightClient;
+  /** The LAN client: the service's own. Faces use the members below (views, events, diagnostics, doctorReport). */
+  private readonly client: LightClient;
+  /** The network doctor over this service's lights (doctorOf). */
+  private doctor: ServiceDoctor | undefined;
   private readonly executor: Executor;
   private readonly deadlineMs: number;
   private readonly freshStateMs: number;
@@ -302,6 +327,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       this.startedClient = true;
     }
     this.running = true;
+    this.doctorOf();
     this.followScenes();
     // Lights a client already knew (a client passed in, or a restart) count as announced.
     for (const record of this.client.registry.peekAll()) {
@@ -324,6 +350,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   private async close(): Promise<void> {
+    this.stopDoctor();
     if (this.readyTimer !== undefined) clearTimeout(this.readyTimer);
     if (this.firstRoundTimer !== undefined) clearTimeout(this.firstRoundTimer);
     this.readyTimer = undefined;
@@ -340,6 +367,20 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Removes the service's listeners from its client (for a client that lives on after the service). */
   detachClient(): void {
     for (const off of this.detach.splice(0)) off();
+    this.stopDoctor();
+  }
+
+  /**
+   * The network doctor over this service's lights: built by start() (or by the first report of a service over a
+   * client started elsewhere), it follows address moves and lights coming back online until stop().
+   */
+  private doctorOf(): ServiceDoctor {
+    return (this.doctor ??= new ServiceDoctor(this.client));
+  }
+
+  private stopDoctor(): void {
+    this.doctor?.stop();
+    this.doctor = undefined;
   }
 
   private markReady(): void {
@@ -503,6 +544,35 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return out;
   }
 
+  /**
+   * Reads one device's state now (a light's colour, power and zones; a LIFX Switch's power and relays), answered
+   * within `timeoutMs` (default: the service's deadline); then its view (undefined when unknown or never read). A
+   * read that goes unanswered counts as a miss, as a background read's does.
+   */
+  async refreshLight(serial: string, options: { readonly timeoutMs?: number } = {}): Promise<LightView | undefined> {
+    const timeoutMs = options.timeoutMs ?? this.deadlineMs;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS) throw invalid('timeoutMs', `must be an integer from 1 to ${MAX_TIMER_MS} (ms)`);
+    if (typeof serial !== 'string') throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${String(serial)}` });
+    await this.client.refreshState(serial.toLowerCase(), timeoutMs);
+    return this.light(serial.toLowerCase());
+  }
+
+  /** How the service looks for lights and every device it heard, read or not (for diagnostics). */
+  diagnostics(): ServiceDiagnostics {
+    const devices = this.client.registry.peekAll().map((r): HeardDevice => ({ serial: r.serial, address: r.address, port: r.port, online: r.online, read: isRead(r) }));
+    return { discovery: this.client.discoveryOptions, devices };
+  }
+
+  /**
+   * The network doctor's report on this service's lights (core/doctor): each light's round trips and loss since the
+   * service started or the light came back online (probeCount 0, the default), or measured afresh with probeCount
+   * echo requests per light and a broadcast probe; interfaces, the lights' UDP port, static hosts, and a cause for
+   * every light that is not healthy. One measurement runs at a time: a request made meanwhile gets its report.
+   */
+  doctorReport(request: { readonly probeCount?: number } = {}): Promise<DoctorReport> {
+    return this.doctorOf().report(request);
+  }
+
   /** Reads the lights a selector names now (state, and zones of multizone lights), then lists them. */
   async refresh(selector = 'all'): Promise<V1Light[]> {
     const targets = this.resolve(selector);
@@ -584,6 +654,17 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Set State (https://api.developer.lifx.com/docs/set-state). */
   async setState(selector: string, request: SetStateRequest, options: WriteOptions = {}): Promise<LightResult[]> {
     return this.perform('setState', selector, request, options);
+  }
+
+  /**
+   * Set State on one light named by its serial (12 hex digits): for a face that holds serials (HomeKit), with no
+   * selector to parse. LIGHTS_NOT_FOUND when no light of the service has it (a LIFX Switch is no light).
+   */
+  async setLightState(serial: string, request: SetStateRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    const change = this.stateChange(request);
+    const view = typeof serial === 'string' ? this.light(serial.toLowerCase()) : undefined;
+    if (view === undefined || !view.capabilities.isLight) throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${String(serial)}` });
+    return this.apply([{ light: view, zones: null }], change, options.fast === true);
   }
 
   /** Set States: at most 50 operations, each merged over `defaults`. */

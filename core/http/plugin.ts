@@ -20,7 +20,7 @@ import { clipped, LightwireError, OPERATIONS } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
 import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, types, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
-import { ListCache } from './list-cache.js';
+import { ListCache, followLightEvents } from './list-cache.js';
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
 import { ENDPOINTS, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
@@ -222,22 +222,14 @@ function notFoundHint(method: string, path: string): string {
   return 'see GET /v1/openapi.json for the endpoints';
 }
 
-const REGISTRY_EVENTS = ['added', 'changed', 'offline', 'online'] as const;
-
 export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: FastifyInstance, options: HttpApiOptions) => {
   const o = resolveHttpApiOptions(options);
   const open = o.tokens.size === 0;
 
   // List Lights answers from a cache that any change of the lights clears (list-cache.ts).
   const cache = new ListCache(options.now ?? Date.now);
-  const clearCache = (): void => cache.clear();
-  const registry = o.service.client?.registry;
-  if (registry !== undefined) {
-    for (const event of REGISTRY_EVENTS) registry.on(event, clearCache);
-    app.addHook('onClose', async () => {
-      for (const event of REGISTRY_EVENTS) registry.off(event, clearCache);
-    });
-  }
+  const unfollow = followLightEvents(o.service, () => cache.clear());
+  app.addHook('onClose', async () => unfollow());
 
   // ---- step 1: every request, every route of this plugin, the 404 handler included ----
   app.addHook('onRequest', async (request, reply) => {

@@ -188,6 +188,14 @@ describe('nodes: set-state payloads', () => {
     expect(EFFECT_NAMES).to.deep.equal(['pulse', 'breathe', 'move', 'morph', 'flame', 'clouds', 'sunrise', 'sunset', 'off', 'clean']);
   });
 
+  it('hands a colour object to the service as it is (the service checks its numbers), and refuses other shapes', () => {
+    const hsbk = { hue: 120, saturation: 1, brightness: 0.5, kelvin: 3500 };
+    expect(parsePayload({ effect: 'morph', palette: ['red', hsbk] }, d)).to.deep.equal({ kind: 'effect', effect: 'morph', request: { palette: [{ hue: 0, saturation: 1 }, hsbk], periodS: 5, powerOn: true }, fast: false });
+    expect(code(() => parsePayload({ effect: 'pulse', color: 7 }, d))).to.match(/^PARAMETER_INVALID \{"field":"payload.color"/);
+    expect(code(() => parsePayload({ effect: 'pulse', color: 'red', from_color: ['red'] }, d))).to.match(/^PARAMETER_INVALID \{"field":"payload.from_color"/);
+    expect(code(() => parsePayload({ effect: 'morph', palette: ['red', 3] }, d))).to.match(/^PARAMETER_INVALID \{"field":"payload.palette\[1\]"/);
+  });
+
   it('takes msg.selector over the node selector, and needs one of them', () => {
     expect(selectorOf('label:A', 'all')).to.equal('label:A');
     expect(selectorOf(undefined, ' group:B ')).to.equal('group:B');
