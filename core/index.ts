@@ -47,7 +47,7 @@ export { MAX_SELECTORS } from './control/selectors.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
 export { EFFECT_DEFAULTS } from './control/effects.js';
-export { colorFromNumbers, parseRequest, CHECK_TEXT, type RequestOf, type Checked, type Vocabulary, type ParseContext } from './control/requests.js';
+export { colorFromNumbers, parseRequest, refusal, itemRefusal, CHECK_TEXT, type RequestOf, type Checked, type Vocabulary, type ParseContext } from './control/requests.js';
 export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, OPERATION_LIST, effectByName, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';

@@ -198,16 +198,16 @@ export function checkColor(field: string, value: unknown, random: (() => number)
 function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseContext): unknown {
   switch (p.kind) {
     case 'power':
-      if (value !== 'on' && value !== 'off') throw invalid(field, got(CHECK_TEXT.power, value));
+      if (value !== 'on' && value !== 'off') throw invalid(field, refusal(p, value));
       return value;
     case 'boolean':
-      if (typeof value !== 'boolean') throw invalid(field, got(CHECK_TEXT.boolean, value));
+      if (typeof value !== 'boolean') throw invalid(field, refusal(p, value));
       return value;
     case 'number':
-      if (!inRange(value, p.min, p.max)) throw invalid(field, got(CHECK_TEXT.number(p.min, p.max), value));
+      if (!inRange(value, p.min, p.max)) throw invalid(field, refusal(p, value));
       return value;
     case 'enum':
-      if (typeof value !== 'string' || !(p.values ?? []).includes(value)) throw invalid(field, got(CHECK_TEXT.enum(p.values ?? []), value));
+      if (typeof value !== 'string' || !(p.values ?? []).includes(value)) throw invalid(field, refusal(p, value));
       return value;
     case 'color':
       return checkColor(field, value, ctx.random);
@@ -216,7 +216,7 @@ function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseConte
     case 'enumList':
       return Object.freeze(
         checkList(p, field, value).map((v, i) => {
-          if (typeof v !== 'string' || !(p.values ?? []).includes(v)) throw invalid(`${field}[${i}]`, got(CHECK_TEXT.enum(p.values ?? []), v));
+          if (typeof v !== 'string' || !(p.values ?? []).includes(v)) throw invalid(`${field}[${i}]`, itemRefusal(p, v));
           return v;
         }),
       );
@@ -230,6 +230,28 @@ function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseConte
 /** A check's text with the value it refused (cut to a few hundred characters: a hostile value must not grow it). */
 function got(text: string, value: unknown): string {
   return `${text} (got ${typeof value === 'number' ? String(value) : quoted(value)})`;
+}
+
+/**
+ * Why a parameter's value is refused, as every face says it: the parser below, and the HTTP layer for what its
+ * schema check finds (core/http/errors.ts). Lists and hashes say their shape; single values repeat what was given.
+ */
+export function refusal(p: ParamDecl, value: unknown): string {
+  switch (p.kind) {
+    case 'color':
+    case 'colors':
+    case 'enumList':
+    case 'state':
+    case 'states':
+      return checkText(p);
+    default:
+      return got(checkText(p), value);
+  }
+}
+
+/** Why one item of a list parameter is refused (a palette colour, an ignore key). */
+export function itemRefusal(p: ParamDecl, value: unknown): string {
+  return p.kind === 'enumList' ? got(CHECK_TEXT.enum(p.values ?? []), value) : CHECK_TEXT.color;
 }
 
 function checkList(p: ParamDecl, field: string, value: unknown): unknown[] {

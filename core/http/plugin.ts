@@ -16,14 +16,14 @@ import formbody from '@fastify/formbody';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { SetStatesOperation, SetStatesResult, WriteOptions } from '../index.js';
-import { clipped, LightwireError, OPERATIONS } from '../index.js';
+import { clipped, itemRefusal, LightwireError, OPERATIONS, refusal, type OperationName } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
-import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem } from './errors.js';
+import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem, type DescribeFailure } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, types, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
 import { ListCache, followLightEvents } from './list-cache.js';
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
-import { ENDPOINTS, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
+import { ENDPOINTS, paramAt, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
 import type { LightApi } from './service-api.js';
 
 /** Largest request body; 50 states with 25 selectors each fit easily. */
@@ -95,7 +95,8 @@ export function resolveHttpApiOptions(options: HttpApiOptions): Resolved {
 
 // ---- request schemas: compiled once ----
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
+// verbose: the failing value travels with each error, so a failure is said with the value, as the service says it.
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false, verbose: true });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 function validator(schema: JsonSchema): ValidateFunction {
@@ -118,7 +119,7 @@ interface Prepared {
 /** A body sent as a form (its parser gives a repeated name as a list). */
 const FORM_TYPE = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i;
 
-export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | 'query', flat = where === 'query'): Prepared {
+export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | 'query', flat = where === 'query', operation?: OperationName): Prepared {
   const input = raw === undefined || raw === '' ? bareObject() : raw;
   if (!isRecord(input)) {
     throw new LightwireError('BODY_INVALID', { reason: `the request ${where} must be a JSON object or a form` });
@@ -139,8 +140,18 @@ export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | '
   }
   const params = coerce(input, schema) as Params;
   const validate = validator(schema);
-  if (!validate(params)) throw validationProblem(validate.errors ?? [], where);
+  if (!validate(params)) throw validationProblem(validate.errors ?? [], where, operation === undefined ? undefined : catalogueText(operation));
   return { params, unknown: unknownParams(input, schema) };
+}
+
+/** A schema failure of a declared parameter, said with the parser's text for it. */
+function catalogueText(operation: OperationName): DescribeFailure {
+  return (field, error) => {
+    const at = paramAt(operation, field);
+    // HTTP carries colours as strings only (the cloud's contract), so a colour's type failure keeps the schema's words.
+    if (at === undefined || at.param.kind === 'color' || (at.item && at.param.kind === 'colors')) return undefined;
+    return at.item ? itemRefusal(at.param, error.data) : refusal(at.param, error.data);
+  };
 }
 
 // ---- HTTP names -> the service's user units: the catalogue maps them (service.check with the v1 vocabulary) ----
@@ -344,7 +355,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
       handler: async (request, reply) => {
         (request as WithInput)[INPUT] = endpoint.query ? request.query : request.body;
         const prepared = endpoint.body
-          ? prepareInput(endpoint.body, request.body, 'body', FORM_TYPE.test(request.headers['content-type'] ?? ''))
+          ? prepareInput(endpoint.body, request.body, 'body', FORM_TYPE.test(request.headers['content-type'] ?? ''), endpoint.operation)
           : endpoint.query
             ? prepareInput(endpoint.query, request.query, 'query')
             : { params: {}, unknown: undefined };

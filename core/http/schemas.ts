@@ -112,6 +112,30 @@ export function bodyOf(operation: OperationDecl): JsonSchema {
   );
 }
 
+/**
+ * The declared parameter at a field of an operation's body (`states[0].brightness`, `palette[2]`), and whether the
+ * field is one item of a list parameter: the HTTP layer says a schema failure there as the service's parser does.
+ */
+export function paramAt(operation: OperationName, field: string): { readonly param: ParamDecl; readonly item: boolean } | undefined {
+  const tokens = [...field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => m[1] ?? Number(m[2]));
+  let params: readonly ParamDecl[] = OPERATIONS[operation].params;
+  let found: ParamDecl | undefined;
+  let item = false;
+  for (const token of tokens) {
+    if (typeof token === 'number') {
+      if (found === undefined || item) return undefined;
+      if (found.kind === 'colors' || found.kind === 'enumList') item = true;
+      else if (found.kind !== 'states') return undefined;
+      continue;
+    }
+    if (found !== undefined && found.kind !== 'state' && found.kind !== 'states') return undefined;
+    if (found !== undefined) params = OPERATIONS.setState.params;
+    found = params.find((p) => p.v1 === token);
+    if (found === undefined) return undefined;
+  }
+  return found === undefined ? undefined : { param: found, item };
+}
+
 export const SET_STATE_BODY = bodyOf(OPERATIONS.setState);
 export const SET_STATES_BODY = bodyOf(OPERATIONS.setStates);
 export const CYCLE_BODY = bodyOf(OPERATIONS.cycle);
