@@ -64,7 +64,9 @@ async function inflate(archive: string, target: string, mode = 0o644): Promise<v
 }
 
 async function inflateTar(archive: string, intoDir: string): Promise<void> {
-  const tar = spawn('tar', ['-x', '-C', intoDir, '-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+  // --no-same-owner: as root of a user namespace (npm test for an ordinary user), tar would otherwise try to give
+  // the files the archive's owners, which do not exist there.
+  const tar = spawn('tar', ['-x', '--no-same-owner', '-C', intoDir, '-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
   let stderr = '';
   tar.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
   const exited = new Promise<number>((resolve, reject) => {
