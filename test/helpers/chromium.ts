@@ -9,7 +9,7 @@
 //   merely exists, even while another process is still writing it.
 // A browser that cannot start is a failure naming why, never a skip.
 
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -63,19 +63,15 @@ async function inflate(archive: string, target: string, mode = 0o644): Promise<v
   await pipeline(createReadStream(archive), createBrotliDecompress(), createWriteStream(target, { mode }));
 }
 
+/** Decompresses a .tar.br to a file first: tar, reading from a pipe, may stop at the end-of-archive blocks and close it early. */
 async function inflateTar(archive: string, intoDir: string): Promise<void> {
+  const tarFile = path.join(intoDir, path.basename(archive, '.br'));
+  await inflate(archive, tarFile);
   // --no-same-owner: as root of a user namespace (npm test for an ordinary user), tar would otherwise try to give
   // the files the archive's owners, which do not exist there.
-  const tar = spawn('tar', ['-x', '--no-same-owner', '-C', intoDir, '-f', '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
-  let stderr = '';
-  tar.stderr.on('data', (chunk: Buffer) => (stderr += String(chunk)));
-  const exited = new Promise<number>((resolve, reject) => {
-    tar.once('error', reject);
-    tar.once('close', (code) => resolve(code ?? 1));
-  });
-  await pipeline(createReadStream(archive), createBrotliDecompress(), tar.stdin);
-  const code = await exited;
-  if (code !== 0) throw new Error(`tar could not unpack ${archive} (exit ${code}): ${stderr.trim()}`);
+  const result = await run('tar', ['-x', '--no-same-owner', '-C', intoDir, '-f', tarFile], process.env);
+  await rm(tarFile, { force: true });
+  if (result.code !== 0) throw new Error(`tar could not unpack ${archive} (exit ${result.code}): ${result.output}`);
 }
 
 /** Unpacks the package's binary, fonts and libraries into `dir` (a fresh folder), ready to run from `finalDir`. */
