@@ -50,8 +50,10 @@ run_mocha() {
       *) [ -e "$arg" ] && named=1 ;;
     esac
   done
+  # Not exec: inside the namespace this shell is its PID 1, and stays so to reap what the tests leave orphaned.
   if [ "$named" -eq 0 ]; then
-    exec mocha "$@"
+    mocha "$@"
+    return
   fi
   local config status=0
   config=$(mktemp --suffix=.json "${TMPDIR:-/tmp}/lightwire-mocharc.XXXXXX")
