@@ -6,9 +6,6 @@ export { LightwireError, isLightwireError, clipped, quoted, type ErrorCode, type
 export { didYouMean, nearest, printable, tableLines } from './text.js';
 export {
   LightService,
-  MAX_STATES,
-  CYCLE_STATES_MIN,
-  CYCLE_STATES_MAX,
   type LightServiceOptions,
   type LightServiceEvents,
   type ColorInput,
@@ -46,12 +43,11 @@ export { COLOR_RANGES, type ValidatedColor } from './control/colors.js';
 export { MAX_SELECTORS } from './control/selectors.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
-export { EFFECT_DEFAULTS } from './control/effects.js';
-export { colorFromNumbers, parseRequest, refusal, itemRefusal, CHECK_TEXT, type RequestOf, type Checked, type Vocabulary, type ParseContext } from './control/requests.js';
-export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, OPERATION_LIST, effectByName, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
+export { parseRequest, refusal, itemRefusal, type RequestOf, type Checked } from './control/requests.js';
+export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';
-export { SCENE_IGNORE_KEYS, type SceneActivation, type SceneOverrides } from './control/scene-activation.js';
+export type { SceneActivation, SceneOverrides } from './control/scene-activation.js';
 export { LightClient, type LightClientOptions, type ClientEvents } from './discovery/client.js';
 export { interfaceBroadcastAddresses, type DiscoveryOptions, type DiscoveryOptionsInput, type StaticHost } from './discovery/options.js';
 export type { TransportOptions } from './transport/options.js';
@@ -61,7 +57,6 @@ export {
   KELVIN_MIN,
   KELVIN_MAX,
   DURATION_MAX_S,
-  DEFAULT_DURATION_S,
   RELAYS_MAX,
   kelvinToMireds,
   miredsToKelvin,

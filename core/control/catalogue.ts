@@ -390,11 +390,6 @@ export const EFFECT_OPERATIONS: readonly (OperationDecl & { readonly effect: Non
   OPERATION_LIST.filter((o): o is OperationDecl & { effect: NonNullable<OperationDecl['effect']> } => o.effect !== undefined),
 );
 
-/** The operation an effect name (Node-RED's and the dashboard's `effect`) stands for. */
-export function effectByName(name: string): (typeof EFFECT_OPERATIONS)[number] | undefined {
-  return EFFECT_OPERATIONS.find((o) => o.effect.name === name);
-}
-
 /** A parameter's default as data (the `'service'` default is DEFAULT_DURATION_S unless the service says otherwise). */
 export function staticDefault(p: ParamDecl): number | boolean | string | undefined {
   return p.default === 'service' ? DEFAULT_DURATION_S : p.default;

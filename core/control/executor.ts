@@ -6,7 +6,7 @@ import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
 import { ENUMS, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, sameHsbk, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
-import type { DeviceAddress, FastObserver } from '../transport/requester.js';
+import type { FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
 

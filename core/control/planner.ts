@@ -4,7 +4,6 @@
 // capability-aware colour resolution, message builders) are shared with effects.ts and delta.ts.
 
 import { LightwireError, quoted } from '../errors.js';
-import { DURATION_MAX_S } from '../protocol/limits.js';
 import { MAX_ZONE_INDEX } from './selectors.js';
 import {
   ENUMS,

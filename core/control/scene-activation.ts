@@ -1,7 +1,7 @@
 // Scene activation (Activate Scene): one stored state x the activation's ignore list, overrides and duration ->
 // the request for its selector. Pure: no I/O.
 
-import { DEFAULT_DURATION_S, DURATION_MAX_S, type PowerState } from '../protocol/index.js';
+import { DEFAULT_DURATION_S, type PowerState } from '../protocol/index.js';
 import type { Mutable, SceneState } from './scene-file.js';
 import type { CheckedValues, RequestOf, SetStateRequest } from './requests.js';
 import { SCENE_IGNORE_KEYS } from './catalogue.js';

@@ -1,0 +1,181 @@
+// The service's book of lights: every light as a frozen LightView (cached per record revision), the resolved group
+// and location names, and which lights are known. It follows the client's registry and tells the service's
+// listeners in its terms: a light is `added` once something true was read of it (never on a discovery reply
+// alone), `changed` with the fields that moved (every member of a renamed group too), `offline` and `online`.
+
+import type { EventEmitter } from 'node:events';
+import type { LightClient } from '../discovery/client.js';
+import type { LightRecord } from '../discovery/registry.js';
+import type { LightServiceEvents } from './service-types.js';
+import type { LightView } from './types.js';
+import { groupNames, lightView, type GroupNames } from './views.js';
+
+type LightEvent = 'added' | 'changed' | 'offline' | 'online';
+
+/** What the book needs of the service it works for. */
+export interface BookOwner {
+  /** Tells the service's listeners (a listener that throws is reported, never thrown back here). */
+  announce<E extends LightEvent>(event: E, ...args: LightServiceEvents[E]): void;
+  /** Whether anyone listens for `changed` (building views for nobody is skipped). */
+  wantsChanges(): boolean;
+  /** Background trouble from the client (a socket error). */
+  error(err: Error): void;
+  /** A light's first read is over (the service's `ready` counts them). */
+  described(): void;
+}
+
+/** Something true is known of a light: its state (power, and colour for lights) was read at least once. */
+export function isRead(record: LightRecord): boolean {
+  return record.facts.power !== undefined;
+}
+
+export class LightBook {
+  /** LightView per serial with the record revision it was built from: light(serial) is a map lookup. */
+  private readonly viewCache = new Map<string, { readonly revision: number; readonly view: LightView }>();
+  private namesCache: GroupNames | undefined;
+  /** Each light's group and location id as last seen (`group:serial`), to tell a light that moves group. */
+  private readonly memberships = new Map<string, string>();
+  /** Lights whose first read is over (announced with `added`). */
+  private readonly announced = new Set<string>();
+  /** Lights whose first read is over but told nothing (no answer): announced once a later read succeeds. */
+  private readonly unread = new Set<string>();
+  private readonly detach: (() => void)[] = [];
+
+  constructor(
+    private readonly client: LightClient,
+    private readonly owner: BookOwner,
+  ) {
+    this.listen();
+  }
+
+  /** How many lights are known (announced). */
+  get known(): number {
+    return this.announced.size;
+  }
+
+  /** Lights a client already knew (a client passed in, or a restart) count as known. */
+  adoptKnown(): void {
+    for (const record of this.client.registry.peekAll()) {
+      if (record.facts.power !== undefined || record.facts.color !== undefined) this.announced.add(record.serial);
+    }
+  }
+
+  /** Lights found whose first read is not over yet. */
+  pendingFirstReads(): number {
+    let pending = 0;
+    for (const record of this.client.registry.peekAll()) {
+      if (!this.announced.has(record.serial) && !this.unread.has(record.serial)) pending++;
+    }
+    return pending;
+  }
+
+  /** Stops following the client (for a client that lives on after the service). */
+  close(): void {
+    for (const off of this.detach.splice(0)) off();
+  }
+
+  /** One light, O(1): from the cache while its record is unchanged; undefined when unknown or never read. */
+  light(serial: string): LightView | undefined {
+    const record = this.client.registry.peek(serial);
+    return record && isRead(record) ? this.viewOf(record) : undefined;
+  }
+
+  /**
+   * Every known light, in serial order: lights found whose state was never read are left out (views, List Lights
+   * and selectors show only what was read, never made-up values).
+   */
+  views(): LightView[] {
+    const out: LightView[] = [];
+    for (const r of this.client.registry.peekAll()) if (isRead(r)) out.push(this.viewOf(r));
+    return out;
+  }
+
+  viewOf(record: LightRecord): LightView {
+    const cached = this.viewCache.get(record.serial);
+    if (cached !== undefined && cached.revision === record.revision) return cached.view;
+    const view = lightView(record, this.names());
+    this.viewCache.set(record.serial, { revision: record.revision, view });
+    return view;
+  }
+
+  private listen(): void {
+    const on = <E extends 'described' | 'changed' | 'offline' | 'online' | 'error' | 'added'>(
+      event: E,
+      fn: (...args: never[]) => void,
+    ): void => {
+      (this.client as EventEmitter).on(event, fn as (...args: unknown[]) => void);
+      this.detach.push(() => (this.client as EventEmitter).off(event, fn as (...args: unknown[]) => void));
+    };
+    on('described', (record: LightRecord) => {
+      // A light is known (listed, announced) once something true was read of it, never on a discovery reply alone.
+      if (!isRead(record)) this.unread.add(record.serial);
+      else if (!this.announced.has(record.serial)) {
+        this.announced.add(record.serial);
+        this.owner.announce('added', this.viewOf(record));
+      }
+      this.owner.described();
+    });
+    on('changed', (record: LightRecord, fields: readonly string[]) => {
+      // A group's name is the newest label among its members: a change to one light renames it for all.
+      if ((fields.includes('group') || fields.includes('location')) && this.renamesGroups(record)) this.renameGroups(record.serial);
+      // A light whose first read went unanswered is announced when a later read succeeds.
+      if (this.unread.has(record.serial) && isRead(record)) {
+        this.unread.delete(record.serial);
+        this.announced.add(record.serial);
+        this.owner.announce('added', this.viewOf(record));
+        return;
+      }
+      if (this.announced.has(record.serial) && this.owner.wantsChanges()) this.owner.announce('changed', this.viewOf(record), fields);
+    });
+    on('offline', (record: LightRecord) => {
+      if (this.announced.has(record.serial)) this.owner.announce('offline', this.viewOf(record));
+    });
+    on('online', (record: LightRecord) => {
+      if (this.announced.has(record.serial)) this.owner.announce('online', this.viewOf(record));
+    });
+    on('error', (err: Error) => this.owner.error(err));
+  }
+
+  /**
+   * Whether a light's new group or location can change a resolved name: it left a group, or it carries a label other
+   * than the one resolved. A fleet read for the first time (every member with the same label) resolves names once,
+   * not once per light.
+   */
+  private renamesGroups(record: LightRecord): boolean {
+    let renames = false;
+    for (const kind of ['group', 'location'] as const) {
+      const key = `${kind}:${record.serial}`;
+      const membership = record.facts[kind]?.value;
+      const before = this.memberships.get(key);
+      if (membership === undefined) this.memberships.delete(key);
+      else this.memberships.set(key, membership.id);
+      if (before !== undefined && before !== membership?.id) renames = true;
+      else if (membership !== undefined && this.namesCache !== undefined && this.namesCache[kind].get(membership.id) !== membership.label) renames = true;
+    }
+    return renames;
+  }
+
+  /**
+   * Group or location names moved (one light brought a newer label): the names are resolved again, and every other
+   * light whose group or location now shows another name is told as `changed`, as the light that brought it is.
+   */
+  private renameGroups(serial: string): void {
+    const before = this.namesCache;
+    this.namesCache = undefined;
+    this.viewCache.clear();
+    if (before === undefined || !this.owner.wantsChanges()) return;
+    const after = this.names();
+    for (const record of this.client.registry.peekAll()) {
+      if (record.serial === serial || !this.announced.has(record.serial)) continue;
+      const fields = (['group', 'location'] as const).filter((kind) => {
+        const membership = record.facts[kind]?.value;
+        return membership !== undefined && (before[kind].get(membership.id) ?? membership.label) !== (after[kind].get(membership.id) ?? membership.label);
+      });
+      if (fields.length > 0) this.owner.announce('changed', this.viewOf(record), fields);
+    }
+  }
+
+  private names(): GroupNames {
+    return (this.namesCache ??= groupNames(this.client.registry));
+  }
+}

@@ -1,0 +1,197 @@
+// The writes of the light service: each operation of the catalogue, checked once by the service, resolved to
+// lights, planned per light and run by the executor; one result per light. Set State and its kin (Set States,
+// Toggle, State Delta, Cycle) plan with the Set State planner; effects with their own (operations.ts).
+
+import { LightwireError } from '../errors.js';
+import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
+import { MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
+import { applyDelta, nextCycleState } from './delta.js';
+import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
+import { planEffect } from './operations.js';
+import { planSetState, usesZones } from './planner.js';
+import { stateChangeOf, trustedChange, type Checked, type CheckedChange, type SetStateRequest } from './requests.js';
+import { parseSelectors } from './selectors.js';
+import type { SetStatesOperation, SetStatesResult } from './service-types.js';
+import type { LightResult, LightView, Plan, RelayState, ResolvedLight } from './types.js';
+
+/** What the writes need of the service. */
+export interface WriteContext {
+  readonly executor: Executor;
+  readonly deadlineMs: number;
+  readonly freshStateMs: number;
+  readonly defaultDurationS: number;
+  resolve(selector: string): ResolvedLight[];
+  /** One device's view (a LIFX Switch too). */
+  light(serial: string): LightView | undefined;
+  /** Checks a Set State (the parser) with `prefix` before its fields. */
+  stateChange(request: SetStateRequest, prefix: string): CheckedChange;
+  /** Reads a light now, then its view. */
+  reread(serial: string): Promise<LightView | undefined>;
+}
+
+function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVALID'> {
+  return new LightwireError('PARAMETER_INVALID', { field, reason });
+}
+
+/**
+ * Fast mode's planner for one change: a fast plan depends on the light's capabilities alone unless it paints some
+ * zones of a strip (then on its zones), so lights of one product share one plan (a fleet has a handful).
+ */
+function fastPlanner(change: CheckedChange): PlanFor {
+  const byCapabilities = new Map<Capabilities, Plan>();
+  return (light, zones) => {
+    const caps = light.capabilities;
+    if (caps.multizone && zones !== null && zones.length > 0) return planSetState(change, light, { fast: true, zones });
+    let plan = byCapabilities.get(caps);
+    if (plan === undefined) {
+      plan = planSetState(change, light, { fast: true, zones: null });
+      byCapabilities.set(caps, plan);
+    }
+    return plan;
+  };
+}
+
+
+export class Writes {
+  constructor(private readonly context: WriteContext) {}
+
+  /** One checked operation on the lights a selector names. */
+  perform<N extends SelectorOperationName>(name: N, selector: string, checked: Checked<N>, fast: boolean): Promise<LightResult[]> {
+    switch (name) {
+      case 'setState':
+        return this.apply(this.context.resolve(selector), stateChangeOf(checked as unknown as Checked<'setState'>, this.context.defaultDurationS), fast);
+      case 'toggle':
+        return this.toggle(selector, checked as unknown as Checked<'toggle'>, fast);
+      case 'stateDelta':
+        return this.delta(selector, checked as unknown as Checked<'stateDelta'>, fast);
+      case 'cycle':
+        return this.cycle(selector, checked as unknown as Checked<'cycle'>, fast);
+      default: {
+        const effect = name as EffectOperationName;
+        const decl = OPERATIONS[effect];
+        const planFor = planEffect(effect, checked as unknown as Checked<typeof effect>);
+        const needs = 'needs' in decl ? { operation: effect === 'clean' ? 'clean' : `run ${effect}`, capability: decl.needs } : undefined;
+        return this.run(selector, planFor, decl.read, fast, needs);
+      }
+    }
+  }
+
+  /** Set States: every operation merged over `defaults` and checked before anything is sent. */
+  async setStates(operations: readonly SetStatesOperation[], defaults: SetStateRequest, fast: boolean): Promise<SetStatesResult[]> {
+    if (!Array.isArray(operations) || operations.length === 0) throw invalid('states', 'must be a non-empty array');
+    if (operations.length > MAX_STATES) throw new LightwireError('STATES_TOO_MANY', { count: operations.length, max: MAX_STATES });
+    // Validate everything before anything is sent.
+    const prepared = operations.map((op, i) => {
+      const operation: SetStatesOperation = { ...defaults, ...op };
+      if (typeof operation.selector !== 'string') throw invalid(`states[${i}].selector`, 'is missing');
+      const change = this.context.stateChange(operation, `states[${i}].`);
+      parseSelectors(operation.selector, { percentDecode: false });
+      return { operation, change };
+    });
+    return Promise.all(
+      prepared.map(async ({ operation, change }): Promise<SetStatesResult> => {
+        let targets: ResolvedLight[];
+        try {
+          targets = this.context.resolve(operation.selector);
+        } catch (err) {
+          if (err instanceof LightwireError && err.code === 'LIGHTS_NOT_FOUND') {
+            return { operation, error: 'not found', code: err.code };
+          }
+          throw err;
+        }
+        return { operation, results: await this.apply(targets, change, fast) };
+      }),
+    );
+  }
+
+  /** Runs one checked change on resolved lights. */
+  apply(targets: readonly ResolvedLight[], change: CheckedChange, fast: boolean): Promise<LightResult[]> {
+    const needsZones = targets.some((t) => t.zones !== null && t.light.capabilities.multizone);
+    // Zones are always read (a strip's zones are painted over what it shows); a change without a colour (power,
+    // infrared) plans the same whatever the light shows; a colour is planned from what the service knows of the light
+    // when that is fresh (our own writes and recent reads), else from a read.
+    const read: ExecuteOptions['read'] = needsZones ? 'state+zones' : change.color === undefined ? 'none' : 'cached-state';
+    // A strip asked for part of a colour keeps its zones' own colours: they are read first (planSetState).
+    const options: ExecuteOptions = { fast, deadlineMs: this.context.deadlineMs, read, freshStateMs: this.context.freshStateMs, zonesOf: (light) => usesZones(change, light) };
+    return this.context.executor.run(targets, fast ? fastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
+  }
+
+  private async toggle(selector: string, request: Checked<'toggle'>, fast: boolean): Promise<LightResult[]> {
+    const targets = this.context.resolve(selector);
+    const anyOn = targets.some((t) => t.light.online && t.light.power === 'on');
+    const power = anyOn ? 'off' : 'on';
+    const results = await this.apply(targets, trustedChange({ power, durationS: request.durationS ?? this.context.defaultDurationS }), fast);
+    return results.map((r) => (r.status === 'ok' ? { ...r, power } : r));
+  }
+
+  /**
+   * Resolves, checks the plan of every light before anything is sent (so a bad parameter is a 422 for the
+   * whole request, never half-applied), then runs it.
+   */
+  private async run(
+    selector: string,
+    planFor: PlanFor,
+    read: ExecuteOptions['read'],
+    fast: boolean,
+    needs?: { operation: string; capability: keyof Capabilities },
+  ): Promise<LightResult[]> {
+    let targets = this.context.resolve(selector);
+    // Lights that cannot run a firmware effect are left out rather than reported `ok` for doing nothing.
+    if (needs) {
+      targets = targets.filter((t) => t.light.capabilities[needs.capability] === true);
+      if (targets.length === 0) {
+        throw new LightwireError('CAPABILITY_MISSING', { selector, operation: needs.operation, capability: needs.capability });
+      }
+    }
+    for (const t of targets) planFor(t.light, t.zones);
+    return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read });
+  }
+
+  private async delta(selector: string, request: Checked<'stateDelta'>, fast: boolean): Promise<LightResult[]> {
+    const delta = { ...request, durationS: request.durationS ?? this.context.defaultDurationS };
+    const targets = this.context.resolve(selector);
+    // On a strip each zone moves from its own colour, not from the light's one colour.
+    const planFor: PlanFor = (light, zones) =>
+      planSetState(trustedChange(applyDelta(light, delta)), light, {
+        fast,
+        zones,
+        perZone: (zone) => applyDelta({ ...light, color: zone }, delta).color ?? {},
+      });
+    const read = targets.some((t) => t.light.capabilities.multizone) ? 'state+zones' : 'state';
+    return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read });
+  }
+
+  private async cycle(selector: string, request: Checked<'cycle'>, fast: boolean): Promise<LightResult[]> {
+    const merged = request.states.map((s) => ({ ...request.defaults, ...s }));
+    const changes = merged.map((s, i) => this.context.stateChange(s, `states[${i}].`));
+    const targets = this.context.resolve(selector);
+    const first = targets.find((t) => t.light.online) ?? targets[0]!;
+    // Where the lights are now: the first light read afresh (fast mode takes what the service knows).
+    const current = (!fast && first.light.online ? await this.context.reread(first.light.serial) : undefined) ?? first.light;
+    const index = nextCycleState(changes, current, request.direction);
+    return this.apply(targets, changes[index]!, fast);
+  }
+
+  // ---- LIFX Switch relays (https://lan.developer.lifx.com/docs/the-lifx-switch) ----
+
+  relays(serial: string): Promise<RelayState[]> {
+    return this.context.executor.readRelays(this.relayDevice(serial, 'read relays'), this.context.deadlineMs);
+  }
+
+  setRelayPower(serial: string, relayIndex: number, on: boolean, fast: boolean): Promise<LightResult> {
+    if (!Number.isInteger(relayIndex) || relayIndex < 0 || relayIndex >= RELAYS_MAX) {
+      throw invalid('relayIndex', `must be an integer from 0 to ${RELAYS_MAX - 1}`);
+    }
+    if (typeof on !== 'boolean') throw invalid('on', 'must be true or false');
+    const device = this.relayDevice(serial, 'switch a relay');
+    return this.context.executor.setRelay(device, relayIndex, on, { fast, deadlineMs: this.context.deadlineMs });
+  }
+
+  private relayDevice(serial: string, operation: string): LightView {
+    const view = typeof serial === 'string' ? this.context.light(serial.toLowerCase()) : undefined;
+    const selector = `id:${String(serial)}`;
+    if (view === undefined) throw new LightwireError('LIGHTS_NOT_FOUND', { selector });
+    if (!view.capabilities.relays) throw new LightwireError('CAPABILITY_MISSING', { selector, operation, capability: 'relays' });
+    return view;
+  }
+}
