@@ -247,10 +247,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.book.light(serial);
   }
 
-  /**
-   * Every known light, in serial order: lights found whose state was never read are left out (views, List Lights
-   * and selectors show only what was read, never made-up values).
-   */
+  /** Every known light, in serial order: a light never read is left out (only what was read is shown). */
   views(): LightView[] {
     return this.book.views();
   }
@@ -491,13 +488,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.perform('clean', selector, request, options);
   }
 
-  /**
-   * Cycle: works out where the lights are in the list (from the first light's current state) and
-   * moves them all to the next entry, so a client just repeats the same request.
-   */
+  /** Cycle: the lights move to the entry after the one the first light shows, so a client repeats one request. */
   cycle(selector: string, request: CycleRequest, options: WriteOptions = {}): Promise<LightResult[]> {
     return this.perform('cycle', selector, request, options);
   }
-
-
 }
