@@ -191,13 +191,9 @@ export function mergeColor(base: PartialHsbk, over: PartialHsbk): PartialHsbk {
 
 /**
  * An explicit `brightness` parameter overrides the brightness inside the colour string
- * (https://api.developer.lifx.com/docs/set-state).
- * Undefined when neither is given. Throws PARAMETER_INVALID for a brightness outside 0-1.
+ * (https://api.developer.lifx.com/docs/set-state). Undefined when neither is given. Both arrive checked (requests.ts).
  */
 export function withBrightness(color: PartialHsbk | undefined, brightness: number | undefined): PartialHsbk | undefined {
   if (brightness === undefined) return color;
-  if (!Number.isFinite(brightness) || brightness < 0 || brightness > 1) {
-    throw new LightwireError('PARAMETER_INVALID', { field: 'brightness', reason: 'must be a number from 0.0 to 1.0' });
-  }
   return mergeColor(color ?? {}, { brightness });
 }

@@ -4,6 +4,7 @@
 
 import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type PowerState } from '../protocol/index.js';
+import { CHECK_TEXT } from './requests.js';
 import type { LightView } from './types.js';
 
 // ---- the API shape (List Scenes) ----
@@ -120,7 +121,7 @@ function parseState(raw: unknown, where: string): SceneState {
   if (raw.duration !== undefined) state.duration = checkNumber(raw.duration, 0, DURATION_MAX_S, `${where}.duration`);
   if (raw.infrared !== undefined) state.infrared = checkNumber(raw.infrared, 0, 1, `${where}.infrared`);
   if (raw.power !== undefined) {
-    if (raw.power !== 'on' && raw.power !== 'off') throw new Invalid(`${where}.power must be "on" or "off"`);
+    if (raw.power !== 'on' && raw.power !== 'off') throw new Invalid(`${where}.power ${CHECK_TEXT.power}`);
     state.power = raw.power;
   }
   return freezeState(state);

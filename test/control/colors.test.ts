@@ -9,6 +9,7 @@ import {
   withBrightness,
   type ValidatedColor,
 } from '../../core/control/colors.js';
+import { parseStateChange } from '../../core/control/requests.js';
 import type { PartialHsbk } from '../../core/control/types.js';
 import { isLightwireError, type ErrorCode, type LightwireError } from '../../core/errors.js';
 
@@ -430,9 +431,10 @@ describe('withBrightness', () => {
     expect(withBrightness(undefined, undefined)).to.equal(undefined);
   });
 
+  // The brightness is checked once, by the parser, before it is merged here.
   for (const brightness of [-0.1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-    it(`rejects the brightness ${brightness} with PARAMETER_INVALID`, () => {
-      expect(thrown('PARAMETER_INVALID', () => withBrightness(parseColor('red'), brightness)).params.field).to.equal('brightness');
+    it(`the parser rejects the brightness ${brightness} with PARAMETER_INVALID before any merge`, () => {
+      expect(thrown('PARAMETER_INVALID', () => parseStateChange({ color: 'red', brightness }, { vocabulary: 'library', defaultDurationS: 1 })).params.field).to.equal('brightness');
     });
   }
 });
