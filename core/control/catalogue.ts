@@ -103,16 +103,10 @@ export const SCENE_IGNORE_KEYS = Object.freeze(['power', 'infrared', 'duration',
 // ---- Set State (https://api.developer.lifx.com/docs/set-state) ----
 
 const POWER = param({ v1: 'power', key: 'power', kind: 'power', description: 'Turn the lights on or off.' });
-const DURATION = param({
-  v1: 'duration',
-  key: 'durationS',
-  kind: 'number',
-  min: 0,
-  max: DURATION_MAX_S,
-  unit: 's',
-  default: 'service',
-  description: `How long the change takes. Seconds, 0 to ${DURATION_MAX_S} (100 years).`,
-});
+/** A transition or run time in seconds, 0 to 100 years; `extra` says what it is (and its default). */
+const durationParam = <const P extends Pick<ParamDecl, 'description'> & Partial<ParamDecl>>(extra: P) =>
+  param({ v1: 'duration', key: 'durationS', kind: 'number', min: 0, max: DURATION_MAX_S, unit: 's', ...extra });
+const DURATION = durationParam({ default: 'service', description: `How long the change takes. Seconds, 0 to ${DURATION_MAX_S} (100 years).` });
 
 export const SET_STATE_PARAMS = [
   POWER,
@@ -135,15 +129,7 @@ export const SET_STATE_PARAMS = [
 const POWER_ON = param({ v1: 'power_on', key: 'powerOn', kind: 'boolean', default: true, description: 'Turn on lights that are off.' });
 const periodParam = <const D extends number>(defaultS: D, description: string) =>
   param({ v1: 'period', key: 'periodS', kind: 'number', min: 0, max: MAX_PERIOD_S, unit: 's', default: defaultS, description });
-const EFFECT_DURATION = param({
-  v1: 'duration',
-  key: 'durationS',
-  kind: 'number',
-  min: 0,
-  max: DURATION_MAX_S,
-  unit: 's',
-  description: 'Seconds the effect runs; omitted runs until stopped; 0 stops it.',
-});
+const EFFECT_DURATION = durationParam({ description: 'Seconds the effect runs; omitted runs until stopped; 0 stops it.' });
 
 const WAVEFORM_PARAMS = [
   param({ v1: 'color', key: 'color', kind: 'color', required: true, description: 'The colour the effect moves to (required).' }),
@@ -155,7 +141,7 @@ const WAVEFORM_PARAMS = [
 ] as const;
 
 const SKY_PARAMS = [
-  param({ ...EFFECT_DURATION, description: 'Seconds the effect runs (sunrise and sunset: how long the sun takes); omitted runs until stopped.' }),
+  durationParam({ description: 'Seconds the effect runs (sunrise and sunset: how long the sun takes); omitted runs until stopped.' }),
   POWER_ON,
 ] as const;
 
@@ -211,7 +197,7 @@ export const OPERATIONS = {
     method: 'POST',
     path: '/lights/:selector/toggle',
     scope: 'control',
-    params: [param({ ...DURATION, description: `How long the power change takes. Seconds, 0 to ${DURATION_MAX_S} (100 years).` })],
+    params: [durationParam({ default: 'service', description: `How long the power change takes. Seconds, 0 to ${DURATION_MAX_S} (100 years).` })],
     read: 'none',
   },
   pulse: {
@@ -363,7 +349,7 @@ export const OPERATIONS = {
     path: '/scenes/:scene/activate',
     scope: 'control',
     params: [
-      param({ v1: 'duration', key: 'durationS', kind: 'number', min: 0, max: DURATION_MAX_S, unit: 's', description: `Transition time; overrides the durations stored in the scene. Seconds, 0 to ${DURATION_MAX_S} (100 years).` }),
+      durationParam({ description: `Transition time; overrides the durations stored in the scene. Seconds, 0 to ${DURATION_MAX_S} (100 years).` }),
       param({ v1: 'ignore', key: 'ignore', kind: 'enumList', values: SCENE_IGNORE_KEYS, description: 'Properties of the scene to leave unchanged.' }),
       param({ v1: 'overrides', key: 'overrides', kind: 'state', description: 'A Set State hash applied to every light of the scene.' }),
     ],

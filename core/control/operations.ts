@@ -18,39 +18,28 @@ import {
 } from './effects.js';
 import type { PlanFor } from './executor.js';
 import type { Checked } from './requests.js';
+import type { LightView, Plan } from './types.js';
 
 type Planner<N extends EffectOperationName> = (request: Checked<N>) => PlanFor;
 
-const withInstance = <R extends object>(request: R): R & { readonly instanceId: number } => ({ ...request, instanceId: randomNonZeroUint32() });
+/** A firmware effect's planner: the run gets a fresh instance id, the same for every light of the request. */
+const firmware =
+  <R extends object>(planner: (request: R & { readonly instanceId: number }, light: LightView) => Plan) =>
+  (r: R): PlanFor => {
+    const request = { ...r, instanceId: randomNonZeroUint32() };
+    return (light) => planner(request, light);
+  };
 
 /** Every effect of the catalogue and its planner; the compiler checks that none is missing. */
 export const EFFECT_PLANNERS: { readonly [N in EffectOperationName]: Planner<N> } = Object.freeze({
   breathe: (r) => (light) => planBreathe(r, light),
   pulse: (r) => (light) => planPulse(r, light),
-  move: (r) => {
-    const request = withInstance(r);
-    return (light) => planMove(request, light);
-  },
-  morph: (r) => {
-    const request = withInstance(r);
-    return (light) => planMorph(request, light);
-  },
-  flame: (r) => {
-    const request = withInstance(r);
-    return (light) => planFlame(request, light);
-  },
-  clouds: (r) => {
-    const request = withInstance(r);
-    return (light) => planClouds(request, light);
-  },
-  sunrise: (r) => {
-    const request = withInstance(r);
-    return (light) => planSunrise(request, light);
-  },
-  sunset: (r) => {
-    const request = withInstance(r);
-    return (light) => planSunset(request, light);
-  },
+  move: firmware(planMove),
+  morph: firmware(planMorph),
+  flame: firmware(planFlame),
+  clouds: firmware(planClouds),
+  sunrise: firmware(planSunrise),
+  sunset: firmware(planSunset),
   effectsOff: (r) => (light) => planEffectsOff(r, light),
   clean: (r) => (light) => planClean(r, light),
 });
