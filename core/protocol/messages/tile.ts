@@ -30,7 +30,7 @@ export const TILE = {
     field('rect', TileBufferRect),
     field('durationMs', u32, 'ms'),
     field('colors', array(Hsbk, 64)),
-  ], { reply: 'State64' }),
+  ], { reply: 'State64', multi: { until: 'count', identity: ['tileIndex'], countField: 'length' } }),
   CopyFrameBuffer: message(716, [
     field('tileIndex', u8),
     field('length', u8),
