@@ -69,7 +69,7 @@ function add(table: Table, bench: Bench, side: Side, result: BenchResult): void 
   for (const figure of result.figures) {
     for (const [client, points] of Object.entries(figure.clients)) {
       for (const point of points) {
-        const key = `${bench} | ${figure.title} | ${client} | N=${point.n}`;
+        const key = `${bench} | ${figure.title} | ${client} | ${point.n}`;
         let row = table.get(key);
         if (row === undefined) table.set(key, (row = { title: figure.title, unit: figure.unit, lowerIsBetter: figure.lowerIsBetter, values: { base: [], new: [] } }));
         for (const v of point.values) if (v !== null) row.values[side].push(v);
@@ -86,8 +86,8 @@ function report(table: Table, o: Options): string {
     `Before/after, ${o.rounds} round(s) in turns; base ${o.base}, new ${o.next}; ${os.cpus().length} CPUs, node ${process.version}.`,
     'Worse than the run-to-run range: the new median is outside the base range, on the worse side.',
     '',
-    '| bench, figure, client, N | unit | base | new | change | worse than range |',
-    '|---|---|---:|---:|---:|---|',
+    '| bench | figure | client | N | unit | base | new | change | worse than range |',
+    '|---|---|---|---:|---|---:|---:|---:|---|',
   ];
   for (const [key, row] of table) {
     const { base, new: next } = row.values;

@@ -54,7 +54,8 @@ function completion(multi: MultiReply): ReplyRule['complete'] {
       return undefined;
     case 'zones': {
       const { fromField, toField } = multi;
-      return (req, replies) => zonesCovered(fromField === undefined ? 0 : (req[fromField] as number), toField === undefined ? 0xffff : (req[toField] as number), replies);
+      return (req, replies) =>
+        zonesCovered(fromField === undefined ? 0 : (req[fromField] as number), toField === undefined ? 0xffff : (req[toField] as number), replies);
     }
     case 'count': {
       const field = multi.countField;

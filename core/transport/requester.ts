@@ -9,20 +9,22 @@ import { LightwireError } from '../errors.js';
 import { BROADCAST_TARGET, decode, encode, type KnownPacket, type MessageName, type Packet, type Payload } from '../protocol/index.js';
 import { BROADCAST_WINDOW, DiscoveryWindows } from './discovery-windows.js';
 import { DUE_EARLY_MS, DueQueue } from './due-queue.js';
-import { Batch, Exchange, planFor, type ExchangeHost, type ExchangeKind } from './exchange.js';
-import { ExchangeTable } from './exchange-table.js';
+import { Batch, Exchange, ExchangeTable, planFor, type ExchangeHost, type ExchangeKind } from './exchange.js';
 import { FastLane, type FastJob, type FastWire } from './fast-lane.js';
 import { LightStatsBook, type LightTransportStats } from './light-stats.js';
 import type { TransportOptions } from './options.js';
 import { Pacer } from './pacer.js';
 import type { DeviceAddress, EachResult, PacketListener, PostOptions, PostOutcome, ReplyOf, RequesterStats, RequestOptions, SetOptions, SetResult } from './request-types.js';
-import { NO_PAYLOAD } from './request-types.js';
 import { SetOrder, type SetOrderHost } from './set-order.js';
 import type { DatagramEndpoint, RemoteAddress } from './udp.js';
 
 export { DISCOVERY_REPLY_WINDOW_MS } from './discovery-windows.js';
 export { RTT_SAMPLES_KEPT, type LightTransportStats } from './light-stats.js';
-export * from './request-types.js';
+export type { DeviceAddress, EachResult, FastObserver, PacketListener, PacketOf, PostOptions, PostOutcome } from './request-types.js';
+export type { ReplyOf, RequesterStats, RequestOptions, SetOptions, SetResult } from './request-types.js';
+
+/** The payload of every request that has none: one frozen object, not one per request in flight. */
+export const NO_PAYLOAD: Readonly<Record<string, never>> = Object.freeze({});
 
 const ignore = (): void => undefined;
 

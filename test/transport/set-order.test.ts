@@ -4,8 +4,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { isLightwireError, type LightwireError } from '../../core/errors.js';
-import { Exchange, planFor, type ExchangeHost } from '../../core/transport/exchange.js';
-import { ExchangeTable } from '../../core/transport/exchange-table.js';
+import { Exchange, ExchangeTable, planFor, type ExchangeHost } from '../../core/transport/exchange.js';
 import { SetOrder } from '../../core/transport/set-order.js';
 
 const LIGHT = { serial: 'd073d5000001', address: '127.0.0.2', port: 56700 };

@@ -46,6 +46,6 @@ export function message<const T extends number, const F extends readonly FieldSp
 ): MessageSpec<T, F, R> {
   const reply = options.reply;
   const replies: readonly R[] = reply === undefined ? NONE : Object.freeze(typeof reply === 'string' ? [reply] : [...reply]);
-  const spec: MessageSpec<T, F, R> = options.multi === undefined ? { type, payload: struct(fields), replies } : { type, payload: struct(fields), replies, multi: Object.freeze(options.multi) };
-  return spec;
+  const payload = struct(fields);
+  return options.multi === undefined ? { type, payload, replies } : { type, payload, replies, multi: Object.freeze(options.multi) };
 }

@@ -3,8 +3,7 @@
 
 import { expect } from 'chai';
 import { decode, encode, type KnownPacket, type MessageName, type Payload } from '../../core/protocol/index.js';
-import { Exchange, planFor, type ExchangeHost } from '../../core/transport/exchange.js';
-import { ExchangeTable } from '../../core/transport/exchange-table.js';
+import { Exchange, ExchangeTable, planFor, type ExchangeHost } from '../../core/transport/exchange.js';
 
 const LIGHT = { serial: 'd073d5000001', address: '127.0.0.2', port: 56700 };
 const HOST: ExchangeHost = { attempt: () => undefined };
