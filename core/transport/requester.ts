@@ -1,8 +1,8 @@
-// The requester answers "did my light hear me": it sends requests and runs their exchanges (exchange.ts: source and
-// sequence, reply matching in exchange-table.ts by the reply rules of the message tables, reply-rules.ts), retries on
-// an escalating schedule inside the caller's deadline, paces each light (pacer.ts), keeps confirmed Sets in order
-// (set-order.ts), sends fast messages (fast-lane.ts), and counts per light (light-stats.ts) and discovery windows
-// (discovery-windows.ts). LIFX LAN docs: https://lan.developer.lifx.com/docs/communicating-with-device.
+// The requester answers "did my light hear me": it sends requests and runs their exchanges (exchange.ts: source,
+// sequence and reply matching, by the reply rules the message tables declare, reply-rules.ts), retries on an
+// escalating schedule inside the caller's deadline, paces each light (pacer.ts), keeps confirmed Sets in order
+// (set-order.ts), sends fast messages (fast-lane.ts), and keeps per-light figures (light-stats.ts) and discovery
+// windows (discovery-windows.ts). LIFX LAN docs: https://lan.developer.lifx.com/docs/communicating-with-device.
 
 import { randomNonZeroUint32 } from '../builtins.js';
 import { LightwireError } from '../errors.js';
@@ -10,7 +10,7 @@ import { BROADCAST_TARGET, decode, encode, type KnownPacket, type MessageName, t
 import { BROADCAST_WINDOW, DiscoveryWindows } from './discovery-windows.js';
 import { DUE_EARLY_MS, DueQueue } from './due-queue.js';
 import { Batch, Exchange, ExchangeTable, planFor, type ExchangeHost, type ExchangeKind } from './exchange.js';
-import { FastLane, type FastJob, type FastWire } from './fast-lane.js';
+import { FastLane, type FastWire } from './fast-lane.js';
 import { LightStatsBook, type LightTransportStats } from './light-stats.js';
 import type { TransportOptions } from './options.js';
 import { Pacer } from './pacer.js';
