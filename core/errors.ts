@@ -49,10 +49,6 @@ export const ERRORS = {
     400,
     (p) => `protocol number ${p.protocol} is not 1024 (LIFX LAN v2)`,
   ),
-  PAYLOAD_TOO_SHORT: spec<{ messageName: string; type: number; payloadBytes: number; neededBytes: number }>(
-    400,
-    (p) => `${p.messageName} (type ${p.type}) needs ${p.neededBytes} payload bytes, got ${p.payloadBytes}`,
-  ),
   // core/protocol: encoding rejects values that do not fit their field.
   VALUE_OUT_OF_RANGE: spec<{ field: string; value: string; expected: string }>(
     400,

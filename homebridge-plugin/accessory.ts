@@ -107,17 +107,27 @@ export function offered(caps: Capabilities): boolean {
   return caps.isLight || caps.relays;
 }
 
+/** How many relay switches a LIFX Switch's view calls for (relays are numbered from 0); undefined before they are read. */
+export function relayCountOf(view: LightView | undefined): number | undefined {
+  const relays = view?.relays;
+  return relays === null || relays === undefined ? undefined : relays.reduce((n, r) => Math.max(n, r.index + 1), 0);
+}
+
+/** Whether relay `index` is on, as the service last read or wrote it: a relay that did not answer shows off. */
+function relayOn(view: LightView | undefined, index: number): boolean | undefined {
+  const relays = view?.relays;
+  if (relays === null || relays === undefined) return undefined;
+  return relays.find((r) => r.index === index)?.on ?? false;
+}
+
 export interface LightDeps {
   readonly hap: HAP;
   readonly log: Logging;
+  /** The service: its views carry the running effect and a LIFX Switch's relays, kept current by its refresh. */
   readonly lights: EffectStarter & Pick<LightService, 'light' | 'setRelayPower'>;
   readonly writer: Writer;
   readonly config: LightwireConfig;
   readonly settings: LightSettings;
-  /** The firmware effect running on a light, as the service last reported it (OFF, MOVE, MORPH, FLAME, SKY). */
-  readonly effectRunning: (serial: string) => string;
-  /** Relay states of LIFX Switches by serial, kept by the platform from background reads and confirmed writes. */
-  readonly relayStates: Map<string, boolean[]>;
   /** Bounds a service call by the response timeout; rejects with the HAP failure when it fails or is late. */
   readonly bounded: (serial: string, work: () => Promise<LightResult[]>) => Promise<void>;
   readonly failure: () => Error;
@@ -169,7 +179,7 @@ export class LightAccessory {
     this.bound = bound;
 
     this.setupEffects(caps, name);
-    this.setupRelays(caps, name, this.deps.relayStates.get(this.serial)?.length ?? this.context.relayCount ?? 0);
+    this.setupRelays(caps, name, relayCountOf(view) ?? this.context.relayCount ?? 0);
     if (bulb) this.setupAdaptiveLighting(bulb, caps);
   }
 
@@ -185,8 +195,8 @@ export class LightAccessory {
       }
       characteristic.updateValue(mapping.read(view));
     }
-    if (all || fields.includes('effect') || fields.includes('power')) this.updateEffects();
-    if (all) this.updateRelays(view);
+    if (all || fields.includes('effect') || fields.includes('power')) this.updateEffects(view);
+    if (all || fields.includes('relays')) this.updateRelays(view);
     if (fields.includes('product') || fields.includes('firmware')) this.information(view);
   }
 
@@ -312,7 +322,7 @@ export class LightAccessory {
           if (this.deps.config.lights.unreachableAsOff) return false;
           throw this.deps.failure();
         }
-        return effectIsOn(spec, this.deps.effectRunning(this.serial), this.lastSky);
+        return effectIsOn(spec, view.effect, this.lastSky);
       });
       characteristic.onSet(async (value) => {
         const on = value === true || value === 1;
@@ -321,7 +331,7 @@ export class LightAccessory {
           await this.deps.bounded(this.serial, () => spec.start(this.deps.lights, selector));
           if (spec.firmware === 'SKY') this.lastSky = spec.kind;
         } else {
-          await this.deps.bounded(this.serial, () => this.deps.lights.effectsOff(selector));
+          await this.deps.bounded(this.serial, () => this.deps.lights.perform('effectsOff', selector, {}));
         }
         // Only one effect runs at a time: the others show Off now.
         for (const other of this.effectSwitches) if (other.spec !== spec) other.characteristic.updateValue(false);
@@ -330,9 +340,8 @@ export class LightAccessory {
     });
   }
 
-  private updateEffects(): void {
-    const running = this.deps.effectRunning(this.serial);
-    for (const { spec, characteristic } of this.effectSwitches) characteristic.updateValue(effectIsOn(spec, running, this.lastSky));
+  private updateEffects(view: LightView): void {
+    for (const { spec, characteristic } of this.effectSwitches) characteristic.updateValue(effectIsOn(spec, view.effect, this.lastSky));
   }
 
   /** One Switch per relay of a LIFX Switch. */
@@ -347,7 +356,7 @@ export class LightAccessory {
       const on = this.service(Service.Switch, `${name} ${index + 1}`, SUBTYPE.relay(index)).getCharacteristic(Characteristic.On);
       on.onGet(() => {
         const view = this.deps.lights.light(this.serial);
-        const state = this.deps.relayStates.get(this.serial)?.[index];
+        const state = relayOn(view, index);
         if (view === undefined || !view.online || state === undefined) {
           if (this.deps.config.lights.unreachableAsOff) return false;
           throw this.deps.failure();
@@ -356,23 +365,19 @@ export class LightAccessory {
       });
       on.onSet((value) => {
         const wantOn = value === true || value === 1;
-        return this.deps.bounded(this.serial, async () => {
-          const result = await this.deps.lights.setRelayPower(this.serial, index, wantOn);
-          const states = this.deps.relayStates.get(this.serial);
-          if (result.status === 'ok' && states !== undefined) states[index] = wantOn;
-          return [result];
-        });
+        // A confirmed switch shows in the service's view at once (and a background read confirms it).
+        return this.deps.bounded(this.serial, async () => [await this.deps.lights.setRelayPower(this.serial, index, wantOn)]);
       });
       return on;
     });
   }
 
-  /** Pushes the relay states the platform last read. */
-  updateRelays(view: LightView | undefined = this.deps.lights.light(this.serial)): void {
-    const states = this.deps.relayStates.get(this.serial);
-    if (states === undefined || view === undefined || !view.online) return;
+  /** Pushes the relay states the service last read or wrote. */
+  updateRelays(view: LightView): void {
+    if (view.relays === null || !view.online) return;
     this.relaySwitches.forEach((on, i) => {
-      if (states[i] !== undefined) on.updateValue(states[i]);
+      const state = relayOn(view, i);
+      if (state !== undefined) on.updateValue(state);
     });
   }
 

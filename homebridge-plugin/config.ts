@@ -4,7 +4,7 @@
 // checks that the schema (through ajv) and the parser accept and reject the same documents.
 
 import path from 'node:path';
-import { LIFX_PORT, PORT_MAX, type DiscoveryOptionsInput, type LightServiceOptions } from '../core/index.js';
+import { FIRMWARE_EFFECTS, LIFX_PORT, PORT_MAX, type DiscoveryOptionsInput, type FirmwareEffectName, type LightServiceOptions } from '../core/index.js';
 import { PLATFORM_NAME } from './settings.js';
 
 // ---- the table's vocabulary (a subset of JSON Schema draft-07 that both sides implement) ----
@@ -85,9 +85,9 @@ export const PATTERNS = Object.freeze({
   bindHost: `^(?:${IPV4}|localhost|::1|::)$`,
 });
 
-/** Firmware effects a light can run, each needing a capability (the service leaves out lights without it). */
-export const EFFECT_KINDS = Object.freeze(['move', 'morph', 'flame', 'clouds', 'sunrise', 'sunset'] as const);
-export type EffectKind = (typeof EFFECT_KINDS)[number];
+/** Firmware effects a light can run, from the service's catalogue, each needing a capability (lights without it are left out). */
+export const EFFECT_KINDS: readonly FirmwareEffectName[] = FIRMWARE_EFFECTS;
+export type EffectKind = FirmwareEffectName;
 
 const effectList = {
   type: 'array',

@@ -1,30 +1,37 @@
 // Firmware effects as Switches: which lights can run each one, how the service starts it, and how the running
-// effect the service reports (MOVE, MORPH, FLAME, SKY or OFF) shows on the switch.
+// effect the service reports (MOVE, MORPH, FLAME, SKY or OFF) shows on the switch. All of it is the service's
+// operation catalogue (title, the capability needed, what the light reports while it runs).
 
-import type { Capabilities, LightResult, LightService } from '../core/index.js';
-import type { EffectKind } from './config.js';
+import { OPERATIONS, type Capabilities, type LightResult, type LightService, type Need } from '../core/index.js';
+import { EFFECT_KINDS, type EffectKind } from './config.js';
 
-export type EffectStarter = Pick<LightService, 'move' | 'morph' | 'flame' | 'clouds' | 'sunrise' | 'sunset' | 'effectsOff'>;
+export type EffectStarter = Pick<LightService, 'perform' | 'check'>;
 
 export interface EffectSpec {
   readonly kind: EffectKind;
   /** Shown after the light's name. */
   readonly title: string;
   /** The capability the service requires for it. */
-  readonly needs: keyof Capabilities;
+  readonly needs: Need;
   /** What the service reports while it runs. */
   readonly firmware: 'MOVE' | 'MORPH' | 'FLAME' | 'SKY';
   readonly start: (service: EffectStarter, selector: string) => Promise<LightResult[]>;
 }
 
-export const EFFECTS: Readonly<Record<EffectKind, EffectSpec>> = Object.freeze({
-  move: { kind: 'move', title: 'Move', needs: 'multizone', firmware: 'MOVE', start: (s, sel) => s.move(sel, { powerOn: true }) },
-  morph: { kind: 'morph', title: 'Morph', needs: 'matrix', firmware: 'MORPH', start: (s, sel) => s.morph(sel, { powerOn: true }) },
-  flame: { kind: 'flame', title: 'Flame', needs: 'matrix', firmware: 'FLAME', start: (s, sel) => s.flame(sel, { powerOn: true }) },
-  clouds: { kind: 'clouds', title: 'Clouds', needs: 'matrix', firmware: 'SKY', start: (s, sel) => s.clouds(sel, { powerOn: true }) },
-  sunrise: { kind: 'sunrise', title: 'Sunrise', needs: 'matrix', firmware: 'SKY', start: (s, sel) => s.sunrise(sel, { powerOn: true }) },
-  sunset: { kind: 'sunset', title: 'Sunset', needs: 'matrix', firmware: 'SKY', start: (s, sel) => s.sunset(sel, { powerOn: true }) },
-});
+function spec(kind: EffectKind): EffectSpec {
+  const operation = OPERATIONS[kind];
+  return Object.freeze({
+    kind,
+    title: operation.effect.title,
+    needs: operation.needs,
+    firmware: operation.firmware,
+    start: (service: EffectStarter, selector: string) => service.perform(kind, selector, service.check(kind, { powerOn: true })),
+  });
+}
+
+export const EFFECTS: Readonly<Record<EffectKind, EffectSpec>> = Object.freeze(
+  Object.fromEntries(EFFECT_KINDS.map((kind) => [kind, spec(kind)])) as Record<EffectKind, EffectSpec>,
+);
 
 /** The effects of a list that a light can run, in the list's order. */
 export function effectsFor(kinds: readonly EffectKind[], caps: Capabilities): EffectSpec[] {

@@ -8,9 +8,6 @@ import { LightwirePlatform } from './platform.js';
 import { PLATFORM_NAME } from './settings.js';
 
 export * from '../core/index.js';
-export { LightwirePlatform, type PlatformDeps } from './platform.js';
-export { PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
-export { parseConfig, configSchema, type LightwireConfig, type ConfigIssue, type ConfigResult } from './config.js';
 
 /** Registers the `Lightwire` dynamic platform. */
 export default function initializeHomebridge(api: API): void {

@@ -4,9 +4,9 @@
 // reads come from the service's cache and writes answer within the response timeout.
 
 import type { API, Characteristic, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
-import { LightService, LightwireError, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
+import { allOk, LightService, LightwireError, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
 import type { RunningServer, ServerOptions } from '../core/http/index.js';
-import { LightAccessory, isLightContext, lightContextProblem, offered, type LightContext } from './accessory.js';
+import { LightAccessory, isLightContext, lightContextProblem, offered, relayCountOf, type LightContext } from './accessory.js';
 import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
 import { lightName } from './names.js';
 import { SceneSwitches, isScenesContext } from './scenes.js';
@@ -38,8 +38,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   readonly config: LightwireConfig | undefined;
   readonly service: LightService | undefined;
   private readonly writer: Writer | undefined;
-  private readonly relayStates = new Map<string, boolean[]>();
-  private relayInterval: ReturnType<typeof setInterval> | undefined;
   private readonly notOffered = new Set<string>();
   /** UUIDs of restored accessories whose cache entry could not be used: rebuilt when their light is found. */
   private readonly unusable = new Set<string>();
@@ -47,7 +45,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   private readonly removedAsStale = new Set<string>();
   private scenes: SceneSwitches | undefined;
   private http: RunningServer | undefined;
-  private readonly effects = new Map<string, string>();
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private staleInterval: ReturnType<typeof setInterval> | undefined;
   private readonly loggedErrors = new Map<string, number>();
@@ -147,9 +144,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     // would leave it running for good (and service.stop() has already been asked for).
     if (this.stopped) return;
     for (const view of service.views()) if (this.lights.has(view.serial) || view.power !== null) this.ensureLight(view);
-    // Relays are not part of the service's background refresh: the platform reads them on the same schedule.
-    this.relayInterval = setInterval(() => this.readAllRelays(), Math.round(config.discovery.refreshIntervalS * 1000));
-    this.relayInterval.unref?.();
     if (config.http.enabled) await this.startHttp(config);
     await service.ready;
     if (this.stopped) return;
@@ -171,8 +165,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     this.timers.clear();
     if (this.staleInterval !== undefined) clearInterval(this.staleInterval);
     this.staleInterval = undefined;
-    if (this.relayInterval !== undefined) clearInterval(this.relayInterval);
-    this.relayInterval = undefined;
     this.writer?.stop();
     for (const light of this.lights.values()) light.dispose();
     this.scenes?.dispose();
@@ -210,7 +202,11 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       if (view.online && this.removedAsStale.delete(view.serial)) this.ensureLight(view);
       return;
     }
-    if (fields.includes('effect')) this.readEffect(view.serial);
+    // A LIFX Switch whose relay count is now known (or changed) gets its switches rebuilt; their states follow below.
+    if (fields.includes('relays') && !fields.includes('product') && relayCountOf(view) !== undefined && relayCountOf(view) !== light.relayCount) {
+      light.setup(view);
+      this.saveContext(light, view);
+    }
     if (fields.includes('product')) {
       light.setup(view);
       // A light named after its product (nothing of its label is usable) follows the product now known.
@@ -242,8 +238,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       }
       return;
     }
-    if (view.capabilities.relays) void this.readRelays(view.serial);
-    this.readEffect(view.serial);
     if (existing !== undefined) {
       if (this.unusable.has(uuid) || !isLightContext(existing.context)) {
         this.rebuild(existing, view);
@@ -343,8 +337,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
           writer: this.writer!,
           config: this.config!,
           settings: lightSettings(this.config!, serial),
-          effectRunning: (s) => this.effects.get(s) ?? 'OFF',
-          relayStates: this.relayStates,
           bounded: (s, work) => this.bounded(s, work),
           failure: () => this.failure(),
         },
@@ -409,45 +401,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     }
     this.api.unregisterPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, [accessory]);
     this.log.info(`Removed ${accessory.displayName}: ${why}.`);
-  }
-
-  /** Reads a Switch's relays in the background; a new relay count rebuilds its switches. */
-  private async readRelays(serial: string): Promise<void> {
-    const service = this.service;
-    if (service === undefined || this.stopped) return;
-    try {
-      const states: boolean[] = [];
-      for (const relay of await service.relays(serial)) states[relay.index] = relay.on;
-      for (let i = 0; i < states.length; i++) states[i] ??= false;
-      const light = this.lights.get(serial);
-      const view = service.light(serial);
-      this.relayStates.set(serial, states);
-      if (light === undefined || view === undefined || this.stopped) return;
-      if (light.relayCount !== states.length) {
-        light.setup(view);
-        this.saveContext(light, view);
-      }
-      light.updateRelays(view);
-    } catch (err) {
-      this.log.debug(`${this.nameOf(serial)}: relays not read (${(err as Error).message})`);
-    }
-  }
-
-  private readAllRelays(): void {
-    for (const [serial, light] of this.lights) {
-      const view = this.service?.light(serial);
-      if (view?.online && view.capabilities.relays && light !== undefined) void this.readRelays(serial);
-    }
-  }
-
-  private readEffect(serial: string): void {
-    try {
-      const [light] = this.service?.list(`id:${serial}`) ?? [];
-      if (light !== undefined) this.effects.set(serial, light.effect);
-    } catch {
-      // Not known to the service (any more): nothing runs.
-      this.effects.delete(serial);
-    }
   }
 
   // ---- scenes and HTTP ----
@@ -531,7 +484,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
         .then(work)
         .then(
           (results) => {
-            if (results.length > 0 && results.every((r) => r.status === 'ok')) resolve();
+            if (allOk(results)) resolve();
             else reject(this.failure());
           },
           (err: unknown) => {

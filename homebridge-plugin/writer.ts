@@ -7,13 +7,13 @@
 // or with the error from `failure()` (HAP's SERVICE_COMMUNICATION_FAILURE, "No Response") when the light is
 // unknown, offline, or slow. Each light has its own queue: an unreachable light holds up nobody else.
 
-import type { LightResult, LightView, SetStateRequest } from '../core/index.js';
+import { allOk, type LightResult, type LightView, type SetStateRequest } from '../core/index.js';
 import { isEmptyPatch, mergePatch, type Patch } from './characteristics.js';
 
 /** The part of the LightService the writer uses. */
 export interface WriteTarget {
   light(serial: string): LightView | undefined;
-  setState(selector: string, request: SetStateRequest): Promise<LightResult[]>;
+  setLightState(serial: string, request: SetStateRequest): Promise<LightResult[]>;
 }
 
 export interface WriterOptions {
@@ -121,11 +121,11 @@ export class Writer {
     if (patch.infrared !== undefined && patch.infrared > 0) this.lastInfrared.set(serial, patch.infrared);
     queue.inFlight = true;
     this.stats.changes++;
-    const started = Promise.resolve().then(() => this.target.setState(`id:${serial}`, this.request(serial, patch)));
+    const started = Promise.resolve().then(() => this.target.setLightState(serial, this.request(serial, patch)));
     started
       .then(
         (results) => {
-          const ok = results.length > 0 && results.every((r) => r.status === 'ok');
+          const ok = allOk(results);
           if (!ok) this.options.onLate?.(serial, results.map((r) => r.status).join(',') || 'no result');
           for (const w of waiters) (ok ? w.resolve() : w.reject(this.options.failure()));
         },

@@ -4,6 +4,7 @@
 // with its coded error (Catch nodes see msg.error.code), and no light is touched.
 
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
+import { allOk } from '../core/index.js';
 import type { Connection, ConnectionUser } from './connection.js';
 import { MessagesInFlight, connectionOf, flagProp, optionalSecondsProp, reportSetupError, selectorProp, type MessageInFlight } from './node-props.js';
 import { parsePayload, runOperation, selectorOf, type NodeDefaults } from './payload.js';
@@ -66,7 +67,7 @@ export = function register(RED: NodeAPI): void {
         acted = true;
         message.status(resultsStatus(results));
         msg.payload = results;
-        msg.ok = failed.length === 0 && results.length > 0;
+        msg.ok = allOk(results);
         if (outcome.scene !== undefined) msg.scene = outcome.scene;
         const failures: NodeMessage | null = failed.length > 0 ? { ...RED.util.cloneMessage(msg), payload: failed } : null;
         message.send([msg, failures]);

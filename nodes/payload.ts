@@ -1,91 +1,36 @@
 // What a set-state message asks for: msg.payload (and msg.selector) turned into one checked operation on the
 // light service, before anything is sent. Parameter names are the HTTP API v1's (duration, from_color,
-// power_on, ...), so a body copied from the LIFX documentation works as a payload; the service checks ranges
-// and colour strings, this file checks shapes and types and refuses unknown keys (a typo must not pass
-// silently as "nothing to change").
+// power_on, ...), so a body copied from the LIFX documentation works as a payload. The operations and their
+// parameters come from the service's catalogue, and every value is checked by its one parser (in the v1 names,
+// fields prefixed `payload.`), so a bad value gets the same code and text here as over HTTP; unknown keys are
+// refused (a typo must not pass silently as "nothing to change").
 
-import { LightwireError, clipped, quoted, type LightResult, type LightService, type Scene, type SetStateRequest } from '../core/index.js';
+import {
+  EFFECT_OPERATIONS,
+  LightwireError,
+  clipped,
+  parseRequest,
+  quoted,
+  type Checked,
+  type EffectOperationName,
+  type LightResult,
+  type LightService,
+  type Scene,
+} from '../core/index.js';
 
-type Kind = 'string' | 'number' | 'boolean' | 'color' | 'colors' | 'colorInput' | 'power';
-
-interface Field {
-  readonly kind: Kind;
-  /** The service's name for it (user units in the name: durationS, periodS). */
-  readonly key: string;
-}
-
-const f = (kind: Kind, key: string): Field => ({ kind, key });
-
-/** Set State (https://api.developer.lifx.com/docs/set-state), plus `fast`. */
-const SET_STATE_FIELDS: Readonly<Record<string, Field>> = Object.freeze({
-  // "ON" as a payload is on, so {power: "ON"} is too: power is read as the shorthands are (power()).
-  power: f('power', 'power'),
-  // Set State takes a colour string or the numbers themselves (the service checks both).
-  color: f('colorInput', 'color'),
-  brightness: f('number', 'brightness'),
-  infrared: f('number', 'infrared'),
-  duration: f('number', 'durationS'),
-});
-
-const WAVEFORM_FIELDS = {
-  color: f('color', 'color'),
-  from_color: f('color', 'fromColor'),
-  period: f('number', 'periodS'),
-  cycles: f('number', 'cycles'),
-  persist: f('boolean', 'persist'),
-  power_on: f('boolean', 'powerOn'),
-};
-
-type EffectRunner = (service: LightService, selector: string, request: Record<string, unknown>, options: { fast: boolean }) => Promise<LightResult[]>;
-
-interface EffectSpec {
-  readonly fields: Readonly<Record<string, Field>>;
-  readonly required: readonly string[];
-  readonly run: EffectRunner;
-}
-
-/* eslint-disable @typescript-eslint/no-explicit-any -- the request was checked field by field against `fields` */
-type AnyRequest = any;
-
-/** Every effect the service offers, by the name a payload gives in `effect`. */
-export const EFFECTS: Readonly<Record<string, EffectSpec>> = Object.freeze({
-  pulse: { fields: WAVEFORM_FIELDS, required: ['color'], run: (s, sel, r, o) => s.pulse(sel, r as AnyRequest, o) },
-  breathe: {
-    fields: { ...WAVEFORM_FIELDS, peak: f('number', 'peak') },
-    required: ['color'],
-    run: (s, sel, r, o) => s.breathe(sel, r as AnyRequest, o),
-  },
-  move: {
-    fields: { direction: f('string', 'direction'), period: f('number', 'periodS'), cycles: f('number', 'cycles'), power_on: f('boolean', 'powerOn') },
-    required: [],
-    run: (s, sel, r, o) => s.move(sel, r as AnyRequest, o),
-  },
-  morph: {
-    fields: { period: f('number', 'periodS'), duration: f('number', 'durationS'), palette: f('colors', 'palette'), power_on: f('boolean', 'powerOn') },
-    required: [],
-    run: (s, sel, r, o) => s.morph(sel, r as AnyRequest, o),
-  },
-  flame: {
-    fields: { period: f('number', 'periodS'), duration: f('number', 'durationS'), power_on: f('boolean', 'powerOn') },
-    required: [],
-    run: (s, sel, r, o) => s.flame(sel, r as AnyRequest, o),
-  },
-  clouds: { fields: { duration: f('number', 'durationS'), power_on: f('boolean', 'powerOn') }, required: [], run: (s, sel, r, o) => s.clouds(sel, r as AnyRequest, o) },
-  sunrise: { fields: { duration: f('number', 'durationS'), power_on: f('boolean', 'powerOn') }, required: [], run: (s, sel, r, o) => s.sunrise(sel, r as AnyRequest, o) },
-  sunset: { fields: { duration: f('number', 'durationS'), power_on: f('boolean', 'powerOn') }, required: [], run: (s, sel, r, o) => s.sunset(sel, r as AnyRequest, o) },
-  off: { fields: { power_off: f('boolean', 'powerOff') }, required: [], run: (s, sel, r, o) => s.effectsOff(sel, r as AnyRequest, o) },
-  clean: { fields: { stop: f('boolean', 'stop'), duration: f('number', 'durationS') }, required: [], run: (s, sel, r, o) => s.clean(sel, r as AnyRequest, o) },
-});
-/* eslint-enable @typescript-eslint/no-explicit-any */
+/** Every effect of the service's catalogue, by the name a payload gives in `effect` (`off` stops them). */
+export const EFFECTS: Readonly<Record<string, EffectOperationName>> = Object.freeze(
+  Object.fromEntries(EFFECT_OPERATIONS.map((o) => [o.effect.name, o.name as EffectOperationName])),
+);
 
 export const EFFECT_NAMES: readonly string[] = Object.freeze(Object.keys(EFFECTS));
 
 /** One checked request, ready to run. */
 export type Operation =
-  | { readonly kind: 'setState'; readonly request: SetStateRequest; readonly fast: boolean }
-  | { readonly kind: 'toggle'; readonly durationS: number | undefined; readonly fast: boolean }
-  | { readonly kind: 'effect'; readonly effect: string; readonly request: Record<string, unknown>; readonly fast: boolean }
-  | { readonly kind: 'scene'; readonly scene: string; readonly durationS: number | undefined; readonly fast: boolean }
+  | { readonly kind: 'setState'; readonly request: Checked<'setState'>; readonly fast: boolean }
+  | { readonly kind: 'toggle'; readonly request: Checked<'toggle'>; readonly fast: boolean }
+  | { readonly kind: 'effect'; readonly effect: EffectOperationName; readonly request: Checked<EffectOperationName>; readonly fast: boolean }
+  | { readonly kind: 'scene'; readonly scene: string; readonly request: Checked<'activateScene'>; readonly fast: boolean }
   | { readonly kind: 'capture'; readonly name: string };
 
 /** What the node itself adds to every message: its own defaults, overridden by the message. */
@@ -103,85 +48,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const COLOR_PARTS = ['hue', 'saturation', 'brightness', 'kelvin'] as const;
-
-/**
- * A colour: a colour string as the HTTP API takes it ("blue", "#ff0000", "kelvin:2700 brightness:0.5"), or an
- * object {hue (degrees), saturation, brightness (0-1), kelvin}, written out as the equivalent colour string so the
- * service's one colour grammar checks its ranges.
- */
-export function colorText(field: string, value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (!isRecord(value)) throw invalid(field, 'must be a colour string or an object {hue, saturation, brightness, kelvin}');
-  const parts: string[] = [];
-  for (const key of Object.keys(value)) {
-    if (!(COLOR_PARTS as readonly string[]).includes(key)) throw invalid(`${field}.${key}`, `is not one of ${COLOR_PARTS.join(', ')}`);
-  }
-  for (const key of COLOR_PARTS) {
-    const v = value[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`${field}.${key}`, 'must be a number');
-    parts.push(`${key}:${v}`);
-  }
-  if (parts.length === 0) throw invalid(field, 'must give at least one of hue, saturation, brightness, kelvin');
-  return parts.join(' ');
-}
-
-function fieldValue(name: string, field: Field, value: unknown): unknown {
-  const at = `payload.${name}`;
-  switch (field.kind) {
-    case 'color':
-      return colorText(at, value);
-    case 'colorInput':
-      if (typeof value !== 'string' && !isRecord(value)) throw invalid(at, 'must be a colour string or an object {hue, saturation, brightness, kelvin}');
-      return value;
-    case 'colors':
-      if (!Array.isArray(value)) throw invalid(at, 'must be a list of colours');
-      return value.map((c, i) => colorText(`${at}[${i}]`, c));
-    case 'power':
-      return power(at, value);
-    case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(at, `must be a number, got ${quoted(value)}`);
-      return value;
-    default:
-      if (typeof value !== field.kind) throw invalid(at, `must be a ${field.kind}, got ${quoted(value)}`);
-      return value;
-  }
-}
-
-/** Maps a payload's fields through a table; unknown keys (besides `allowed`) are refused. */
-function mapFields(payload: Record<string, unknown>, fields: Readonly<Record<string, Field>>, allowed: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(payload)) {
-    if (allowed.includes(name)) continue;
-    const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
-    if (field === undefined) {
-      throw invalid(`payload.${name}`, `is not a parameter here; use ${[...Object.keys(fields), ...allowed].join(', ')}`);
-    }
-    if (value === undefined) continue;
-    out[field.key] = fieldValue(name, field, value);
-  }
-  return out;
-}
-
 function fastOf(payload: Record<string, unknown>, defaults: NodeDefaults): boolean {
   if (payload.fast === undefined) return defaults.fast;
   if (typeof payload.fast !== 'boolean') throw invalid('payload.fast', 'must be true or false');
   return payload.fast;
-}
-
-function durationOf(payload: Record<string, unknown>, defaults: NodeDefaults): number | undefined {
-  const d = payload.duration;
-  if (d === undefined) return defaults.durationS;
-  if (typeof d !== 'number' || !Number.isFinite(d)) throw invalid('payload.duration', 'must be a number of seconds');
-  return d;
-}
-
-/** A power word, in any case and with spaces around it, as the "on" / "off" payloads are read. */
-function power(field: string, value: unknown): 'on' | 'off' {
-  const word = typeof value === 'string' ? value.trim().toLowerCase() : null;
-  if (word !== 'on' && word !== 'off') throw invalid(field, `must be "on" or "off", got ${quoted(value)}`);
-  return word;
 }
 
 function nonEmptyString(field: string, value: unknown): string {
@@ -189,10 +59,23 @@ function nonEmptyString(field: string, value: unknown): string {
   return value.trim();
 }
 
+/** The catalogue's parser, in the HTTP API's names, fields prefixed `payload.`; `handled` are the node's own keys. */
+function check<N extends 'setState' | 'toggle' | 'activateScene' | EffectOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[]): Checked<N> {
+  return parseRequest(name, input, { vocabulary: 'v1', prefix: 'payload.', strict: true, ignore: handled });
+}
+
+/** The node's transition, for a message that gives none. */
+function withDuration(input: Record<string, unknown>, defaults: NodeDefaults): Record<string, unknown> {
+  return input.duration === undefined && defaults.durationS !== undefined ? { ...input, duration: defaults.durationS } : input;
+}
+
 /** A Set State request with the node's transition filled in when the message gives none. */
-function setState(request: Record<string, unknown>, defaults: NodeDefaults, fast: boolean): Operation {
-  if (request.durationS === undefined && defaults.durationS !== undefined) request.durationS = defaults.durationS;
-  return { kind: 'setState', request: request as SetStateRequest, fast };
+function setState(input: Record<string, unknown>, defaults: NodeDefaults, fast: boolean): Operation {
+  return { kind: 'setState', request: check('setState', withDuration(input, defaults), ['fast']), fast };
+}
+
+function toggle(input: Record<string, unknown>, defaults: NodeDefaults, fast: boolean): Operation {
+  return { kind: 'toggle', request: check('toggle', withDuration(input, defaults), ['toggle', 'fast']), fast };
 }
 
 /**
@@ -220,7 +103,7 @@ function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
     const word = payload.trim().toLowerCase();
     if (word === '') throw new LightwireError('PARAMETER_MISSING', { field: 'payload' });
     if (word === 'on' || word === 'off') return setState({ power: word }, defaults, defaults.fast);
-    if (word === 'toggle') return { kind: 'toggle', durationS: defaults.durationS, fast: defaults.fast };
+    if (word === 'toggle') return toggle({}, defaults, defaults.fast);
     return setState({ color: payload.trim() }, defaults, defaults.fast);
   }
   if (typeof payload === 'boolean') return setState({ power: payload ? 'on' : 'off' }, defaults, defaults.fast);
@@ -236,32 +119,30 @@ function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
   const fast = fastOf(payload, defaults);
   if (payload.effect !== undefined) {
     const name = nonEmptyString('payload.effect', payload.effect);
-    const spec = Object.hasOwn(EFFECTS, name) ? EFFECTS[name] : undefined;
-    if (spec === undefined) throw invalid('payload.effect', `must be one of ${EFFECT_NAMES.join(', ')}`);
-    const request = mapFields(payload, spec.fields, ['effect', 'fast']);
-    for (const required of spec.required) {
-      if (payload[required] === undefined) throw new LightwireError('PARAMETER_MISSING', { field: `payload.${required}` });
-    }
-    return { kind: 'effect', effect: name, request, fast };
+    const effect = Object.hasOwn(EFFECTS, name) ? EFFECTS[name] : undefined;
+    if (effect === undefined) throw invalid('payload.effect', `must be one of ${EFFECT_NAMES.join(', ')}`);
+    return { kind: 'effect', effect, request: check(effect, payload, ['effect', 'fast']), fast };
   }
   if (payload.scene !== undefined) {
-    mapFields(payload, { duration: f('number', 'durationS') }, ['scene', 'fast']);
-    return { kind: 'scene', scene: nonEmptyString('payload.scene', payload.scene), durationS: durationOf(payload, defaults), fast };
+    const scene = nonEmptyString('payload.scene', payload.scene);
+    return { kind: 'scene', scene, request: check('activateScene', withDuration(payload, defaults), ['scene', 'fast']), fast };
   }
   if (payload.capture !== undefined) {
-    mapFields(payload, {}, ['capture']);
+    const extra = Object.keys(payload).find((k) => k !== 'capture');
+    if (extra !== undefined) throw invalid(`payload.${extra}`, 'is not a parameter here; use capture');
     return { kind: 'capture', name: nonEmptyString('payload.capture', payload.capture) };
   }
   if (payload.toggle !== undefined) {
     if (payload.toggle !== true) throw invalid('payload.toggle', 'must be true');
-    mapFields(payload, { duration: f('number', 'durationS') }, ['toggle', 'fast']);
-    return { kind: 'toggle', durationS: durationOf(payload, defaults), fast };
+    return toggle(payload, defaults, fast);
   }
-  const request = mapFields(payload, SET_STATE_FIELDS, ['fast']);
-  if (Object.keys(request).filter((k) => k !== 'durationS').length === 0) {
+  // "ON" as a payload is on, so {power: "ON"} is too: power is read as the shorthands are (power()).
+  const input = typeof payload.power === 'string' ? { ...payload, power: payload.power.trim().toLowerCase() } : payload;
+  const named = Object.keys(input).filter((k) => k !== 'fast' && k !== 'duration' && input[k] !== undefined);
+  if (named.length === 0) {
     throw new LightwireError('PARAMETER_MISSING', { field: 'payload.power, payload.color, payload.brightness or payload.infrared' });
   }
-  return setState(request, defaults, fast);
+  return setState(input, defaults, fast);
 }
 
 /**
@@ -282,14 +163,6 @@ function selectorIn(msgSelector: unknown, nodeSelector: string): string {
   return nodeSelector.trim();
 }
 
-/** A scene named by its uuid or, in a flow more often, by its name (the service looks scenes up by uuid). */
-export function sceneId(service: LightService, nameOrUuid: string): string {
-  const scenes = service.listScenes();
-  const lower = nameOrUuid.toLowerCase();
-  if (scenes.some((s) => s.uuid === lower)) return lower;
-  return scenes.find((s) => s.name === nameOrUuid)?.uuid ?? nameOrUuid;
-}
-
 export interface Outcome {
   /** One per light: ok, timed_out or offline. */
   readonly results: LightResult[];
@@ -301,13 +174,14 @@ export interface Outcome {
 export async function runOperation(service: LightService, selector: () => string, op: Operation): Promise<Outcome> {
   switch (op.kind) {
     case 'setState':
-      return { results: await service.setState(selector(), op.request, { fast: op.fast }) };
+      return { results: await service.perform('setState', selector(), op.request, { fast: op.fast }) };
     case 'toggle':
-      return { results: await service.toggle(selector(), op.durationS === undefined ? {} : { durationS: op.durationS }, { fast: op.fast }) };
+      return { results: await service.perform('toggle', selector(), op.request, { fast: op.fast }) };
     case 'effect':
-      return { results: await EFFECTS[op.effect]!.run(service, selector(), op.request, { fast: op.fast }) };
+      return { results: await service.perform(op.effect, selector(), op.request, { fast: op.fast }) };
     case 'scene':
-      return { results: await service.activateScene(sceneId(service, op.scene), op.durationS === undefined ? {} : { durationS: op.durationS }, { fast: op.fast }) };
+      // The service finds a scene by its uuid or by its name.
+      return { results: await service.activateScene(op.scene, op.request, { fast: op.fast }) };
     case 'capture': {
       const sel = selector();
       const scene = await service.captureScene(op.name, sel);

@@ -1,7 +1,7 @@
 // The small status under each node: the config node's health ("5 lights, 1 offline") until a node has done
 // something, then its last outcome ("3 ok, 1 timed out") or its last error code.
 
-import { LightwireError, type LightResult } from '../core/index.js';
+import { allOk, LightwireError, type LightResult } from '../core/index.js';
 import type { Health } from './connection.js';
 
 export interface NodeStatus {
@@ -29,7 +29,7 @@ export function resultsText(results: readonly LightResult[]): string {
 
 export function resultsStatus(results: readonly LightResult[]): NodeStatus {
   const ok = results.filter((r) => r.status === 'ok').length;
-  const fill = ok === results.length && ok > 0 ? 'green' : ok > 0 ? 'yellow' : 'red';
+  const fill = allOk(results) ? 'green' : ok > 0 ? 'yellow' : 'red';
   return { fill, shape: fill === 'green' ? 'dot' : 'ring', text: resultsText(results) };
 }
 

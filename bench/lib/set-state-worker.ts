@@ -117,11 +117,12 @@ function tally(map: Map<string, number>, key: string): void {
 
 /** Ours: LightClient with its defaults except where to broadcast, every light's info and state read, a LightService. */
 async function prepareOurs(cfg: SetStateConfig, t0: number): Promise<Prepared> {
-  const { LightService } = await import('../../core/index.js');
+  const { LightClient, LightService } = await import('../../core/index.js');
   const capMs = Math.max(1, Math.round(cfg.capMs - (performance.now() - t0)));
-  const service = new LightService({ discovery: { broadcastAddresses: [BROADCAST], port: LIFX_PORT }, expectLights: cfg.n, readyTimeoutMs: capMs });
+  // The client is the bench's own, for its counters; handed in unstarted, the service starts and stops it.
+  const client = new LightClient({ discovery: { broadcastAddresses: [BROADCAST], port: LIFX_PORT } });
+  const service = new LightService({ client, expectLights: cfg.n, readyTimeoutMs: capMs });
   service.on('error', () => undefined);
-  const client = service.client;
   await service.start();
   const lights = await client.waitForLights(cfg.n, capMs);
   const discoveryMs = lights.length >= cfg.n ? performance.now() - t0 : null;

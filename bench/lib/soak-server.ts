@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { LightService } from '../../core/index.js';
+import { LightClient, LightService } from '../../core/index.js';
 import { startServer } from '../../core/http/index.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 import { guardLoopbackSends } from './net-guard.js';
@@ -30,8 +30,10 @@ async function main(): Promise<void> {
     await fleet.start();
     fleetPort = fleet.port;
   }
+  // The client is the soak's own, for its transport counters; handed in unstarted, the service starts and stops it.
+  const client = new LightClient({ discovery: { broadcastAddresses: ['127.255.255.255'], port: fleetPort } });
   const service = await LightService.start({
-    discovery: { broadcastAddresses: ['127.255.255.255'], port: fleetPort },
+    client,
     expectLights: config.lights,
     readyTimeoutMs: 30_000,
     scenes: config.scenesFile,
@@ -56,7 +58,7 @@ async function main(): Promise<void> {
   process.on('message', (m: SoakChildRequest) => {
     if (m.type === 'go') {
       stopSampling = startSampling('server', config.sampleMs, () => {
-        const stats = service.client.requester.stats;
+        const stats = client.requester.stats;
         return {
           lights: service.views().length,
           online: service.views().filter((v) => v.online).length,

@@ -7,7 +7,7 @@ import { isIPv4 } from 'node:net';
 import { parseArgs } from 'node:util';
 import { didYouMean, LightwireError, nearest, PORT_MAX, printable, quoted } from '../index.js';
 
-export { didYouMean, editDistance, nearest } from '../index.js';
+export { didYouMean, nearest } from '../index.js';
 
 export interface FlagSpec {
   readonly type: 'string' | 'boolean';

@@ -245,7 +245,7 @@ export async function withLights(
     if (looking.signal.aborted && !options.keepRefreshing) return;
     if (read.size === FOUND_LINES + 1) io.stderr('  ... (more lights, not listed one by one)\n');
     if (read.size > FOUND_LINES) return;
-    const at = service.client.addressOf(view.serial);
+    const at = service.diagnostics().devices.find((d) => d.serial === view.serial);
     io.stderr(`  found ${view.serial}${view.label ? ` "${printable(view.label)}"` : ''}${at ? ` at ${at.address}:${at.port}` : ''}\n`);
   });
   const stopLooking = (): void => looking.abort();
@@ -270,9 +270,9 @@ export async function withLights(
     await Promise.race(waits);
     if (options.whole && !io.signal.aborted) {
       // Lights found late in the window get their first read (bounded by one read deadline).
-      const pending = (): boolean => service.client.lights().every((l) => read.has(l.serial));
+      const pending = (): boolean => service.diagnostics().devices.every((d) => read.has(d.serial));
       const settle = new AbortController();
-      await Promise.race([until(service, settle.signal, pending), sleep(service.client.discoveryOptions.readTimeoutMs + 500, looking.signal)]);
+      await Promise.race([until(service, settle.signal, pending), sleep(service.diagnostics().discovery.readTimeoutMs + 500, looking.signal)]);
       settle.abort();
     }
     looking.abort();
@@ -288,10 +288,10 @@ export async function withLights(
     const unanswered: Unanswered[] =
       satisfied || enough
         ? []
-        : service.client
-            .lights()
-            .filter((l) => !read.has(l.serial))
-            .map((l) => ({ serial: l.serial, address: `${l.address}:${l.port}` }));
+        : service
+            .diagnostics()
+            .devices.filter((d) => !read.has(d.serial))
+            .map((d) => ({ serial: d.serial, address: `${d.address}:${d.port}` }));
     for (const serial of wanted ?? []) {
       if (!read.has(serial) && !unanswered.some((u) => u.serial === serial)) unanswered.push({ serial, address: null });
     }
@@ -319,11 +319,16 @@ export async function withLights(
           : `Expected ${plural(finding.expect, 'light')}; ${views.length} answered by the end of the first discovery round (${elapsed} ms).\n`,
       );
     }
+    // Offline only when its state read went unanswered: a light still being described when looking stopped answered.
+    const heard = service.diagnostics().devices;
+    const stateRead = (serial: string): boolean => heard.some((d) => d.serial === serial && d.read);
     for (const u of unanswered) {
       io.stderr(
         u.address === null
           ? `  offline: ${u.serial} did not answer\n`
-          : `  offline: ${u.serial} answered discovery at ${u.address} but not the state read\n`,
+          : stateRead(u.serial)
+            ? `  not listed: ${u.serial} at ${u.address} answered its state read but was still being described after ${elapsed} ms\n`
+            : `  offline: ${u.serial} answered discovery at ${u.address} but not the state read\n`,
       );
     }
     for (const v of views) if (!v.online) io.stderr(`  offline: ${v.serial}${v.label ? ` "${printable(v.label)}"` : ''} stopped answering\n`);

@@ -63,6 +63,7 @@ Example:
       payload,
     };
     io.stdout(`${JSON.stringify(out, null, 2)}\n`);
+    if (result.missingBytes > 0) io.stderr(`note: the payload is ${result.missingBytes} bytes short of ${out.message}'s size; they were read as zeros\n`);
     return EXIT.OK;
   },
 });

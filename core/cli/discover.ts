@@ -1,6 +1,6 @@
 // `lightwire discover`: find every light and show what it is and how it is doing.
 
-import type { LightService, LightView } from '../index.js';
+import type { HeardDevice, LightView } from '../index.js';
 import { shown, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
 import { findingFlags, findingFrom, plural, withLights, type Unanswered } from './connect.js';
@@ -24,14 +24,12 @@ export interface DiscoveredLight {
   rssi: number | null;
 }
 
-/** What discover prints for one light: the service's view, plus where it lives, firmware and Wi-Fi. */
-export function describeLight(service: LightService, view: LightView): DiscoveredLight {
-  const record = service.client.lights().find((l) => l.serial === view.serial);
-  const f = record?.facts;
+/** What discover prints for one light: the service's view (firmware and Wi-Fi among it), plus where it answers. */
+export function describeLight(view: LightView, heard: HeardDevice | undefined): DiscoveredLight {
   return {
     serial: view.serial,
-    address: record?.address ?? null,
-    port: record?.port ?? null,
+    address: heard?.address ?? null,
+    port: heard?.port ?? null,
     online: view.online,
     label: view.label,
     product: view.product?.name ?? null,
@@ -40,9 +38,9 @@ export function describeLight(service: LightService, view: LightView): Discovere
     color: view.color ? { ...view.color } : null,
     group: view.group?.name ?? null,
     location: view.location?.name ?? null,
-    firmware: f?.firmware ? `${f.firmware.value.major}.${f.firmware.value.minor}` : null,
-    signal: f?.wifi?.value.quality ?? null,
-    rssi: f?.wifi?.value.rssi ?? null,
+    firmware: view.firmware ? `${view.firmware.major}.${view.firmware.minor}` : null,
+    signal: view.wifi?.quality ?? null,
+    rssi: view.wifi?.rssi ?? null,
   };
 }
 
@@ -76,7 +74,8 @@ Wi-Fi signal quality. A light that answered discovery but not the state read is 
     const readTimeoutMs = Math.min(2000, Math.max(500, Math.round(finding.waitMs / 2)));
     const look = { command: 'discover', whole: true, discovery: { readTimeoutMs }, ...(json ? { onNone: () => io.stdout('[]\n') } : {}) };
     return withLights(finding, io, look, async ({ service, read, unanswered }) => {
-      const lights = [...read.map((v) => describeLight(service, v)), ...unanswered.filter((u) => u.address !== null).map(unansweredLight)];
+      const heard = new Map(service.diagnostics().devices.map((d) => [d.serial, d]));
+      const lights = [...read.map((v) => describeLight(v, heard.get(v.serial))), ...unanswered.filter((u) => u.address !== null).map(unansweredLight)];
       if (lights.length === 0) {
         if (json) io.stdout('[]\n');
         return EXIT.FAILURE;

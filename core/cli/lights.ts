@@ -1,6 +1,6 @@
 // `lightwire list` and `lightwire set`: the light service from a terminal.
 
-import { isLightwireError, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
+import { allOk, isLightwireError, OPERATIONS, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
 import { choiceValue, numberValue, shown, usageError, valueError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
 import { defaultScenesPath, findingFlags, findingFrom, idSerials, openScenesToRead, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
@@ -49,7 +49,7 @@ export function printNoResults(io: CliIO, missing: readonly Unanswered[], json: 
 export function printResults(io: CliIO, results: readonly LightResult[], json: boolean): number {
   if (json) io.stdout(`${JSON.stringify({ results }, null, 2)}\n`);
   else io.stdout(`${table(['ID', 'LABEL', 'STATUS'], results.map((r) => [r.id, r.label || '-', r.status + (r.power ? ` (${r.power})` : '')]))}\n`);
-  return results.every((r) => r.status === 'ok') ? EXIT.OK : EXIT.FAILURE;
+  return allOk(results) ? EXIT.OK : EXIT.FAILURE;
 }
 
 const JSON_FLAG = { json: { type: 'boolean', help: 'print JSON instead of a table' } } as const satisfies FlagSpecs;
@@ -132,13 +132,9 @@ const SET_FLAGS = {
 } as const satisfies FlagSpecs;
 
 /** Which flag a request field came from, for errors the service raises while checking it. */
-const FIELD_FLAGS: Readonly<Record<string, keyof typeof SET_FLAGS>> = {
-  power: 'power',
-  color: 'color',
-  brightness: 'brightness',
-  infrared: 'infrared',
-  duration: 'duration',
-};
+const FIELD_FLAGS: Readonly<Record<string, keyof typeof SET_FLAGS>> = Object.fromEntries(
+  OPERATIONS.setState.params.map((p) => [p.key, p.v1 as keyof typeof SET_FLAGS]),
+);
 
 /** Checks a request with the service's own rules; errors name the flag (as typed) and its value. */
 export function checkRequest(service: LightService, request: SetStateRequest, flag: (name: keyof typeof SET_FLAGS) => string, text: (name: keyof typeof SET_FLAGS) => string): void {

@@ -4,29 +4,17 @@
 
 import { LightwireError } from '../errors.js';
 import type { Hsbk, PowerState } from '../protocol/index.js';
-import {
-  checkDuration,
-  checkOptionalNumber,
-  checkPower,
-  clampKelvin,
-  requestedColor,
-} from './planner.js';
+import { clampKelvin, requestedColor } from './planner.js';
+import type { CheckedValues } from './requests.js';
 import type { LightView, PartialHsbk, StateChange } from './types.js';
 
-/** A State Delta request in user units: `power` and `duration` absolute, the rest relative. */
-export interface StateDelta {
-  readonly power?: PowerState;
-  readonly durationS: number;
-  /** Degrees to rotate, -360..360; the result wraps mod 360. */
-  readonly hue?: number;
-  /** Added (any finite number), result clipped to [0, 1]. */
-  readonly saturation?: number;
-  readonly brightness?: number;
-  /** Added (any finite number), result clipped to [0, 1] (the docs leave additive vs absolute open; we add). */
-  readonly infrared?: number;
-  /** Added, result clipped to the product's kelvin range (not the docs' fixed 2500-9000). */
-  readonly kelvin?: number;
-}
+/**
+ * A checked State Delta in user units (requests.ts): `power` and `duration` absolute, the rest relative. Hue rotates
+ * -360..360 and wraps; saturation, brightness and infrared are added and clipped to 0-1 (the docs leave additive vs
+ * absolute open for infrared; we add); kelvin is added and clipped to the product's range (not the docs' fixed
+ * 2500-9000).
+ */
+export type StateDelta = CheckedValues<'stateDelta'> & { readonly durationS: number };
 
 /**
  * The absolute change a delta means for this light. The colour carries only the components the delta moves;
@@ -36,16 +24,9 @@ export interface StateDelta {
  * without it are left out.
  */
 export function applyDelta(light: LightView, delta: StateDelta): StateChange {
-  if (typeof delta !== 'object' || delta === null) invalid('delta', 'must be an object');
-  const power = checkPower('power', delta.power);
-  const durationS = checkDuration('duration', delta.durationS);
-  const dHue = checkOptionalNumber('hue', delta.hue, -360, 360);
-  // Any finite amount: the sum is clipped (to 0-1; kelvin to the product's range), so {"brightness": -5} means
-  // "all the way down" and {"kelvin": 100000} "as cool as it goes".
-  const dSaturation = checkOptionalNumber('saturation', delta.saturation, -Infinity, Infinity);
-  const dBrightness = checkOptionalNumber('brightness', delta.brightness, -Infinity, Infinity);
-  const dInfrared = checkOptionalNumber('infrared', delta.infrared, -Infinity, Infinity);
-  const dKelvin = checkOptionalNumber('kelvin', delta.kelvin, -Infinity, Infinity);
+  // Checked (requests.ts): hue within -360..360, the other amounts any finite number: the sum is clipped (to 0-1;
+  // kelvin to the product's range), so {"brightness": -5} means "all the way down".
+  const { power, durationS, hue: dHue, saturation: dSaturation, brightness: dBrightness, infrared: dInfrared, kelvin: dKelvin } = delta;
   const caps = light.capabilities;
   const range = caps.kelvinRange;
 

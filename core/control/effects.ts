@@ -3,15 +3,13 @@
 // of LAN messages (wire units, via core/protocol/units). A light the effect does not apply to gets an empty plan;
 // the service decides what status to report for it.
 //
-// Requests are in user units (seconds, 0-1 fractions, degrees). Colours arrive parsed: colour strings are the
-// caller's (colors.ts), so `color`, `fromColor` and `palette` are PartialHsbk. Omitted fields take the
-// defaults of the HTTP API's parameter tables, applied here (EFFECT_DEFAULTS).
+// Requests arrive checked (requests.ts, from the catalogue's declarations): in user units, colours parsed, the
+// defaults of the HTTP API's parameter tables filled in. Planners never check them again.
 //
 // Firmware effects carry an `instanceid` (u32) that StateMultiZoneEffect / StateTileEffect echo back. Photons
 // picks a random one per effect; a plan must be deterministic, so the caller passes `instanceId` (the service
 // should pass a fresh random u32) and it defaults to 0.
 
-import { LightwireError } from '../errors.js';
 import {
   ENUMS,
   hsbkToWire,
@@ -21,13 +19,9 @@ import {
   type Hsbk,
   type Payload,
 } from '../protocol/index.js';
+import { MAX_PERIOD_S, OPERATIONS, staticDefault } from './catalogue.js';
 import {
-  MAX_DURATION_S,
   WAVEFORM,
-  checkBoolean,
-  checkColor,
-  checkDuration,
-  checkOptionalNumber,
   colorChangeMessage,
   enumValue,
   hasComponent,
@@ -38,32 +32,32 @@ import {
   setLightPower,
   waveformPayload,
 } from './planner.js';
+import type { Checked, CheckedValues } from './requests.js';
 import type { LightView, PartialHsbk, Plan, PlannedMessage } from './types.js';
 
-/** Defaults from the HTTP API's parameter tables (and Home Assistant's SKY speed). */
+/** An effect parameter's default, as the catalogue declares it. */
+function declaredDefault<T>(operation: keyof typeof OPERATIONS, v1: string): T {
+  const p = (OPERATIONS[operation].params as readonly { v1: string; default?: unknown }[]).find((x) => x.v1 === v1);
+  return staticDefault(p as never) as T;
+}
+
+/** Defaults from the HTTP API's parameter tables, as the catalogue declares them (and Home Assistant's SKY speed). */
 export const EFFECT_DEFAULTS = Object.freeze({
-  waveformPeriodS: 1, // breathe/pulse `period`
-  waveformCycles: 1, // breathe/pulse `cycles`
-  persist: false,
-  powerOn: true, // every effect's `power_on`
-  peak: 0.5, // breathe `peak`
-  movePeriodS: 1, // Move
-  direction: 'forward' as MoveDirection,
-  morphPeriodS: 5, // Morph
-  flamePeriodS: 5, // Flame
+  waveformPeriodS: declaredDefault<number>('breathe', 'period'), // breathe/pulse `period`
+  waveformCycles: declaredDefault<number>('breathe', 'cycles'), // breathe/pulse `cycles`
+  persist: declaredDefault<boolean>('breathe', 'persist'),
+  powerOn: declaredDefault<boolean>('breathe', 'power_on'), // every effect's `power_on`
+  peak: declaredDefault<number>('breathe', 'peak'), // breathe `peak`
+  movePeriodS: declaredDefault<number>('move', 'period'), // Move
+  direction: declaredDefault<MoveDirection>('move', 'direction'),
+  morphPeriodS: declaredDefault<number>('morph', 'period'), // Morph
+  flamePeriodS: declaredDefault<number>('flame', 'period'), // Flame
   // Clouds, Sunrise and Sunset: a maintained client knows only `duration` and `power_on`; Home Assistant's
   // effect_sky defaults speed to 50 s.
   skyPeriodS: 50,
-  powerOff: false, // Effects Off
-  stop: false, // Clean
+  powerOff: declaredDefault<boolean>('effectsOff', 'power_off'), // Effects Off
+  stop: declaredDefault<boolean>('clean', 'stop'), // Clean
 });
-
-/** Waveform `period` is u32 ms on the wire, so at most 4294967.295 s. */
-const MAX_PERIOD_S = 0xffffffff / 1000;
-/** f32 `cycles`: any finite non-negative value below float32's maximum. */
-const MAX_CYCLES = 3.4e38;
-const MAX_PALETTE = 16;
-const U32_MAX = 0xffffffff;
 
 const MZ_OFF = enumValue(ENUMS.MultiZoneEffectType, 'OFF');
 const MZ_MOVE = enumValue(ENUMS.MultiZoneEffectType, 'MOVE');
@@ -101,21 +95,9 @@ const PALETTE_BASE: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 1,
 
 // ---- breathe and pulse: one waveform (https://lan.developer.lifx.com/docs/waveforms) ----
 
-export interface WaveformEffectRequest {
-  /** Required: the colour the waveform moves to. */
-  readonly color: PartialHsbk;
-  /** Start colour; default the current colour (nothing sent). */
-  readonly fromColor?: PartialHsbk;
-  readonly periodS?: number;
-  readonly cycles?: number;
-  /** false -> return to the previous colour at the end (transient); true -> keep the effect colour. */
-  readonly persist?: boolean;
-  readonly powerOn?: boolean;
-}
-
-export interface BreatheRequest extends WaveformEffectRequest {
-  /** Where in the period the colour peaks, 0-1. */
-  readonly peak?: number;
+/** A firmware effect's instance id (u32): the service gives each run a fresh one (photons does the same). */
+export interface Instance {
+  readonly instanceId: number;
 }
 
 /**
@@ -125,25 +107,17 @@ export interface BreatheRequest extends WaveformEffectRequest {
  * Step 1 (only when needed): SetColor(from_color) with duration 0, and SetLightPower on with duration 0 when
  * `power_on` and the light is not known to be on. Step 2: the waveform.
  */
-export function planBreathe(request: BreatheRequest, light: LightView): Plan {
-  const peak = checkOptionalNumber('peak', request.peak, 0, 1) ?? EFFECT_DEFAULTS.peak;
-  return waveformEffect(request, light, WAVEFORM.SINE, skewRatioToWire(peak));
+export function planBreathe(request: Checked<'breathe'>, light: LightView): Plan {
+  return waveformEffect(request, light, WAVEFORM.SINE, skewRatioToWire(request.peak));
 }
 
 /** Pulse: as breathe with waveform PULSE and skew 0.5 (half of each period on each colour). */
-export function planPulse(request: WaveformEffectRequest, light: LightView): Plan {
+export function planPulse(request: Checked<'pulse'>, light: LightView): Plan {
   return waveformEffect(request, light, WAVEFORM.PULSE, skewRatioToWire(0.5));
 }
 
-function waveformEffect(request: WaveformEffectRequest, light: LightView, waveform: number, skewRatio: number): Plan {
-  if (typeof request !== 'object' || request === null) invalid('body', 'must be an object');
-  if (request.color === undefined) throw new LightwireError('PARAMETER_MISSING', { field: 'color' });
-  checkColor('color', request.color);
-  checkColor('from_color', request.fromColor);
-  const periodS = checkOptionalNumber('period', request.periodS, 0, MAX_PERIOD_S) ?? EFFECT_DEFAULTS.waveformPeriodS;
-  const cycles = checkOptionalNumber('cycles', request.cycles, 0, MAX_CYCLES) ?? EFFECT_DEFAULTS.waveformCycles;
-  const persist = checkBoolean('persist', request.persist) ?? EFFECT_DEFAULTS.persist;
-  const powerOn = checkBoolean('power_on', request.powerOn) ?? EFFECT_DEFAULTS.powerOn;
+function waveformEffect(request: CheckedValues<'pulse'>, light: LightView, waveform: number, skewRatio: number): Plan {
+  const { periodS, cycles, persist, powerOn } = request;
   const caps = light.capabilities;
   if (caps.kelvinRange === null) return plan([]);
 
@@ -168,29 +142,15 @@ function waveformEffect(request: WaveformEffectRequest, light: LightView, wavefo
 
 // ---- firmware effects: MOVE (multizone), MORPH / FLAME / SKY (matrix) ----
 
-export interface MoveRequest {
-  readonly direction?: MoveDirection;
-  readonly periodS?: number;
-  /** Omitted = run until stopped; 0 = switch the effect off. */
-  readonly cycles?: number;
-  readonly powerOn?: boolean;
-  readonly instanceId?: number;
-}
-
 /**
  * Move, multizone lights only: SetMultiZoneEffect type MOVE, speed = period (ms), duration =
  * cycles x period (ns; omitted -> 0 = forever), direction in parameters[1] (MOVE_DIRECTION). cycles 0 sends
  * type OFF instead (and no power-on: stopping an effect does not switch a light on).
  */
-export function planMove(request: MoveRequest, light: LightView): Plan {
-  const direction = request.direction ?? EFFECT_DEFAULTS.direction;
-  if (!Object.hasOwn(MOVE_DIRECTION, direction)) invalid('direction', `must be "forward" or "backward" (got ${String(direction)})`);
-  const periodS = checkOptionalNumber('period', request.periodS, 0, MAX_PERIOD_S) ?? EFFECT_DEFAULTS.movePeriodS;
-  const cycles = checkOptionalNumber('cycles', request.cycles, 0, MAX_CYCLES);
-  const powerOn = checkBoolean('power_on', request.powerOn) ?? EFFECT_DEFAULTS.powerOn;
-  const instanceid = checkInstanceId(request.instanceId);
+export function planMove(request: Checked<'move'> & Instance, light: LightView): Plan {
+  const { direction, periodS, cycles, powerOn, instanceId: instanceid } = request;
+  // At most DURATION_MAX_S (requests.ts checks cycles x period).
   const runS = cycles === undefined ? 0 : cycles * periodS;
-  if (runS > MAX_DURATION_S) invalid('cycles', `x period must be at most ${MAX_DURATION_S} seconds (got ${runS})`);
   if (!light.capabilities.multizone) return plan([]);
 
   const off = cycles === 0;
@@ -206,56 +166,29 @@ export function planMove(request: MoveRequest, light: LightView): Plan {
   return withPowerOn(light, powerOn && !off, message('SetMultiZoneEffect', { settings }));
 }
 
-export interface MorphRequest {
-  readonly periodS?: number;
-  /** Omitted = run until stopped; 0 = switch the effect off. */
-  readonly durationS?: number;
-  /** Up to 16 colours; unspecified components become hue 0, saturation 0, brightness 1, kelvin 3500. */
-  readonly palette?: readonly PartialHsbk[];
-  readonly powerOn?: boolean;
-  readonly instanceId?: number;
-}
-
 /**
  * Morph, matrix lights only: SetTileEffect type MORPH, speed = period (ms), duration (ns; omitted ->
  * 0 = forever; 0 -> type OFF), palette of at most 16 colours (default DEFAULT_MORPH_PALETTE).
  */
-export function planMorph(request: MorphRequest, light: LightView): Plan {
+export function planMorph(request: Checked<'morph'> & Instance, light: LightView): Plan {
   const palette = request.palette ?? DEFAULT_MORPH_PALETTE;
-  if (!Array.isArray(palette) || palette.length < 1 || palette.length > MAX_PALETTE) {
-    invalid('palette', `must hold 1 to ${MAX_PALETTE} colours (got ${Array.isArray(palette) ? palette.length : String(palette)})`);
-  }
-  palette.forEach((c, i) => checkColor(`palette[${i}]`, c));
   const caps = light.capabilities;
   return tileEffect(request, light, EFFECT_DEFAULTS.morphPeriodS, TILE_MORPH, zeros(8), () =>
     palette.map((c) => hsbkToWire(resolveColor(requestedColor(c, undefined, caps), PALETTE_BASE, caps) ?? PALETTE_BASE)),
   );
 }
 
-export interface FlameRequest {
-  readonly periodS?: number;
-  readonly durationS?: number;
-  readonly powerOn?: boolean;
-  readonly instanceId?: number;
-}
-
 /** Flame, matrix lights only: SetTileEffect type FLAME (colours fixed by firmware), speed, duration. */
-export function planFlame(request: FlameRequest, light: LightView): Plan {
+export function planFlame(request: Checked<'flame'> & Instance, light: LightView): Plan {
   return tileEffect(request, light, EFFECT_DEFAULTS.flamePeriodS, TILE_FLAME, zeros(8), () => []);
 }
 
-export interface SkyRequest {
-  /** Omitted = run until stopped; 0 = switch the effect off. Sunrise/sunset: also how long the sun takes. */
-  readonly durationS?: number;
-  /** The firmware's speed; not an HTTP parameter of Clouds, Sunrise or Sunset, kept for other faces. */
-  readonly periodS?: number;
-  readonly powerOn?: boolean;
-  readonly instanceId?: number;
-}
+/** Clouds, Sunrise and Sunset take the same parameters. */
+export type SkyRequest = CheckedValues<'clouds'> & Instance;
 
 /**
  * Clouds, matrix lights only: SetTileEffect type SKY, sky type CLOUDS (2) in parameters[0], cloud
- * saturation min/max (51/178, photons) in parameters[1]/[2]; speed = period (default 50 s).
+ * saturation min/max (51/178, photons) in parameters[1]/[2]; speed 50 s (Home Assistant's default).
  */
 export function planClouds(request: SkyRequest, light: LightView): Plan {
   const parameters = [SKY_CLOUDS, SKY_CLOUD_SATURATION_MIN, SKY_CLOUD_SATURATION_MAX, 0, 0, 0, 0, 0];
@@ -276,9 +209,9 @@ export function planSunset(request: SkyRequest, light: LightView): Plan {
 }
 
 function sunEffect(request: SkyRequest, light: LightView, skyType: number): Plan {
-  const durationS = request?.durationS === undefined ? undefined : checkDuration('duration', request.durationS);
+  const durationS = request.durationS;
   // The speed is a u32 of ms: a sunrise longer than 49.7 days rises at that pace and then holds.
-  const periodS = request?.periodS ?? (durationS !== undefined && durationS > 0 ? Math.min(durationS, MAX_PERIOD_S) : undefined);
+  const periodS = durationS !== undefined && durationS > 0 ? Math.min(durationS, MAX_PERIOD_S) : undefined;
   const parameters = [skyType, 0, 0, 0, 0, 0, 0, 0];
   return tileEffect({ ...request, periodS }, light, EFFECT_DEFAULTS.skyPeriodS, TILE_SKY, parameters, () => []);
 }
@@ -286,8 +219,8 @@ function sunEffect(request: SkyRequest, light: LightView, skyType: number): Plan
 interface TileEffectRequest {
   readonly periodS?: number | undefined;
   readonly durationS?: number | undefined;
-  readonly powerOn?: boolean | undefined;
-  readonly instanceId?: number | undefined;
+  readonly powerOn: boolean;
+  readonly instanceId: number;
 }
 
 /** SetTileEffect for matrix lights; duration 0 turns into type OFF with nothing else set. */
@@ -299,11 +232,8 @@ function tileEffect(
   parameters: number[],
   palette: () => Payload<'SetTileEffect'>['settings']['palette'],
 ): Plan {
-  if (typeof request !== 'object' || request === null) invalid('body', 'must be an object');
-  const periodS = checkOptionalNumber('period', request.periodS, 0, MAX_PERIOD_S) ?? defaultPeriodS;
-  const durationS = request.durationS === undefined ? undefined : checkDuration('duration', request.durationS);
-  const powerOn = checkBoolean('power_on', request.powerOn) ?? EFFECT_DEFAULTS.powerOn;
-  const instanceid = checkInstanceId(request.instanceId);
+  const periodS = request.periodS ?? defaultPeriodS;
+  const { durationS, powerOn, instanceId: instanceid } = request;
   if (!light.capabilities.matrix || light.capabilities.kelvinRange === null) return plan([]);
 
   const off = durationS === 0;
@@ -329,18 +259,16 @@ function withPowerOn(light: LightView, powerOn: boolean, effect: PlannedMessage)
 
 // ---- effects off ----
 
-export interface EffectsOffRequest {
-  readonly powerOff?: boolean;
-}
-
 /**
  * Effects off, one step: SetMultiZoneEffect OFF on multizone lights, SetTileEffect OFF on matrix
  * lights, and on every light a colour message that replaces a running waveform: SetColor to the current colour
- * with duration 0, or, when the colour is unknown, a SetWaveformOptional that sets nothing (period 0, one
- * cycle, not transient). `power_off` adds SetLightPower off (duration 0).
+ * with duration 0, or, when the colour is unknown or the light has zones (a strip, a matrix), a SetWaveformOptional
+ * that sets nothing (period 0, one cycle, not transient). A SetColor would paint every zone one colour
+ * (https://lan.developer.lifx.com/docs/changing-a-device), and stopping effects must leave a strip's zones as they
+ * are. `power_off` adds SetLightPower off (duration 0).
  */
-export function planEffectsOff(request: EffectsOffRequest, light: LightView): Plan {
-  const powerOff = checkBoolean('power_off', request?.powerOff) ?? EFFECT_DEFAULTS.powerOff;
+export function planEffectsOff(request: Checked<'effectsOff'>, light: LightView): Plan {
+  const { powerOff } = request;
   const caps = light.capabilities;
   if (caps.kelvinRange === null) return plan([]);
   const step: PlannedMessage[] = [];
@@ -354,24 +282,18 @@ export function planEffectsOff(request: EffectsOffRequest, light: LightView): Pl
       }),
     );
   }
-  step.push(colorChangeMessage({}, light.color, caps, 0));
+  step.push(colorChangeMessage({}, caps.multizone || caps.matrix ? null : light.color, caps, 0));
   if (powerOff) step.push(setLightPower('off', 0));
   return plan([step]);
 }
 
 // ---- clean ----
 
-export interface CleanRequest {
-  readonly stop?: boolean;
-  /** Seconds; omitted or 0 = the device's configured default. Ignored when stopping. */
-  readonly durationS?: number;
-}
-
 /** Clean, HEV lights only: SetHevCycle {enable: !stop, durationS: duration ?? 0 (0 = default)}. */
-export function planClean(request: CleanRequest, light: LightView): Plan {
-  const stop = checkBoolean('stop', request?.stop) ?? EFFECT_DEFAULTS.stop;
-  // duration_s is u32 whole seconds on the wire (SetHevCycle).
-  const durationS = checkOptionalNumber('duration', request?.durationS, 0, U32_MAX) ?? 0;
+export function planClean(request: Checked<'clean'>, light: LightView): Plan {
+  const stop = request.stop;
+  // duration_s is u32 whole seconds on the wire (SetHevCycle); omitted is 0, the device's own setting.
+  const durationS = request.durationS ?? 0;
   if (!light.capabilities.hev) return plan([]);
   return plan([[message('SetHevCycle', { enable: !stop, durationS: stop ? 0 : Math.round(durationS) })]]);
 }
@@ -380,14 +302,4 @@ export function planClean(request: CleanRequest, light: LightView): Plan {
 
 function zeros(n: number): number[] {
   return new Array<number>(n).fill(0);
-}
-
-function checkInstanceId(value: number | undefined): number {
-  if (value === undefined) return 0;
-  if (!Number.isInteger(value) || value < 0 || value > U32_MAX) invalid('instanceId', `must be an integer from 0 to ${U32_MAX}`);
-  return value;
-}
-
-function invalid(field: string, reason: string): never {
-  throw new LightwireError('PARAMETER_INVALID', { field, reason });
 }

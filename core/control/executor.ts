@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
-import { ENUMS, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
+import { ENUMS, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, sameHsbk, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
 import type { DeviceAddress, FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
@@ -108,6 +108,8 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
           break;
         case 'SetWaveform':
         case 'SetWaveformOptional': {
+          // One that sets no component only ends a running waveform (Effects Off): every zone keeps its colour.
+          if (m.name === 'SetWaveformOptional' && !(m.payload.setHue || m.payload.setSaturation || m.payload.setBrightness || m.payload.setKelvin)) break;
           const ms = waveformMs(m.payload.periodMs, m.payload.cycles);
           if (waveformReturns(m.payload.transient, m.payload.waveform)) {
             // Back where it began once the effect is over: hold that rather than a sample of the effect.
@@ -159,6 +161,15 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
           break;
       }
     }
+  }
+  // A strip's whole colour follows its zones: when a write leaves every zone alike, that is the light's colour too
+  // (zone messages do not say what the device's own colour becomes).
+  const painted: readonly Hsbk[] | null = zonesTouched ? zones : null;
+  const first = painted?.[0];
+  if (painted !== null && first !== undefined && painted.every((z) => sameHsbk(z, first)) && (color === null || !sameHsbk(color, first))) {
+    color = first;
+    colorTouched = true;
+    settle('color', settleMs.zones ?? 0);
   }
   if (colorTouched && color !== null) facts.color = color;
   if (zonesTouched && zones !== null) facts.zones = zones;

@@ -22,7 +22,8 @@ import {
   type PowerState,
   type WireHsbk,
 } from '../protocol/index.js';
-import type { LightView, PartialHsbk, Plan, PlannedMessage, StateChange, ZoneRange } from './types.js';
+import type { CheckedChange } from './requests.js';
+import type { LightView, PartialHsbk, Plan, PlannedMessage, ZoneRange } from './types.js';
 
 export interface SetStateOptions {
   /** Fast mode: end-state messages only, one step, no state read assumed. */
@@ -36,8 +37,6 @@ export interface SetStateOptions {
   readonly perZone?: ((zone: Hsbk) => PartialHsbk) | undefined;
 }
 
-/** Set State: `duration` is 0.0-3155760000.0 seconds (100 years). */
-export const MAX_DURATION_S = DURATION_MAX_S;
 const U32_MAX = 0xffffffff;
 /** Legacy SetColorZones carries u8 zone indices. */
 const MAX_LEGACY_ZONE_INDEX = 0xff;
@@ -66,8 +65,7 @@ const EMPTY_PLAN: Plan = Object.freeze({ steps: Object.freeze([]) });
  *   result reflects an ack from the light).
  * Fast mode sends the end state in one step and never relies on the light's colour being known.
  */
-export function planSetState(change: StateChange, light: LightView, options: SetStateOptions): Plan {
-  validateStateChange(change);
+export function planSetState(change: CheckedChange, light: LightView, options: SetStateOptions): Plan {
   const zones = validateZones(options.zones ?? null);
   const caps = light.capabilities;
   // Non-lights (the Switch: temperature_range null) get no light messages at all.
@@ -86,6 +84,10 @@ export function planSetState(change: StateChange, light: LightView, options: Set
     // it, can lag behind zone writes, so it is no base here (Set State: what is not given is left as is).
     const known = caps.multizone && light.zones !== null && light.zones.length > 0 ? light.zones : null;
     if (known !== null && (perZone !== undefined || (!options.fast && !isWholeColor(wanted)))) {
+      // Every zone ends in one colour (what the change leaves out is alike in every zone, kelvin say): one SetColor,
+      // which sets every zone and the device's own colour (https://lan.developer.lifx.com/docs/changing-a-device).
+      const alike = options.fast ? null : sameEnd(known, perZone ?? wanted, caps);
+      if (alike !== null) return [message('SetColor', { color: hsbkToWire(alike), durationMs: ms })];
       // Zones that differ: each keeps what the change leaves out, as when its zones are selected.
       if (!allSame(known)) return zoneColorMessages(light, perZone ?? wanted, [{ start: 0, end: known.length - 1 }], ms, options.fast);
       // Zones alike: one colour for the whole strip, over theirs.
@@ -214,7 +216,7 @@ export function requestedColor(color: PartialHsbk | undefined, brightness: numbe
  * Whether planning `change` for this light outside fast mode uses its zones: part of a colour for a strip (each
  * zone keeps what the change leaves out), so they are read first rather than taken from the cache.
  */
-export function usesZones(change: StateChange, light: LightView): boolean {
+export function usesZones(change: CheckedChange, light: LightView): boolean {
   if (!light.capabilities.multizone || light.capabilities.kelvinRange === null) return false;
   const wanted = requestedColor(change.color, change.brightness, light.capabilities);
   return hasComponent(wanted) && !isWholeColor(wanted);
@@ -227,6 +229,18 @@ function isWholeColor(c: PartialHsbk): boolean {
 
 function allSame(zones: readonly Hsbk[]): boolean {
   return zones.every((z) => sameHsbk(z, zones[0]!));
+}
+
+/** The colour every zone ends in under `change`, when they all end alike; otherwise (or when one is unknown) null. */
+function sameEnd(zones: readonly Hsbk[], change: PartialHsbk | ((zone: Hsbk) => PartialHsbk), caps: Capabilities): Hsbk | null {
+  let first: Hsbk | null = null;
+  for (const zone of zones) {
+    const end = resolveColor(typeof change === 'function' ? change(zone) : change, zone, caps);
+    if (end === null) return null;
+    if (first === null) first = end;
+    else if (!sameHsbk(end, first)) return null;
+  }
+  return first;
 }
 
 export function hasComponent(c: PartialHsbk): boolean {
@@ -331,62 +345,10 @@ const NO_APPLY = enumValue(ENUMS.MultiZoneApplicationRequest, 'NO_APPLY');
 const APPLY = enumValue(ENUMS.MultiZoneApplicationRequest, 'APPLY');
 const SKEW_END = skewRatioToWire(1);
 
-// ---- shared: validation (the faces validate first; the planner still never emits what the codec rejects) ----
+// ---- shared: the zones of a selector (parsed by selectors.ts; the planner still never emits what the codec rejects) ----
 
 function invalid(field: string, reason: string): never {
   throw new LightwireError('PARAMETER_INVALID', { field, reason });
-}
-
-/** A finite number in [min, max], or PARAMETER_INVALID naming the field. */
-export function checkNumber(field: string, value: unknown, min: number, max: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    // An unbounded amount (a State Delta's saturation, brightness, kelvin) is any finite number.
-    const range = min === -Infinity && max === Infinity ? 'a finite number' : `a number from ${min} to ${max}`;
-    invalid(field, `must be ${range} (got ${String(value)})`);
-  }
-  return value;
-}
-
-export function checkOptionalNumber(field: string, value: unknown, min: number, max: number): number | undefined {
-  return value === undefined ? undefined : checkNumber(field, value, min, max);
-}
-
-export function checkBoolean(field: string, value: unknown): boolean | undefined {
-  if (value !== undefined && typeof value !== 'boolean') invalid(field, `must be true or false (got ${String(value)})`);
-  return value;
-}
-
-export function checkPower(field: string, value: unknown): PowerState | undefined {
-  if (value !== undefined && value !== 'on' && value !== 'off') invalid(field, `must be "on" or "off" (got ${String(value)})`);
-  return value;
-}
-
-/**
- * Hue 0-360 degrees, saturation and brightness 0-1. Kelvin only has to be a number from 0 to 65535:
- * it is clamped to the product's range, so kelvin read back from a device (or a scene) is never refused.
- */
-export function checkColor(field: string, color: unknown): PartialHsbk | undefined {
-  if (color === undefined) return undefined;
-  if (typeof color !== 'object' || color === null) invalid(field, 'must be an object with hue, saturation, brightness or kelvin');
-  const c = color as Record<string, unknown>;
-  checkOptionalNumber(`${field}.hue`, c.hue, 0, 360);
-  checkOptionalNumber(`${field}.saturation`, c.saturation, 0, 1);
-  checkOptionalNumber(`${field}.brightness`, c.brightness, 0, 1);
-  checkOptionalNumber(`${field}.kelvin`, c.kelvin, 0, 0xffff);
-  return color as PartialHsbk;
-}
-
-export function checkDuration(field: string, value: unknown): number {
-  return checkNumber(field, value, 0, MAX_DURATION_S);
-}
-
-function validateStateChange(change: StateChange): void {
-  if (typeof change !== 'object' || change === null) invalid('state', 'must be an object');
-  checkPower('power', change.power);
-  checkColor('color', change.color);
-  checkOptionalNumber('brightness', change.brightness, 0, 1);
-  checkOptionalNumber('infrared', change.infrared, 0, 1);
-  checkDuration('duration', change.durationS);
 }
 
 function validateZones(zones: readonly ZoneRange[] | null): readonly ZoneRange[] | null {

@@ -5,61 +5,62 @@
 import { EventEmitter } from 'node:events';
 import { MAX_TIMER_MS, randomNonZeroUint32 } from '../builtins.js';
 import { LightClient } from '../discovery/client.js';
-import type { DiscoveryOptionsInput } from '../discovery/options.js';
+import type { DiscoveryOptions, DiscoveryOptionsInput } from '../discovery/options.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { TransportOptions } from '../transport/options.js';
-import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
+import { DEFAULT_DURATION_S, DURATION_MAX_S, RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
+import { ServiceDoctor } from '../doctor/doctor.js';
+import type { DoctorReport } from '../doctor/report.js';
 import { unknownOption } from '../text.js';
 import { inTurn } from '../in-turn.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
+import { CYCLE_STATES_MAX, CYCLE_STATES_MIN, MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
 import { parseColor, validateColor, withBrightness, type ValidatedColor } from './colors.js';
-import { applyDelta, nextCycleState, type StateDelta } from './delta.js';
+import { applyDelta, nextCycleState } from './delta.js';
+import { planEffect } from './operations.js';
 import {
-  planBreathe,
-  planClean,
-  planClouds,
-  planEffectsOff,
-  planFlame,
-  planMorph,
-  planMove,
-  planPulse,
-  planSunrise,
-  planSunset,
-  type MoveDirection,
-} from './effects.js';
+  isChecked,
+  parseRequest,
+  parseStateChange,
+  stateChangeOf,
+  trustedChange,
+  type Checked,
+  type CheckedChange,
+  type RequestOf,
+  type SetStateRequest,
+  type Vocabulary,
+} from './requests.js';
 import { DEFAULT_FRESH_STATE_MS, Executor, type ExecuteOptions, type PlanFor } from './executor.js';
 import { planSetState, usesZones } from './planner.js';
 import { sceneStateToChange, type SceneActivation } from './scene-activation.js';
 import type { Scene } from './scene-file.js';
 import { SceneStore } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
-import type { LightResult, LightView, PartialHsbk, Plan, RelayState, ResolvedLight, StateChange } from './types.js';
+import type { LightResult, LightView, Plan, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, v1Light, type GroupNames, type V1Light } from './views.js';
 
-export { DURATION_MAX_S, DEFAULT_DURATION_S };
-export const MAX_STATES = 50;
+export { DURATION_MAX_S, DEFAULT_DURATION_S, MAX_STATES, CYCLE_STATES_MIN, CYCLE_STATES_MAX };
+export type { ColorInput, SetStateRequest } from './requests.js';
 
-/** A colour as numbers, for faces that have them (HomeKit, Node-RED): any of the four, in user units. */
-export interface ColorInput {
-  /** Degrees, 0-360. */
-  readonly hue?: number;
-  /** 0-1. */
-  readonly saturation?: number;
-  /** 0-1. */
-  readonly brightness?: number;
-  /** 1500-9000 (each light clamps to its own range). */
-  readonly kelvin?: number;
+/** A device the service heard (it answered discovery), whether or not its state was read: for diagnostics. */
+export interface HeardDevice {
+  readonly serial: string;
+  /** Where it answers: IPv4 address and UDP port. */
+  readonly address: string;
+  readonly port: number;
+  /** Answering now (false after several missed reads). */
+  readonly online: boolean;
+  /** Its state was read: it is one of views(). A device heard but never read is left out of every other answer. */
+  readonly read: boolean;
 }
 
-export interface SetStateRequest {
-  readonly power?: 'on' | 'off';
-  /** A colour string (as in the HTTP API) or numbers. */
-  readonly color?: string | ColorInput;
-  readonly brightness?: number;
-  readonly infrared?: number;
-  /** Seconds; default 1. */
-  readonly durationS?: number;
+/** How the service looks for lights and what it heard: `lightwire discover`'s table, "answered discovery only". */
+export interface ServiceDiagnostics {
+  /** The discovery settings in force (broadcast addresses, port, static hosts, read deadline, ...). */
+  readonly discovery: DiscoveryOptions;
+  /** Every device heard, in serial order. */
+  readonly devices: readonly HeardDevice[];
 }
 
 export interface WriteOptions {
@@ -75,72 +76,30 @@ export type SetStatesResult =
   | { readonly operation: SetStatesOperation; readonly results: LightResult[] }
   | { readonly operation: SetStatesOperation; readonly error: string; readonly code: string };
 
-export interface WaveformRequest {
-  /** Required colour string. */
-  readonly color: string | ColorInput;
-  readonly fromColor?: string | ColorInput;
-  readonly periodS?: number;
-  readonly cycles?: number;
-  readonly persist?: boolean;
-  readonly powerOn?: boolean;
-}
+/** The requests of the service's operations, in its names and user units: derived from the catalogue. */
+export type WaveformRequest = RequestOf<'pulse'>;
+export type BreatheRequest = RequestOf<'breathe'>;
+export type MoveRequest = RequestOf<'move'>;
+export type MorphRequest = RequestOf<'morph'>;
+export type FlameRequest = RequestOf<'flame'>;
+export type SkyRequest = RequestOf<'clouds'>;
+export type EffectsOffRequest = RequestOf<'effectsOff'>;
+export type CleanRequest = RequestOf<'clean'>;
+export type ToggleRequest = RequestOf<'toggle'>;
+export type StateDeltaRequest = RequestOf<'stateDelta'>;
+export type CycleRequest = RequestOf<'cycle'>;
 
-export interface BreatheRequest extends WaveformRequest {
-  readonly peak?: number;
+/** How a face hands the service unchecked input: in whose names, with what before each field name. */
+export interface CheckOptions {
+  /** `v1` (HTTP, Node-RED: `power_on`) or `library` (`powerOn`, the default). */
+  readonly vocabulary?: Vocabulary;
+  /** Put before each field name in errors (`payload.`). */
+  readonly prefix?: string;
+  /** Refuse keys the operation does not declare (a typo must not pass as "nothing to change"). */
+  readonly strict?: boolean;
+  /** Keys the caller reads itself (Node-RED's `effect` and `fast`). */
+  readonly ignore?: readonly string[];
 }
-
-export interface MoveRequest {
-  readonly direction?: MoveDirection;
-  readonly periodS?: number;
-  /** Omitted = until stopped; 0 switches the effect off. */
-  readonly cycles?: number;
-  readonly powerOn?: boolean;
-}
-
-export interface MorphRequest {
-  readonly periodS?: number;
-  /** Omitted = until stopped; 0 switches the effect off. */
-  readonly durationS?: number;
-  /** Colour strings, at most 16. */
-  readonly palette?: readonly (string | ColorInput)[];
-  readonly powerOn?: boolean;
-}
-
-export interface FlameRequest {
-  readonly periodS?: number;
-  readonly durationS?: number;
-  readonly powerOn?: boolean;
-}
-
-export interface SkyRequest {
-  readonly durationS?: number;
-  readonly powerOn?: boolean;
-}
-
-export interface StateDeltaRequest {
-  readonly power?: 'on' | 'off';
-  readonly durationS?: number;
-  readonly hue?: number;
-  readonly saturation?: number;
-  readonly brightness?: number;
-  readonly kelvin?: number;
-  readonly infrared?: number;
-}
-
-export interface CycleRequest {
-  /** 2 to 5 Set State hashes. */
-  readonly states: readonly SetStateRequest[];
-  readonly defaults?: SetStateRequest;
-  readonly direction?: 'forward' | 'backward';
-}
-
-/** A fresh effect instance id, as photons sends (the firmware tells effects apart by it). */
-function newInstanceId(): number {
-  return randomNonZeroUint32();
-}
-
-export const CYCLE_STATES_MIN = 2;
-export const CYCLE_STATES_MAX = 5;
 
 export interface LightServiceOptions {
   /** A client to use instead of building one from `transport` and `discovery`; start() starts it if it is not. */
@@ -195,92 +154,11 @@ function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVAL
   return new LightwireError('PARAMETER_INVALID', { field, reason });
 }
 
-export function checkFraction(field: string, value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1) {
-    throw invalid(field, 'must be a number from 0.0 to 1.0');
-  }
-  return value;
-}
-
-export function checkDuration(field: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > DURATION_MAX_S) {
-    throw invalid(field, `must be a number of seconds from 0 to ${DURATION_MAX_S}`);
-  }
-  return value;
-}
-
-export function checkPower(field: string, value: unknown): 'on' | 'off' | undefined {
-  if (value === undefined) return undefined;
-  if (value !== 'on' && value !== 'off') throw invalid(field, 'must be "on" or "off"');
-  return value;
-}
-
-function checkRange(field: string, value: unknown, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw invalid(field, `must be a number from ${min} to ${max}`);
-  }
-  return value;
-}
-
-/** Checks a colour given as numbers (ColorInput) and returns it as the planner's partial colour. */
-export function colorFromNumbers(input: ColorInput, field = 'color'): PartialHsbk {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalid(field, 'must be a colour string or an object of numbers');
-  for (const key of Object.keys(input)) {
-    if (key !== 'hue' && key !== 'saturation' && key !== 'brightness' && key !== 'kelvin') {
-      throw invalid(`${field}.${key}`, 'is not a colour component (hue, saturation, brightness, kelvin)');
-    }
-  }
-  const hue = checkRange(`${field}.hue`, input.hue, 0, 360);
-  const saturation = checkRange(`${field}.saturation`, input.saturation, 0, 1);
-  const brightness = checkRange(`${field}.brightness`, input.brightness, 0, 1);
-  const kelvin = checkRange(`${field}.kelvin`, input.kelvin, KELVIN_MIN, KELVIN_MAX);
-  if (hue === undefined && saturation === undefined && brightness === undefined && kelvin === undefined) {
-    throw invalid(field, 'names no colour component');
-  }
-  return Object.freeze({
-    ...(hue !== undefined ? { hue } : {}),
-    ...(saturation !== undefined ? { saturation } : {}),
-    ...(brightness !== undefined ? { brightness } : {}),
-    ...(kelvin !== undefined ? { kelvin: Math.round(kelvin) } : {}),
-  });
-}
-
-/** Checks a Set State request and turns it into the planner's input. `field` prefixes error fields. */
-export function stateChangeFrom(
-  request: SetStateRequest,
-  field = '',
-  random: () => number = Math.random,
-  defaultDurationS: number = DEFAULT_DURATION_S,
-): StateChange {
-  if (typeof request !== 'object' || request === null) throw invalid(field || 'body', 'must be an object');
-  const f = (name: string): string => (field ? `${field}.${name}` : name);
-  const power = checkPower(f('power'), request.power);
-  const brightness = checkFraction(f('brightness'), request.brightness);
-  const infrared = checkFraction(f('infrared'), request.infrared);
-  const durationS = checkDuration(f('duration'), request.durationS, defaultDurationS);
-  let color;
-  if (request.color !== undefined) {
-    if (typeof request.color === 'string') color = parseColor(request.color, { random });
-    else color = colorFromNumbers(request.color, f('color'));
-  }
-  const merged = withBrightness(color, brightness);
-  return {
-    ...(power !== undefined ? { power } : {}),
-    ...(merged !== undefined ? { color: merged } : {}),
-    ...(brightness !== undefined ? { brightness } : {}),
-    ...(infrared !== undefined ? { infrared } : {}),
-    durationS,
-  };
-}
-
 /**
  * Fast mode's planner for one change: a fast plan depends on the light's capabilities alone unless it paints some
  * zones of a strip (then on its zones), so lights of one product share one plan (a fleet has a handful).
  */
-function fastPlanner(change: StateChange): PlanFor {
+function fastPlanner(change: CheckedChange): PlanFor {
   const byCapabilities = new Map<Capabilities, Plan>();
   return (light, zones) => {
     const caps = light.capabilities;
@@ -331,7 +209,10 @@ function positiveInt(option: string, value: number | undefined, fallback: number
  * been read; `stop()` leaves no socket and no timer.
  */
 export class LightService extends EventEmitter<LightServiceEvents> {
-  readonly client: LightClient;
+  /** The LAN client: the service's own. Faces use the members below (views, events, diagnostics, doctorReport). */
+  private readonly client: LightClient;
+  /** The network doctor over this service's lights (doctorOf). */
+  private doctor: ServiceDoctor | undefined;
   private readonly executor: Executor;
   private readonly deadlineMs: number;
   private readonly freshStateMs: number;
@@ -385,7 +266,10 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     }
     this.readyTimeoutMs = positiveInt('readyTimeoutMs', options.readyTimeoutMs, DEFAULT_READY_TIMEOUT_MS);
     this.expectLights = options.expectLights === undefined ? Infinity : positiveInt('expectLights', options.expectLights, 1);
-    this.defaultDurationS = checkDuration('defaultDurationS', options.defaultDurationS, DEFAULT_DURATION_S);
+    this.defaultDurationS = options.defaultDurationS ?? DEFAULT_DURATION_S;
+    if (typeof this.defaultDurationS !== 'number' || !Number.isFinite(this.defaultDurationS) || this.defaultDurationS < 0 || this.defaultDurationS > DURATION_MAX_S) {
+      throw invalid('defaultDurationS', `must be a number of seconds from 0 to ${DURATION_MAX_S}`);
+    }
     this.random = options.random ?? Math.random;
     if (typeof options.scenes === 'string') this.scenesFile = options.scenes;
     else if (options.scenes instanceof SceneStore) this.sceneStoreInstance = options.scenes;
@@ -443,6 +327,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       this.startedClient = true;
     }
     this.running = true;
+    this.doctorOf();
     this.followScenes();
     // Lights a client already knew (a client passed in, or a restart) count as announced.
     for (const record of this.client.registry.peekAll()) {
@@ -465,6 +350,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   private async close(): Promise<void> {
+    this.stopDoctor();
     if (this.readyTimer !== undefined) clearTimeout(this.readyTimer);
     if (this.firstRoundTimer !== undefined) clearTimeout(this.firstRoundTimer);
     this.readyTimer = undefined;
@@ -481,6 +367,20 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Removes the service's listeners from its client (for a client that lives on after the service). */
   detachClient(): void {
     for (const off of this.detach.splice(0)) off();
+    this.stopDoctor();
+  }
+
+  /**
+   * The network doctor over this service's lights: built by start() (or by the first report of a service over a
+   * client started elsewhere), it follows address moves and lights coming back online until stop().
+   */
+  private doctorOf(): ServiceDoctor {
+    return (this.doctor ??= new ServiceDoctor(this.client));
+  }
+
+  private stopDoctor(): void {
+    this.doctor?.stop();
+    this.doctor = undefined;
   }
 
   private markReady(): void {
@@ -644,6 +544,35 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return out;
   }
 
+  /**
+   * Reads one device's state now (a light's colour, power and zones; a LIFX Switch's power and relays), answered
+   * within `timeoutMs` (default: the service's deadline); then its view (undefined when unknown or never read). A
+   * read that goes unanswered counts as a miss, as a background read's does.
+   */
+  async refreshLight(serial: string, options: { readonly timeoutMs?: number } = {}): Promise<LightView | undefined> {
+    const timeoutMs = options.timeoutMs ?? this.deadlineMs;
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMER_MS) throw invalid('timeoutMs', `must be an integer from 1 to ${MAX_TIMER_MS} (ms)`);
+    if (typeof serial !== 'string') throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${String(serial)}` });
+    await this.client.refreshState(serial.toLowerCase(), timeoutMs);
+    return this.light(serial.toLowerCase());
+  }
+
+  /** How the service looks for lights and every device it heard, read or not (for diagnostics). */
+  diagnostics(): ServiceDiagnostics {
+    const devices = this.client.registry.peekAll().map((r): HeardDevice => ({ serial: r.serial, address: r.address, port: r.port, online: r.online, read: isRead(r) }));
+    return { discovery: this.client.discoveryOptions, devices };
+  }
+
+  /**
+   * The network doctor's report on this service's lights (core/doctor): each light's round trips and loss since the
+   * service started or the light came back online (probeCount 0, the default), or measured afresh with probeCount
+   * echo requests per light and a broadcast probe; interfaces, the lights' UDP port, static hosts, and a cause for
+   * every light that is not healthy. One measurement runs at a time: a request made meanwhile gets its report.
+   */
+  doctorReport(request: { readonly probeCount?: number } = {}): Promise<DoctorReport> {
+    return this.doctorOf().report(request);
+  }
+
   /** Reads the lights a selector names now (state, and zones of multizone lights), then lists them. */
   async refresh(selector = 'all'): Promise<V1Light[]> {
     const targets = this.resolve(selector);
@@ -676,16 +605,66 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return validateColor(text, { random: this.random });
   }
 
-  /** Checks a Set State request and turns it into the planner's input. `field` prefixes error fields. */
-  stateChange(request: SetStateRequest, field = ''): StateChange {
-    return stateChangeFrom(request, field, this.random, this.defaultDurationS);
+  /**
+   * Checks a request for an operation of the catalogue, once: the checked request every planner takes. Faces that
+   * hold unknown input (an HTTP body, a flow message) check it here in their own names (`vocabulary: 'v1'`).
+   */
+  check<N extends keyof typeof OPERATIONS>(name: N, input: unknown, how: CheckOptions = {}): Checked<N> {
+    return parseRequest(name, input, {
+      vocabulary: how.vocabulary ?? 'library',
+      defaultDurationS: this.defaultDurationS,
+      random: this.random,
+      ...(how.prefix !== undefined ? { prefix: how.prefix } : {}),
+      ...(how.strict !== undefined ? { strict: how.strict } : {}),
+      ...(how.ignore !== undefined ? { ignore: how.ignore } : {}),
+    });
+  }
+
+  /** Checks a Set State request and turns it into the planner's input. `prefix` goes before error fields. */
+  stateChange(request: SetStateRequest, prefix = ''): CheckedChange {
+    return parseStateChange(request, { vocabulary: 'library', prefix, random: this.random, defaultDurationS: this.defaultDurationS });
+  }
+
+  /**
+   * Any write of the catalogue on the lights a selector names: the request (in the library's names, or checked by
+   * check()) is checked once, then planned per light. The methods below are this with their operation's name.
+   */
+  async perform<N extends SelectorOperationName>(name: N, selector: string, request: RequestOf<N> | Checked<N>, options: WriteOptions = {}): Promise<LightResult[]> {
+    const checked: Checked<N> = isChecked(request) ? (request as Checked<N>) : this.check(name, request);
+    const fast = options.fast === true;
+    switch (name) {
+      case 'setState':
+        return this.apply(this.resolve(selector), stateChangeOf(checked as unknown as Checked<'setState'>, this.defaultDurationS), fast);
+      case 'toggle':
+        return this.toggleChecked(selector, checked as unknown as Checked<'toggle'>, fast);
+      case 'stateDelta':
+        return this.deltaChecked(selector, checked as unknown as Checked<'stateDelta'>, fast);
+      case 'cycle':
+        return this.cycleChecked(selector, checked as unknown as Checked<'cycle'>, fast);
+      default: {
+        const effect = name as EffectOperationName;
+        const decl = OPERATIONS[effect];
+        const planFor = planEffect(effect, checked as unknown as Checked<typeof effect>);
+        const needs = 'needs' in decl ? { operation: effect === 'clean' ? 'clean' : `run ${effect}`, capability: decl.needs } : undefined;
+        return this.run(selector, planFor, decl.read, fast, needs);
+      }
+    }
   }
 
   /** Set State (https://api.developer.lifx.com/docs/set-state). */
   async setState(selector: string, request: SetStateRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('setState', selector, request, options);
+  }
+
+  /**
+   * Set State on one light named by its serial (12 hex digits): for a face that holds serials (HomeKit), with no
+   * selector to parse. LIGHTS_NOT_FOUND when no light of the service has it (a LIFX Switch is no light).
+   */
+  async setLightState(serial: string, request: SetStateRequest, options: WriteOptions = {}): Promise<LightResult[]> {
     const change = this.stateChange(request);
-    const targets = this.resolve(selector);
-    return this.apply(targets, change, options.fast === true);
+    const view = typeof serial === 'string' ? this.light(serial.toLowerCase()) : undefined;
+    if (view === undefined || !view.capabilities.isLight) throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${String(serial)}` });
+    return this.apply([{ light: view, zones: null }], change, options.fast === true);
   }
 
   /** Set States: at most 50 operations, each merged over `defaults`. */
@@ -700,7 +679,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     const prepared = operations.map((op, i) => {
       const operation: SetStatesOperation = { ...defaults, ...op };
       if (typeof operation.selector !== 'string') throw invalid(`states[${i}].selector`, 'is missing');
-      const change = this.stateChange(operation, `states[${i}]`);
+      const change = this.stateChange(operation, `states[${i}].`);
       parseSelectors(operation.selector, { percentDecode: false });
       return { operation, change };
     });
@@ -721,7 +700,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   /** Runs one validated change on resolved lights. */
-  apply(targets: readonly ResolvedLight[], change: StateChange, fast: boolean): Promise<LightResult[]> {
+  apply(targets: readonly ResolvedLight[], change: CheckedChange, fast: boolean): Promise<LightResult[]> {
     const needsZones = targets.some((t) => t.zones !== null && t.light.capabilities.multizone);
     // Zones are always read (a strip's zones are painted over what it shows); a change without a colour (power,
     // infrared) plans the same whatever the light shows; a colour is planned from what the service knows of the light
@@ -733,12 +712,15 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   /** Toggle Power: any light on -> all off, else all on. Results carry the new power. */
-  async toggle(selector: string, request: { durationS?: number } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    const durationS = checkDuration('duration', request.durationS, this.defaultDurationS);
+  async toggle(selector: string, request: ToggleRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('toggle', selector, request, options);
+  }
+
+  private async toggleChecked(selector: string, request: Checked<'toggle'>, fast: boolean): Promise<LightResult[]> {
     const targets = this.resolve(selector);
     const anyOn = targets.some((t) => t.light.online && t.light.power === 'on');
     const power = anyOn ? 'off' : 'on';
-    const results = await this.apply(targets, { power, durationS }, options.fast === true);
+    const results = await this.apply(targets, trustedChange({ power, durationS: request.durationS ?? this.defaultDurationS }), fast);
     return results.map((r) => (r.status === 'ok' ? { ...r, power } : r));
   }
 
@@ -808,24 +790,23 @@ export class LightService extends EventEmitter<LightServiceEvents> {
    * Activate Scene (by uuid or by name): each stored state becomes a Set State on its selector; `duration`,
    * `ignore`, `overrides`.
    */
-  async activateScene(sceneId: string, activation: SceneActivation = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+  async activateScene(sceneId: string, activation: SceneActivation | Checked<'activateScene'> = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     // A scene another process captured a moment ago is found; a file left invalid keeps the scenes as they were
     // (the watch reports it).
     if (this.sceneStoreFailure === undefined) await this.scenes?.reload().catch(() => false);
+    const checked = isChecked(activation) ? (activation as Checked<'activateScene'>) : this.check('activateScene', activation);
     const scene = this.findScene(sceneId);
     // Validate every state before anything is sent.
     const jobs = scene.states.map((state, i) => {
-      const change = sceneStateToChange(state, activation);
-      const color = change.colorString !== undefined ? parseColor(change.colorString, { random: this.random }) : change.color;
-      const merged = withBrightness(color, change.brightness);
-      const stateChange: StateChange = {
+      const change = sceneStateToChange(state, checked);
+      const request = {
         ...(change.power !== undefined ? { power: change.power } : {}),
-        ...(merged !== undefined ? { color: merged } : {}),
+        ...(change.colorString !== undefined ? { color: change.colorString } : change.color !== undefined && Object.keys(change.color).length > 0 ? { color: change.color } : {}),
         ...(change.brightness !== undefined ? { brightness: change.brightness } : {}),
-        ...(change.infrared !== undefined ? { infrared: checkFraction(`states[${i}].infrared`, change.infrared)! } : {}),
+        ...(change.infrared !== undefined ? { infrared: change.infrared } : {}),
         durationS: change.durationS,
       };
-      return { selector: change.selector, change: stateChange };
+      return { selector: change.selector, change: this.stateChange(request, `states[${i}].`) };
     });
     const results = await Promise.all(
       jobs.map(async ({ selector, change }) => {
@@ -868,106 +849,82 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.executor.run(targets, planFor, { fast, deadlineMs: this.deadlineMs, read });
   }
 
-  /** An effect's colour: a colour string or numbers (ColorInput). */
-  private color(field: string, value: unknown): PartialHsbk {
-    if (value === undefined || value === null) throw new LightwireError('PARAMETER_MISSING', { field });
-    if (typeof value === 'string') return parseColor(value, { random: this.random });
-    return colorFromNumbers(value as ColorInput, field);
-  }
-
   /** State Delta: power and duration absolute, the rest relative to each light's current state. */
   async stateDelta(selector: string, request: StateDeltaRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    const delta: StateDelta = { ...request, durationS: checkDuration('duration', request.durationS, this.defaultDurationS) };
-    const fast = options.fast === true;
+    return this.perform('stateDelta', selector, request, options);
+  }
+
+  private async deltaChecked(selector: string, request: Checked<'stateDelta'>, fast: boolean): Promise<LightResult[]> {
+    const delta = { ...request, durationS: request.durationS ?? this.defaultDurationS };
     const targets = this.resolve(selector);
-    // Checks the request on a light with a known colour (the real lights are read before planning).
-    const probe: LightView = { ...targets[0]!.light, color: { hue: 0, saturation: 0, brightness: 0, kelvin: 3500 }, infrared: 0 };
-    applyDelta(probe, delta);
     // On a strip each zone moves from its own colour, not from the light's one colour.
     const planFor: PlanFor = (light, zones) =>
-      planSetState(applyDelta(light, delta), light, { fast, zones, perZone: (zone) => applyDelta({ ...light, color: zone }, delta).color ?? {} });
+      planSetState(trustedChange(applyDelta(light, delta)), light, {
+        fast,
+        zones,
+        perZone: (zone) => applyDelta({ ...light, color: zone }, delta).color ?? {},
+      });
     const read = targets.some((t) => t.light.capabilities.multizone) ? 'state+zones' : 'state';
     return this.executor.run(targets, planFor, { fast, deadlineMs: this.deadlineMs, read });
   }
 
-  async breathe(selector: string, request: BreatheRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    const color = this.color('color', request.color);
-    const fromColor = request.fromColor === undefined ? undefined : this.color('from_color', request.fromColor);
-    const r = { ...request, color, ...(fromColor ? { fromColor } : { fromColor: undefined }) };
-    return this.run(selector, (light) => planBreathe(r, light), 'state', options.fast === true);
+  breathe(selector: string, request: BreatheRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('breathe', selector, request, options);
   }
 
-  async pulse(selector: string, request: WaveformRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    const color = this.color('color', request.color);
-    const fromColor = request.fromColor === undefined ? undefined : this.color('from_color', request.fromColor);
-    const r = { ...request, color, ...(fromColor ? { fromColor } : { fromColor: undefined }) };
-    return this.run(selector, (light) => planPulse(r, light), 'state', options.fast === true);
+  pulse(selector: string, request: WaveformRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('pulse', selector, request, options);
   }
 
-  async move(selector: string, request: MoveRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planMove(r, light), 'state', options.fast === true, { operation: 'run move', capability: 'multizone' });
+  move(selector: string, request: MoveRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('move', selector, request, options);
   }
 
-  async morph(selector: string, request: MorphRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    if (request.palette !== undefined && !Array.isArray(request.palette)) {
-      throw new LightwireError('PARAMETER_INVALID', { field: 'palette', reason: 'must be a list of colour strings' });
-    }
-    const palette = request.palette?.map((c, i) => this.color(`palette[${i}]`, c));
-    const r = { ...request, palette, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planMorph(r, light), 'state', options.fast === true, { operation: 'run morph', capability: 'matrix' });
+  morph(selector: string, request: MorphRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('morph', selector, request, options);
   }
 
-  async flame(selector: string, request: FlameRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planFlame(r, light), 'state', options.fast === true, { operation: 'run flame', capability: 'matrix' });
+  flame(selector: string, request: FlameRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('flame', selector, request, options);
   }
 
-  async clouds(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planClouds(r, light), 'state', options.fast === true, { operation: 'run clouds', capability: 'matrix' });
+  clouds(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('clouds', selector, request, options);
   }
 
-  async sunrise(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planSunrise(r, light), 'state', options.fast === true, { operation: 'run sunrise', capability: 'matrix' });
+  sunrise(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('sunrise', selector, request, options);
   }
 
-  async sunset(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    const r = { ...request, instanceId: newInstanceId() };
-    return this.run(selector, (light) => planSunset(r, light), 'state', options.fast === true, { operation: 'run sunset', capability: 'matrix' });
+  sunset(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('sunset', selector, request, options);
   }
 
-  async effectsOff(selector: string, request: { powerOff?: boolean } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.run(selector, (light) => planEffectsOff(request, light), 'state', options.fast === true);
+  effectsOff(selector: string, request: EffectsOffRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('effectsOff', selector, request, options);
   }
 
-  async clean(selector: string, request: { stop?: boolean; durationS?: number } = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.run(selector, (light) => planClean(request, light), 'none', options.fast === true, { operation: 'clean', capability: 'hev' });
+  clean(selector: string, request: CleanRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('clean', selector, request, options);
   }
 
   /**
    * Cycle: works out where the lights are in the list (from the first light's current state) and
    * moves them all to the next entry, so a client just repeats the same request.
    */
-  async cycle(selector: string, request: CycleRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    const states = request?.states;
-    if (!Array.isArray(states)) throw new LightwireError('PARAMETER_MISSING', { field: 'states' });
-    if (states.length < CYCLE_STATES_MIN || states.length > CYCLE_STATES_MAX) {
-      throw new LightwireError('PARAMETER_INVALID', { field: 'states', reason: `must hold ${CYCLE_STATES_MIN} to ${CYCLE_STATES_MAX} states` });
-    }
-    const direction = request.direction ?? 'forward';
-    if (direction !== 'forward' && direction !== 'backward') {
-      throw new LightwireError('PARAMETER_INVALID', { field: 'direction', reason: 'must be "forward" or "backward"' });
-    }
-    const merged = states.map((s) => ({ ...request.defaults, ...s }));
-    const changes = merged.map((s, i) => this.stateChange(s, `states[${i}]`));
+  cycle(selector: string, request: CycleRequest, options: WriteOptions = {}): Promise<LightResult[]> {
+    return this.perform('cycle', selector, request, options);
+  }
+
+  private async cycleChecked(selector: string, request: Checked<'cycle'>, fast: boolean): Promise<LightResult[]> {
+    const merged = request.states.map((s) => ({ ...request.defaults, ...s }));
+    const changes = merged.map((s, i) => this.stateChange(s, `states[${i}].`));
     const targets = this.resolve(selector);
     const first = targets.find((t) => t.light.online) ?? targets[0]!;
-    if (options.fast !== true && first.light.online) await this.client.refreshState(first.light.serial, this.deadlineMs);
+    if (!fast && first.light.online) await this.client.refreshState(first.light.serial, this.deadlineMs);
     const record = this.client.registry.get(first.light.serial);
     const current = record ? this.viewOf(record) : first.light;
-    const index = nextCycleState(changes, current, direction);
-    return this.apply(targets, changes[index]!, options.fast === true);
+    const index = nextCycleState(changes, current, request.direction);
+    return this.apply(targets, changes[index]!, fast);
   }
 }

@@ -89,6 +89,12 @@ export const FIRST_READ_CONCURRENCY = 4;
  * saved no more memory and took longer (1.15 s, 1.5 s).
  */
 export const FIRST_READ_MAX = 64;
+/**
+ * How long a capability probe waits for its one transmission (GetOptions.once): a light answers what it supports
+ * within a round trip and never answers the rest (only the Switch says StateUnhandled), so a probe's silence is the
+ * answer, and it must not hold a light's first read for a whole read timeout.
+ */
+export const CAPABILITY_PROBE_TIMEOUT_MS = 1000;
 /** Distinct (vendor, product, firmware) resolutions kept; a fleet has a handful, a bad device cannot grow it forever. */
 const PRODUCT_CACHE_LIMIT = 256;
 /** The background refresh timer never fires more often than this; lights due within it are read together. */
@@ -552,8 +558,6 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (fw) facts.firmware = { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs };
     if (version !== undefined) {
       product = this.productOf(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
-      // A product the registry does not know (the vendor adds some every few months) is asked what it can do.
-      if (!product.known) product = await this.probe(serial, device, product, timeoutMs);
       facts.product = product;
     }
     if (group !== undefined) {
@@ -568,7 +572,13 @@ export class LightClient extends EventEmitter<ClientEvents> {
       facts.wifi = { signal, rssi: signal > 0 ? signalToRssi(signal) : 0, quality: signalQuality(signal) };
     }
     if (info !== undefined) facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
+    // Saved as they arrived; a product the registry does not know (the vendor adds some every few months) is then
+    // asked what it can do, and saved again with it.
     this.registry.update(serial, facts);
+    if (product !== undefined && !product.known) {
+      const probed = await this.probe(serial, device, product, timeoutMs);
+      if (probed !== product) this.registry.update(serial, { product: (product = probed) });
+    }
     const caps = product?.capabilities;
     // Infrared and the effect are what our writes set too: a reply to a read sent before a write does not undo it.
     const mark = this.registry.mark();
@@ -598,10 +608,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
    * like the registry's own entries): GetColor tells a light (LightState) from a device that is none (StateUnhandled, the Switch); then
    * lights are asked GetExtendedColorZones (extended multizone), GetColorZones (legacy zones), GetDeviceChain
    * (matrix; a chain when it reports more than one tile), GetHevCycle and GetInfrared, and other devices GetRPower
-   * and GetButton. An answer means supported; StateUnhandled or silence within the read timeout means not (lights
-   * stay silent on what they do not support; the Switch answers StateUnhandled). Colour and kelvin range cannot be asked: a
-   * light keeps the plain colour light's (1500-9000 K). No answer to GetColor at all: the registry's default,
-   * asked again at the next read of the light's facts.
+   * and GetButton. An answer means supported; StateUnhandled or silence to one transmission within
+   * CAPABILITY_PROBE_TIMEOUT_MS means not (lights stay silent on what they do not support; the Switch answers
+   * StateUnhandled). Colour and kelvin range cannot be asked: a light keeps the plain colour light's (1500-9000 K).
+   * No answer to GetColor at all: the registry's default, asked again at the next read of the light's facts.
    */
   private async probe(serial: string, device: DeviceAddress, product: Product, timeoutMs: number): Promise<Product> {
     const fw = product.firmware;
@@ -623,8 +633,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
 
   private async askCapabilities(device: DeviceAddress, product: Product, timeoutMs: number): Promise<Product | undefined> {
     let silent = false;
+    // GetColor is asked as any read (does the device answer at all); the rest once, briefly.
+    const probeOptions = { timeoutMs: Math.min(timeoutMs, CAPABILITY_PROBE_TIMEOUT_MS), once: true };
     const ask = <N extends Parameters<Requester['get']>[1]>(name: N, payload: Payload<N>): Promise<ReplyOf<N> | undefined> =>
-      this.requester.get(device, name, payload, { timeoutMs }).catch((err: unknown) => {
+      this.requester.get(device, name, payload, name === 'GetColor' ? { timeoutMs } : probeOptions).catch((err: unknown) => {
         if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT' && name === 'GetColor') silent = true;
         else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
         return undefined;

@@ -364,15 +364,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
 
 // ---- a running service's doctor (/api/doctor) ----
 
-/** What ServiceDoctor needs of a LightService: its client. */
-export interface ServiceWithClient {
-  readonly client: LightClient;
-}
-
 /**
  * The doctor of a running service: watches address changes from when it is created, and on each report takes the
  * transport's figures since the start, or since the light last came back online (probeCount 0), or measures afresh
- * (probeCount > 0, with a broadcast probe).
+ * (probeCount > 0, with a broadcast probe). The service builds its own over its client (LightService.doctorReport):
+ * no face holds the client.
  */
 export class ServiceDoctor {
   private readonly history: AddressHistory;
@@ -383,14 +379,14 @@ export class ServiceDoctor {
    */
   private readonly backOnline = new Map<string, LightTransportStats>();
   private readonly onOnline = (record: LightRecord): void => {
-    const client = this.service.client;
+    const client = this.client;
     const stats = client.started ? client.requester.lightStats(record.serial) : undefined;
     if (stats !== undefined) this.backOnline.set(record.serial, stats);
   };
 
-  constructor(private readonly service: ServiceWithClient) {
-    this.history = new AddressHistory(service.client);
-    service.client.on('online', this.onOnline);
+  constructor(private readonly client: LightClient) {
+    this.history = new AddressHistory(client);
+    client.on('online', this.onOnline);
   }
 
   /** The measurement in flight (probeCount > 0), which a request made meanwhile shares. */
@@ -409,7 +405,7 @@ export class ServiceDoctor {
 
   private async build(probeCount: number): Promise<DoctorReport> {
     const startedAtMs = Date.now();
-    const client = this.service.client;
+    const client = this.client;
     const d = client.discoveryOptions;
     const records = client.registry.peekAll();
     // The registry's lights, and those it forgot since this doctor started watching (never read).
@@ -469,6 +465,6 @@ export class ServiceDoctor {
 
   stop(): void {
     this.history.stop();
-    this.service.client.off('online', this.onOnline);
+    this.client.off('online', this.onOnline);
   }
 }

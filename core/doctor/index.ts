@@ -11,7 +11,6 @@ export {
   PROBE_TIMEOUT_MS,
   type DoctorOptions,
   type ExpectedLight,
-  type ServiceWithClient,
 } from './doctor.js';
 export {
   buildReport,

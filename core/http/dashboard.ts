@@ -20,7 +20,7 @@
 
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { LightwireError, ServiceDoctor } from '../index.js';
+import { LightwireError } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
 import { parseAction, runAction } from './dashboard/actions.js';
 import { toProblem } from './errors.js';
@@ -38,7 +38,7 @@ export interface DashboardOptions {
   readonly tokens?: readonly (string | TokenSpec)[];
   /** Read every light about once a second while a page is open, so changes made elsewhere show (default true). */
   readonly liveRefresh?: boolean;
-  /** The report behind /api/doctor; default: a ServiceDoctor over the service's client (none without one). */
+  /** The report behind /api/doctor; default: the service's own (LightService.doctorReport). */
   readonly doctor?: (request: { readonly probeCount: number }) => Promise<unknown>;
   readonly now?: () => number;
 }
@@ -146,12 +146,7 @@ export function mountDashboard(app: FastifyInstance, options: DashboardOptions):
     link: (origin) => (open ? `${origin}/` : `${origin}/session?key=${sessions.mintKey()}`),
   };
   handles.set(app, handle);
-  let doctor = options.doctor;
-  if (doctor === undefined && service.client !== undefined) {
-    const serviceDoctor = new ServiceDoctor({ client: service.client });
-    doctor = (request) => serviceDoctor.report(request);
-    app.addHook('onClose', async () => serviceDoctor.stop());
-  }
+  const doctor = options.doctor ?? ((request) => service.doctorReport(request));
   void app.register(async (scope) => routes(scope, { service, tokens, open, sessions, hub, doctor }));
   return handle;
 }

@@ -89,8 +89,14 @@ function ajvMessage(e: ErrorObject): string {
   }
 }
 
+/**
+ * How a field's failure is said when the operation catalogue declares the field: the service's parser's text, so a
+ * bad value gets the same code and text over HTTP as from Node-RED, the dashboard or the library.
+ */
+export type DescribeFailure = (field: string, error: ErrorObject) => string | undefined;
+
 /** Ajv's errors for one request as a 422 (or 400 when the body itself is not an object). */
-export function validationProblem(errors: readonly ErrorObject[], where: 'body' | 'query'): ValidationProblem {
+export function validationProblem(errors: readonly ErrorObject[], where: 'body' | 'query', describe?: DescribeFailure): ValidationProblem {
   const byField = new Map<string, string[]>();
   let code: ErrorCode = 'PARAMETER_INVALID';
   for (const e of errors) {
@@ -102,7 +108,7 @@ export function validationProblem(errors: readonly ErrorObject[], where: 'body' 
     if (e.keyword === 'maxItems' && field === 'states') code = 'STATES_TOO_MANY';
     else if (e.keyword === 'required' && code === 'PARAMETER_INVALID' && byField.size === 0) code = 'PARAMETER_MISSING';
     const list = byField.get(field) ?? [];
-    const message = ajvMessage(e);
+    const message = (e.keyword === 'required' ? undefined : describe?.(field, e)) ?? ajvMessage(e);
     if (!list.includes(message)) list.push(message);
     byField.set(field, list);
     if (byField.size >= MAX_FIELD_ERRORS) break;

@@ -15,15 +15,15 @@
 import formbody from '@fastify/formbody';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import type { LightResult, SetStateRequest, SetStatesResult, WriteOptions } from '../index.js';
-import { clipped, LightwireError } from '../index.js';
+import type { SetStatesOperation, SetStatesResult, WriteOptions } from '../index.js';
+import { clipped, itemRefusal, LightwireError, OPERATIONS, refusal, type OperationName } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
-import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem } from './errors.js';
+import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem, type DescribeFailure } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, types, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
-import { ListCache } from './list-cache.js';
+import { ListCache, followLightEvents } from './list-cache.js';
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
-import { ENDPOINTS, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
+import { ENDPOINTS, paramAt, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
 import type { LightApi } from './service-api.js';
 
 /** Largest request body; 50 states with 25 selectors each fit easily. */
@@ -95,7 +95,8 @@ export function resolveHttpApiOptions(options: HttpApiOptions): Resolved {
 
 // ---- request schemas: compiled once ----
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false });
+// verbose: the failing value travels with each error, so a failure is said with the value, as the service says it.
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, coerceTypes: false, useDefaults: false, verbose: true });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 function validator(schema: JsonSchema): ValidateFunction {
@@ -118,7 +119,7 @@ interface Prepared {
 /** A body sent as a form (its parser gives a repeated name as a list). */
 const FORM_TYPE = /^\s*application\/x-www-form-urlencoded\s*(?:;|$)/i;
 
-export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | 'query', flat = where === 'query'): Prepared {
+export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | 'query', flat = where === 'query', operation?: OperationName): Prepared {
   const input = raw === undefined || raw === '' ? bareObject() : raw;
   if (!isRecord(input)) {
     throw new LightwireError('BODY_INVALID', { reason: `the request ${where} must be a JSON object or a form` });
@@ -139,134 +140,33 @@ export function prepareInput(schema: JsonSchema, raw: unknown, where: 'body' | '
   }
   const params = coerce(input, schema) as Params;
   const validate = validator(schema);
-  if (!validate(params)) throw validationProblem(validate.errors ?? [], where);
+  if (!validate(params)) throw validationProblem(validate.errors ?? [], where, operation === undefined ? undefined : catalogueText(operation));
   return { params, unknown: unknownParams(input, schema) };
 }
 
-// ---- HTTP names -> the service's user units ----
-
-function defined<T extends object>(value: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = v;
-  return out as T;
+/** A schema failure of a declared parameter, said with the parser's text for it. */
+function catalogueText(operation: OperationName): DescribeFailure {
+  return (field, error) => {
+    const at = paramAt(operation, field);
+    // HTTP carries colours as strings only (the cloud's contract), so a colour's type failure keeps the schema's words.
+    if (at === undefined || at.param.kind === 'color' || (at.item && at.param.kind === 'colors')) return undefined;
+    return at.item ? itemRefusal(at.param, error.data) : refusal(at.param, error.data);
+  };
 }
 
-const str = (p: Params, key: string): string | undefined => p[key] as string | undefined;
-const num = (p: Params, key: string): number | undefined => p[key] as number | undefined;
+// ---- HTTP names -> the service's user units: the catalogue maps them (service.check with the v1 vocabulary) ----
+
 const flag = (p: Params, key: string): boolean | undefined => p[key] as boolean | undefined;
 
-/** Set State as HTTP carries it: the colour is always a string there. */
-type HttpSetState = SetStateRequest & { readonly color?: string };
-
-function setStateRequest(p: Params | undefined): HttpSetState {
-  if (p === undefined) return {};
-  return defined({
-    power: str(p, 'power') as 'on' | 'off' | undefined,
-    color: str(p, 'color'),
-    brightness: num(p, 'brightness'),
-    infrared: num(p, 'infrared'),
-    durationS: num(p, 'duration'),
-  });
+/** A Set State hash in the service's names, back in the HTTP API's (Set States echoes each executed operation). */
+function operationEcho(op: SetStatesOperation, selector: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { selector };
+  for (const p of OPERATIONS.setState.params) {
+    const value = (op as unknown as Record<string, unknown>)[p.key];
+    if (value !== undefined) out[p.v1] = value;
+  }
+  return out;
 }
-
-/** The executed operation in HTTP names (Set States echoes each operation after merging defaults). */
-function operationEcho(op: SetStateRequest & { selector: string }, selector: string): Record<string, unknown> {
-  return defined({
-    selector,
-    power: op.power,
-    color: op.color,
-    brightness: op.brightness,
-    infrared: op.infrared,
-    duration: op.durationS,
-  });
-}
-
-type WriteHandler = (service: LightApi, selector: string, p: Params, options: WriteOptions) => Promise<LightResult[]>;
-
-const powerOn = (p: Params): boolean | undefined => flag(p, 'power_on');
-
-const SELECTOR_WRITES: Partial<Record<OperationId, WriteHandler>> = {
-  setState: (s, sel, p, o) => s.setState(sel, setStateRequest(p), o),
-  stateDelta: (s, sel, p, o) =>
-    s.stateDelta(
-      sel,
-      defined({
-        power: str(p, 'power') as 'on' | 'off' | undefined,
-        durationS: num(p, 'duration'),
-        hue: num(p, 'hue'),
-        saturation: num(p, 'saturation'),
-        brightness: num(p, 'brightness'),
-        kelvin: num(p, 'kelvin'),
-        infrared: num(p, 'infrared'),
-      }),
-      o,
-    ),
-  togglePower: (s, sel, p, o) => s.toggle(sel, defined({ durationS: num(p, 'duration') }), o),
-  breathe: (s, sel, p, o) =>
-    s.breathe(
-      sel,
-      {
-        color: str(p, 'color')!,
-        ...defined({
-          fromColor: str(p, 'from_color'),
-          periodS: num(p, 'period'),
-          cycles: num(p, 'cycles'),
-          persist: flag(p, 'persist'),
-          powerOn: powerOn(p),
-          peak: num(p, 'peak'),
-        }),
-      },
-      o,
-    ),
-  pulse: (s, sel, p, o) =>
-    s.pulse(
-      sel,
-      {
-        color: str(p, 'color')!,
-        ...defined({
-          fromColor: str(p, 'from_color'),
-          periodS: num(p, 'period'),
-          cycles: num(p, 'cycles'),
-          persist: flag(p, 'persist'),
-          powerOn: powerOn(p),
-        }),
-      },
-      o,
-    ),
-  move: (s, sel, p, o) =>
-    s.move(
-      sel,
-      defined({
-        direction: str(p, 'direction') as 'forward' | 'backward' | undefined,
-        periodS: num(p, 'period'),
-        cycles: num(p, 'cycles'),
-        powerOn: powerOn(p),
-      }),
-      o,
-    ),
-  morph: (s, sel, p, o) =>
-    s.morph(
-      sel,
-      defined({ periodS: num(p, 'period'), durationS: num(p, 'duration'), palette: p.palette as string[] | undefined, powerOn: powerOn(p) }),
-      o,
-    ),
-  flame: (s, sel, p, o) => s.flame(sel, defined({ periodS: num(p, 'period'), durationS: num(p, 'duration'), powerOn: powerOn(p) }), o),
-  clouds: (s, sel, p, o) => s.clouds(sel, defined({ durationS: num(p, 'duration'), powerOn: powerOn(p) }), o),
-  sunrise: (s, sel, p, o) => s.sunrise(sel, defined({ durationS: num(p, 'duration'), powerOn: powerOn(p) }), o),
-  sunset: (s, sel, p, o) => s.sunset(sel, defined({ durationS: num(p, 'duration'), powerOn: powerOn(p) }), o),
-  effectsOff: (s, sel, p, o) => s.effectsOff(sel, defined({ powerOff: flag(p, 'power_off') }), o),
-  clean: (s, sel, p, o) => s.clean(sel, defined({ stop: flag(p, 'stop'), durationS: num(p, 'duration') }), o),
-  cycle: (s, sel, p, o) =>
-    s.cycle(
-      sel,
-      defined({
-        states: (p.states as Params[]).map((st) => setStateRequest(st)),
-        defaults: p.defaults === undefined ? undefined : setStateRequest(p.defaults as Params),
-        direction: str(p, 'direction') as 'forward' | 'backward' | undefined,
-      }),
-      o,
-    ),
-};
 
 // ---- raw path segments ----
 
@@ -333,22 +233,14 @@ function notFoundHint(method: string, path: string): string {
   return 'see GET /v1/openapi.json for the endpoints';
 }
 
-const REGISTRY_EVENTS = ['added', 'changed', 'offline', 'online'] as const;
-
 export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: FastifyInstance, options: HttpApiOptions) => {
   const o = resolveHttpApiOptions(options);
   const open = o.tokens.size === 0;
 
   // List Lights answers from a cache that any change of the lights clears (list-cache.ts).
   const cache = new ListCache(options.now ?? Date.now);
-  const clearCache = (): void => cache.clear();
-  const registry = o.service.client?.registry;
-  if (registry !== undefined) {
-    for (const event of REGISTRY_EVENTS) registry.on(event, clearCache);
-    app.addHook('onClose', async () => {
-      for (const event of REGISTRY_EVENTS) registry.off(event, clearCache);
-    });
-  }
+  const unfollow = followLightEvents(o.service, () => cache.clear());
+  app.addHook('onClose', async () => unfollow());
 
   // ---- step 1: every request, every route of this plugin, the 404 handler included ----
   app.addHook('onRequest', async (request, reply) => {
@@ -463,7 +355,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
       handler: async (request, reply) => {
         (request as WithInput)[INPUT] = endpoint.query ? request.query : request.body;
         const prepared = endpoint.body
-          ? prepareInput(endpoint.body, request.body, 'body', FORM_TYPE.test(request.headers['content-type'] ?? ''))
+          ? prepareInput(endpoint.body, request.body, 'body', FORM_TYPE.test(request.headers['content-type'] ?? ''), endpoint.operation)
           : endpoint.query
             ? prepareInput(endpoint.query, request.query, 'query')
             : { params: {}, unknown: undefined };
@@ -502,18 +394,18 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
     });
   }
 
-  /** Runs one write endpoint through the service: its results, in the body of a 207. */
+  /** Runs one write endpoint through the service: its parameters checked by the catalogue, its results in a 207. */
   async function runWrite(endpoint: Endpoint, request: FastifyRequest, p: Params, write: WriteOptions): Promise<Record<string, unknown>> {
-    if (endpoint.id === 'setStates') return { results: await setStates(o.service, p, write) };
-    if (endpoint.id === 'activateScene') {
+    const operation = endpoint.operation;
+    if (operation === undefined) throw new Error(`no operation for ${endpoint.id}`);
+    const service = o.service;
+    if (operation === 'setStates') return { results: await setStates(service, p, write) };
+    if (operation === 'activateScene') {
       const sceneId = sceneIdOf(rawSegment(request, segmentIndex(endpoint.path, 'scene')));
-      const overrides = p.overrides === undefined ? undefined : setStateRequest(p.overrides as Params);
-      const activation = defined({ durationS: num(p, 'duration'), ignore: p.ignore as string[] | undefined, overrides });
-      return { results: await o.service.activateScene(sceneId, activation, write) };
+      return { results: await service.activateScene(sceneId, service.check('activateScene', p, V1), write) };
     }
-    const handler = SELECTOR_WRITES[endpoint.id];
-    if (handler === undefined) throw new Error(`no handler for ${endpoint.id}`);
-    return { results: await handler(o.service, selectorSegment(request, segmentIndex(endpoint.path, 'selector')), p, write) };
+    const selector = selectorSegment(request, segmentIndex(endpoint.path, 'selector'));
+    return { results: await service.perform(operation, selector, service.check(operation, p, V1), write) };
   }
 
   for (const removed of REMOVED_ENDPOINTS) {
@@ -531,6 +423,9 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
   app.get('/openapi.json', { config: { public: true } satisfies RouteConfig }, async (_request, reply) => reply.send(document));
 };
 
+/** Parameters as the HTTP API names them. */
+const V1 = { vocabulary: 'v1' } as const;
+
 /** The read endpoints (200). `selector` gives the raw selector segment. */
 function read(service: LightApi, id: OperationId, p: Params, selector: () => string): unknown {
   switch (id) {
@@ -539,7 +434,7 @@ function read(service: LightApi, id: OperationId, p: Params, selector: () => str
     case 'listScenes':
       return service.listScenes();
     case 'validateColor':
-      return service.validateColor(str(p, 'string')!);
+      return service.validateColor(p.string as string);
     case 'listDeviceSelectors':
       return allLights(service).map((l) => ({ selector: `id:${l.id}`, label: l.label }));
     case 'listSceneSelectors':
@@ -561,12 +456,10 @@ function allLights(service: LightApi): ReturnType<LightApi['list']> {
 
 /** Set States: selectors come from JSON, not a URL, so they must not be percent-decoded. */
 async function setStates(service: LightApi, p: Params, options: WriteOptions): Promise<Record<string, unknown>[]> {
-  const states = p.states as Params[];
-  const operations = states.map((st) => ({ ...setStateRequest(st), selector: str(st, 'selector')! }));
-  const defaults = p.defaults === undefined ? undefined : setStateRequest(p.defaults as Params);
-  const results: SetStatesResult[] = await service.setStates(operations, defaults, options);
+  const request = service.check('setStates', p, V1);
+  const results: SetStatesResult[] = await service.setStates(request.states, request.defaults, options);
   return results.map((r, i) => {
-    const operation = operationEcho(r.operation, str(states[i]!, 'selector')!);
+    const operation = operationEcho(r.operation, request.states[i]!.selector);
     return 'results' in r ? { operation, results: r.results } : { operation, error: r.error };
   });
 }

@@ -1,39 +1,27 @@
 // The v1 endpoints as data (LIFX HTTP API docs: https://api.developer.lifx.com/): method, path, scope and the
-// JSON Schemas of body, query and response. The plugin validates requests and serialises responses with these
-// objects and openapi.ts prints the same objects, so the document cannot drift from what the server accepts (one
-// source per fact). Ranges come from the service's own constants; the service checks them again, so both agree by
-// construction.
+// JSON Schemas of body, query and response. The writes and their request bodies are derived from the operation
+// catalogue (core/control/catalogue.ts), which declares every parameter once; the reads are declared here. The
+// plugin validates requests and serialises responses with these objects and openapi.ts prints the same objects, so
+// the document cannot drift from what the server accepts, nor from what the service checks (one source per fact).
 //
 // Every request body schema allows additional properties: unknown parameters become `warnings`
 // (https://api.developer.lifx.com/docs/errors).
 
 import {
   COLOR_RANGES,
-  CYCLE_STATES_MAX,
-  CYCLE_STATES_MIN,
-  DEFAULT_DURATION_S,
-  DURATION_MAX_S,
-  EFFECT_DEFAULTS,
   MAX_SELECTORS,
-  MAX_STATES,
-  SCENE_IGNORE_KEYS,
+  OPERATIONS,
+  staticDefault,
+  type OperationDecl,
+  type OperationName,
+  type ParamDecl,
 } from '../index.js';
 import type { JsonSchema } from './json-schema.js';
 
 /** Token scopes (auth.ts): `read` lists lights and scenes and validates colours; `control` may do everything. */
 export type Scope = 'read' | 'control';
 
-// ---- building blocks ----
-
-const fraction = (description: string): JsonSchema => ({ type: 'number', minimum: 0, maximum: 1, description });
-
-const duration = (description: string, withDefault = true): JsonSchema => ({
-  type: 'number',
-  minimum: 0,
-  maximum: DURATION_MAX_S,
-  description: `${description} Seconds, 0 to ${DURATION_MAX_S} (100 years).`,
-  ...(withDefault ? { default: DEFAULT_DURATION_S } : {}),
-});
+// ---- request bodies, from the catalogue ----
 
 const colorString = (description: string): JsonSchema => ({
   type: 'string',
@@ -55,15 +43,6 @@ const WRITE_FLAGS: Readonly<Record<string, JsonSchema>> = {
   async: bool('Legacy alias of fast (LIFX\'s own clients send it).', false),
 };
 
-/** The Set State hash without `fast`: shared by Set States, Cycle and scene overrides. */
-const SET_STATE_FIELDS: Readonly<Record<string, JsonSchema>> = {
-  power: { ...power, description: 'Turn the lights on or off.' },
-  color: colorString('The colour to set.'),
-  brightness: fraction('0.0 to 1.0; overrides any brightness inside color.'),
-  duration: duration('How long the change takes.'),
-  infrared: fraction('0.0 to 1.0: the upper limit of the infrared channel (lights with infrared only).'),
-};
-
 const openObject = (properties: Readonly<Record<string, JsonSchema>>, required: readonly string[] = [], description?: string): JsonSchema => ({
   type: 'object',
   properties,
@@ -72,129 +51,94 @@ const openObject = (properties: Readonly<Record<string, JsonSchema>>, required: 
   ...(description ? { description } : {}),
 });
 
-const setStateHash = (description: string): JsonSchema => openObject(SET_STATE_FIELDS, [], description);
+/** The schema of one declared parameter, as HTTP carries it (colours are strings there). */
+export function paramSchema(p: ParamDecl): JsonSchema {
+  const def = p.default === undefined ? {} : { default: staticDefault(p) };
+  switch (p.kind) {
+    case 'power':
+      return { ...power, description: p.description };
+    case 'boolean':
+      return { type: 'boolean', description: p.description, ...def };
+    case 'number':
+      return {
+        type: 'number',
+        ...(p.min !== undefined ? { minimum: p.min } : {}),
+        ...(p.max !== undefined ? { maximum: p.max } : {}),
+        ...def,
+        description: p.description,
+      };
+    case 'enum':
+      return { type: 'string', enum: [...(p.values ?? [])], ...def, description: p.description };
+    case 'color':
+      return colorString(p.description);
+    case 'colors':
+      return { type: 'array', items: colorString('One palette colour.'), ...listBounds(p), description: p.description };
+    case 'enumList':
+      return { type: 'array', items: { type: 'string', enum: [...(p.values ?? [])] }, description: p.description };
+    case 'state':
+      return setStateHash(p.description);
+    case 'states':
+      return {
+        type: 'array',
+        ...listBounds(p),
+        description: p.description,
+        items: p.selector === true
+          ? openObject({ selector: { type: 'string', description: 'Which lights this state is for.' }, ...SET_STATE_FIELDS }, ['selector'])
+          : setStateHash('One Set State hash.'),
+      };
+  }
+}
 
-// ---- request bodies ----
+const listBounds = (p: ParamDecl): JsonSchema => ({
+  ...(p.minItems !== undefined ? { minItems: p.minItems } : {}),
+  ...(p.maxItems !== undefined ? { maxItems: p.maxItems } : {}),
+});
 
-export const SET_STATE_BODY = openObject({ ...SET_STATE_FIELDS, ...WRITE_FLAGS });
-
-export const SET_STATES_BODY = openObject(
-  {
-    states: {
-      type: 'array',
-      minItems: 1,
-      maxItems: MAX_STATES,
-      description: `1 to ${MAX_STATES} Set State hashes, each with its own selector.`,
-      items: openObject({ selector: { type: 'string', description: 'Which lights this state is for.' }, ...SET_STATE_FIELDS }, ['selector']),
-    },
-    defaults: setStateHash('Merged into every state that lacks the field.'),
-    ...WRITE_FLAGS,
-  },
-  ['states'],
+/** The Set State hash without `fast`: shared by Set States, Cycle and scene overrides. */
+const SET_STATE_FIELDS: Readonly<Record<string, JsonSchema>> = Object.fromEntries(
+  OPERATIONS.setState.params.map((p) => [p.v1, paramSchema(p)]),
 );
 
-export const STATE_DELTA_BODY = openObject({
-  power: { ...power, description: 'Absolute, as in Set State.' },
-  duration: duration('How long the change takes.'),
-  infrared: { type: 'number', description: 'Added to the infrared level (any amount); the result is clipped to 0-1.' },
-  hue: { type: 'number', minimum: -360, maximum: 360, description: 'Degrees to rotate the hue; the result wraps.' },
-  saturation: { type: 'number', description: 'Added (any amount); the result is clipped to 0-1.' },
-  brightness: { type: 'number', description: 'Added (any amount); the result is clipped to 0-1.' },
-  kelvin: { type: 'number', description: 'Added; the result is clipped to the product\'s kelvin range.' },
-  ...WRITE_FLAGS,
-});
+function setStateHash(description: string): JsonSchema {
+  return openObject(SET_STATE_FIELDS, [], description);
+}
 
-export const TOGGLE_BODY = openObject({ duration: duration('How long the power change takes.'), ...WRITE_FLAGS });
+/** An operation's request body: its declared parameters, plus `fast` and `async`. */
+export function bodyOf(operation: OperationDecl): JsonSchema {
+  const params: readonly ParamDecl[] = operation.params;
+  return openObject(
+    { ...Object.fromEntries(params.map((p) => [p.v1, paramSchema(p)])), ...WRITE_FLAGS },
+    params.filter((p) => p.required === true).map((p) => p.v1),
+  );
+}
 
-const waveformFields = (peak: boolean): Record<string, JsonSchema> => ({
-  color: colorString('The colour the effect moves to (required).'),
-  from_color: colorString('The colour to start from (default: the current colour).'),
-  period: { type: 'number', minimum: 0, default: EFFECT_DEFAULTS.waveformPeriodS, description: 'Seconds per cycle.' },
-  cycles: { type: 'number', minimum: 0, default: EFFECT_DEFAULTS.waveformCycles, description: 'How many cycles.' },
-  persist: bool('true keeps the last colour of the effect; false returns to the previous colour.', EFFECT_DEFAULTS.persist),
-  power_on: bool('Turn on lights that are off.', EFFECT_DEFAULTS.powerOn),
-  ...(peak
-    ? { peak: { type: 'number', minimum: 0, maximum: 1, default: EFFECT_DEFAULTS.peak, description: 'Where in the period the colour peaks.' } }
-    : {}),
-  ...WRITE_FLAGS,
-});
+/**
+ * The declared parameter at a field of an operation's body (`states[0].brightness`, `palette[2]`), and whether the
+ * field is one item of a list parameter: the HTTP layer says a schema failure there as the service's parser does.
+ */
+export function paramAt(operation: OperationName, field: string): { readonly param: ParamDecl; readonly item: boolean } | undefined {
+  const tokens = [...field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((m) => m[1] ?? Number(m[2]));
+  let params: readonly ParamDecl[] = OPERATIONS[operation].params;
+  let found: ParamDecl | undefined;
+  let item = false;
+  for (const token of tokens) {
+    if (typeof token === 'number') {
+      if (found === undefined || item) return undefined;
+      if (found.kind === 'colors' || found.kind === 'enumList') item = true;
+      else if (found.kind !== 'states') return undefined;
+      continue;
+    }
+    if (found !== undefined && found.kind !== 'state' && found.kind !== 'states') return undefined;
+    if (found !== undefined) params = OPERATIONS.setState.params;
+    found = params.find((p) => p.v1 === token);
+    if (found === undefined) return undefined;
+  }
+  return found === undefined ? undefined : { param: found, item };
+}
 
-export const BREATHE_BODY = openObject(waveformFields(true), ['color']);
-export const PULSE_BODY = openObject(waveformFields(false), ['color']);
-
-export const MOVE_BODY = openObject({
-  direction: { type: 'string', enum: ['forward', 'backward'], default: EFFECT_DEFAULTS.direction },
-  period: { type: 'number', minimum: 0, default: EFFECT_DEFAULTS.movePeriodS, description: 'Seconds per cycle.' },
-  cycles: { type: 'number', minimum: 0, description: 'Times the pattern moves across; omitted runs until stopped; 0 stops it.' },
-  power_on: bool('Turn on lights that are off.', EFFECT_DEFAULTS.powerOn),
-  ...WRITE_FLAGS,
-});
-
-const effectDuration: JsonSchema = {
-  type: 'number',
-  minimum: 0,
-  maximum: DURATION_MAX_S,
-  description: 'Seconds the effect runs; omitted runs until stopped; 0 stops it.',
-};
-
-export const MORPH_BODY = openObject({
-  period: { type: 'number', minimum: 0, default: EFFECT_DEFAULTS.morphPeriodS, description: 'Seconds; lower is faster.' },
-  duration: effectDuration,
-  palette: { type: 'array', items: colorString('One palette colour.'), description: 'Colour strings (default: seven colours across the spectrum).' },
-  power_on: bool('Turn on lights that are off.', EFFECT_DEFAULTS.powerOn),
-  ...WRITE_FLAGS,
-});
-
-export const FLAME_BODY = openObject({
-  period: { type: 'number', minimum: 0, default: EFFECT_DEFAULTS.flamePeriodS, description: 'Seconds; lower is faster.' },
-  duration: effectDuration,
-  power_on: bool('Turn on lights that are off.', EFFECT_DEFAULTS.powerOn),
-  ...WRITE_FLAGS,
-});
-
-export const SKY_BODY = openObject({
-  duration: { ...effectDuration, description: 'Seconds the effect runs (sunrise and sunset: how long the sun takes); omitted runs until stopped.' },
-  power_on: bool('Turn on lights that are off.', EFFECT_DEFAULTS.powerOn),
-  ...WRITE_FLAGS,
-});
-
-export const EFFECTS_OFF_BODY = openObject({
-  power_off: bool('Also turn the lights off.', EFFECT_DEFAULTS.powerOff),
-  ...WRITE_FLAGS,
-});
-
-export const CLEAN_BODY = openObject({
-  stop: bool('true stops a running cleaning cycle.', EFFECT_DEFAULTS.stop),
-  duration: { type: 'number', minimum: 0, description: 'Seconds the cycle runs (default: the device\'s own setting); only when starting.' },
-  ...WRITE_FLAGS,
-});
-
-export const CYCLE_BODY = openObject(
-  {
-    states: {
-      type: 'array',
-      minItems: CYCLE_STATES_MIN,
-      maxItems: CYCLE_STATES_MAX,
-      items: setStateHash('One Set State hash.'),
-      description: `${CYCLE_STATES_MIN} to ${CYCLE_STATES_MAX} states to cycle through.`,
-    },
-    defaults: setStateHash('Merged into every state that lacks the field.'),
-    direction: { type: 'string', enum: ['forward', 'backward'], default: 'forward' },
-    ...WRITE_FLAGS,
-  },
-  ['states'],
-);
-
-export const ACTIVATE_SCENE_BODY = openObject({
-  duration: duration('Transition time; overrides the durations stored in the scene.', false),
-  ignore: {
-    type: 'array',
-    items: { type: 'string', enum: [...SCENE_IGNORE_KEYS] },
-    description: 'Properties of the scene to leave unchanged.',
-  },
-  overrides: setStateHash('A Set State hash applied to every light of the scene.'),
-  ...WRITE_FLAGS,
-});
+export const SET_STATE_BODY = bodyOf(OPERATIONS.setState);
+export const SET_STATES_BODY = bodyOf(OPERATIONS.setStates);
+export const CYCLE_BODY = bodyOf(OPERATIONS.cycle);
 
 export const VALIDATE_COLOR_QUERY = openObject({ string: { type: 'string', description: 'The colour string to check.' } }, ['string']);
 
@@ -390,28 +334,10 @@ export const ERROR_RESPONSE: JsonSchema = {
 
 // ---- the endpoint table ----
 
-export type OperationId =
-  | 'listLights'
-  | 'setState'
-  | 'setStates'
-  | 'stateDelta'
-  | 'togglePower'
-  | 'breathe'
-  | 'pulse'
-  | 'move'
-  | 'morph'
-  | 'flame'
-  | 'clouds'
-  | 'sunrise'
-  | 'sunset'
-  | 'effectsOff'
-  | 'clean'
-  | 'cycle'
-  | 'listScenes'
-  | 'activateScene'
-  | 'validateColor'
-  | 'listDeviceSelectors'
-  | 'listSceneSelectors';
+/** The HTTP operationId of each write: the catalogue's name, or its own `operationId`. */
+type WriteId = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly operationId: infer I extends string } ? I : N }[OperationName];
+
+export type OperationId = 'listLights' | 'listScenes' | 'validateColor' | 'listDeviceSelectors' | 'listSceneSelectors' | WriteId;
 
 export interface Endpoint {
   readonly id: OperationId;
@@ -420,6 +346,8 @@ export interface Endpoint {
   readonly path: string;
   readonly summary: string;
   readonly scope: Scope;
+  /** The catalogue's operation a write runs. */
+  readonly operation?: OperationName;
   readonly body?: JsonSchema;
   readonly query?: JsonSchema;
   /** 200 for reads, 207 for writes; writes also answer 202 with no body in fast mode. */
@@ -427,36 +355,29 @@ export interface Endpoint {
   readonly response: JsonSchema;
 }
 
-const write = (id: OperationId, method: 'PUT' | 'POST', path: string, summary: string, body: JsonSchema, response = RESULTS_RESPONSE): Endpoint => ({
-  id,
-  method,
-  path,
-  summary,
-  scope: 'control',
-  body,
-  status: 207,
-  response,
-});
+/** A write of the catalogue as an endpoint. */
+function write(name: OperationName): Endpoint {
+  const operation: OperationDecl = OPERATIONS[name];
+  return {
+    id: (operation.operationId ?? operation.name) as OperationId,
+    method: operation.method,
+    path: operation.path,
+    summary: operation.summary,
+    scope: operation.scope,
+    operation: name,
+    body: bodyOf(operation),
+    status: 207,
+    response: name === 'setStates' ? SET_STATES_RESPONSE : RESULTS_RESPONSE,
+  };
+}
+
+const WRITES = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => n !== 'activateScene').map(write);
 
 export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
   { id: 'listLights', method: 'GET', path: '/lights/:selector', summary: 'List Lights', scope: 'read', status: 200, response: LIGHTS_RESPONSE },
-  write('setState', 'PUT', '/lights/:selector/state', 'Set State', SET_STATE_BODY),
-  write('setStates', 'PUT', '/lights/states', 'Set States', SET_STATES_BODY, SET_STATES_RESPONSE),
-  write('stateDelta', 'POST', '/lights/:selector/state/delta', 'State Delta', STATE_DELTA_BODY),
-  write('togglePower', 'POST', '/lights/:selector/toggle', 'Toggle Power', TOGGLE_BODY),
-  write('breathe', 'POST', '/lights/:selector/effects/breathe', 'Breathe Effect', BREATHE_BODY),
-  write('pulse', 'POST', '/lights/:selector/effects/pulse', 'Pulse Effect', PULSE_BODY),
-  write('move', 'POST', '/lights/:selector/effects/move', 'Move Effect (multizone)', MOVE_BODY),
-  write('morph', 'POST', '/lights/:selector/effects/morph', 'Morph Effect (matrix)', MORPH_BODY),
-  write('flame', 'POST', '/lights/:selector/effects/flame', 'Flame Effect (matrix)', FLAME_BODY),
-  write('clouds', 'POST', '/lights/:selector/effects/clouds', 'Clouds Effect (matrix)', SKY_BODY),
-  write('sunrise', 'POST', '/lights/:selector/effects/sunrise', 'Sunrise Effect (matrix)', SKY_BODY),
-  write('sunset', 'POST', '/lights/:selector/effects/sunset', 'Sunset Effect (matrix)', SKY_BODY),
-  write('effectsOff', 'POST', '/lights/:selector/effects/off', 'Effects Off', EFFECTS_OFF_BODY),
-  write('clean', 'POST', '/lights/:selector/clean', 'Clean (HEV)', CLEAN_BODY),
-  write('cycle', 'POST', '/lights/:selector/cycle', 'Cycle', CYCLE_BODY),
+  ...WRITES,
   { id: 'listScenes', method: 'GET', path: '/scenes', summary: 'List Scenes', scope: 'read', status: 200, response: SCENES_RESPONSE },
-  write('activateScene', 'PUT', '/scenes/:scene/activate', 'Activate Scene (the path segment is scene_id:<uuid>)', ACTIVATE_SCENE_BODY),
+  write('activateScene'),
   { id: 'validateColor', method: 'GET', path: '/color', summary: 'Validate Color', scope: 'read', query: VALIDATE_COLOR_QUERY, status: 200, response: VALIDATED_COLOR },
   { id: 'listDeviceSelectors', method: 'GET', path: '/selectors/devices', summary: 'Selectors of every light (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
   { id: 'listSceneSelectors', method: 'GET', path: '/selectors/scenes', summary: 'Selectors of every scene (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },

@@ -1,31 +1,8 @@
 // What the HTTP face needs from the light service: a type-only view of LightService, so the plugin depends on
-// the methods it calls (and tests or embedders may hand it anything with the same shape). The request types
-// are the service's own, in user units (`durationS`, `periodS`, `fromColor`, `powerOn`, ...); the plugin maps
-// the HTTP names (`duration`, `period`, `from_color`, `power_on`, ...) onto them. `client` is read for its
-// registry's events only, which keep the List Lights cache honest (list-cache.ts).
+// the methods it calls (and tests or embedders may hand it anything with the same shape). Every write goes through
+// `check` (the operation catalogue's parameters, read in the HTTP API's names) and `perform`. The service's light
+// events, when it has them, keep the List Lights cache honest (list-cache.ts).
 
 import type { LightService } from '../index.js';
 
-export type LightApi = Pick<
-  LightService,
-  | 'client'
-  | 'list'
-  | 'setState'
-  | 'setStates'
-  | 'stateDelta'
-  | 'toggle'
-  | 'breathe'
-  | 'pulse'
-  | 'move'
-  | 'morph'
-  | 'flame'
-  | 'clouds'
-  | 'sunrise'
-  | 'sunset'
-  | 'effectsOff'
-  | 'clean'
-  | 'cycle'
-  | 'listScenes'
-  | 'activateScene'
-  | 'validateColor'
->;
+export type LightApi = Pick<LightService, 'list' | 'check' | 'perform' | 'setStates' | 'listScenes' | 'activateScene' | 'validateColor'>;

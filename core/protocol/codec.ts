@@ -27,11 +27,16 @@ export interface PacketInput<N extends MessageName = MessageName> {
 }
 
 export type DecodeResult =
-  | { readonly ok: true; readonly packet: Packet }
   | {
-      readonly ok: false;
-      readonly error: LightwireError<'DATAGRAM_TOO_SHORT' | 'SIZE_MISMATCH' | 'PROTOCOL_UNSUPPORTED' | 'PAYLOAD_TOO_SHORT'>;
-    };
+      readonly ok: true;
+      readonly packet: Packet;
+      /**
+       * Payload bytes the message's fixed size has and the datagram did not carry, read as zeros (0: the payload was
+       * whole). Real clients send such messages and real lights act on them (see decode).
+       */
+      readonly missingBytes: number;
+    }
+  | { readonly ok: false; readonly error: LightwireError<'DATAGRAM_TOO_SHORT' | 'SIZE_MISMATCH' | 'PROTOCOL_UNSUPPORTED'> };
 
 interface Entry {
   readonly name: MessageName;
@@ -112,23 +117,24 @@ export function decode(datagram: Uint8Array): DecodeResult {
   }
   const entry = header.type < BY_TYPE.length ? BY_TYPE[header.type] : undefined;
   if (entry === undefined) {
-    return { ok: true, packet: { name: null, header, payload: new Uint8Array(buf.subarray(HEADER_BYTES)) } };
+    return { ok: true, packet: { name: null, header, payload: new Uint8Array(buf.subarray(HEADER_BYTES)) }, missingBytes: 0 };
   }
-  const payloadBytes = buf.length - HEADER_BYTES;
-  if (payloadBytes < entry.payloadBytes) {
-    return {
-      ok: false,
-      error: new LightwireError('PAYLOAD_TOO_SHORT', {
-        messageName: entry.name,
-        type: header.type,
-        payloadBytes,
-        neededBytes: entry.payloadBytes,
-      }),
-    };
-  }
-  // A longer payload still decodes: bytes past the table are not read.
-  const payload = entry.payload.read(buf, HEADER_BYTES);
-  return { ok: true, packet: { name: entry.name, header, payload } as KnownPacket };
+  // A shorter payload is read with the missing bytes as zeros, as lights do: clients send only what they use
+  // (aiolifx: SetExtendedColorZones with only its colours, a 3-colour SetTileEffect palette, GetTileEffect without
+  // its reserved bytes), and a count field (colors_count, palette_count) says how many entries are meant
+  // (https://lan.developer.lifx.com/docs/multizone-light-control, https://lan.developer.lifx.com/docs/tile-control).
+  // A longer payload is read up to the table's size: bytes past it are not read.
+  const missingBytes = Math.max(0, entry.payloadBytes - (buf.length - HEADER_BYTES));
+  const source = missingBytes === 0 ? buf : zeroPadded(buf, HEADER_BYTES + entry.payloadBytes);
+  const payload = entry.payload.read(source, HEADER_BYTES);
+  return { ok: true, packet: { name: entry.name, header, payload } as KnownPacket, missingBytes };
+}
+
+/** `buf` followed by zeros up to `lengthBytes`. */
+function zeroPadded(buf: Buffer, lengthBytes: number): Buffer {
+  const out = Buffer.alloc(lengthBytes);
+  buf.copy(out);
+  return out;
 }
 
 /** Narrows a decoded packet to one message name. */

@@ -1,7 +1,5 @@
 // Per-light fault injection: what the network and the firmware do wrong, on purpose.
 
-import { HEADER_BYTES } from '../protocol/header.js';
-
 /**
  * `malformedReplies`:
  * - `'off'`: replies are well formed.
@@ -10,7 +8,8 @@ import { HEADER_BYTES } from '../protocol/header.js';
  * - `'also'`: a malformed datagram is sent first, then the real reply.
  * The malformed datagrams cycle through four kinds, each of which a correct decoder must reject:
  * a truncated header (20 bytes), a size field larger than the datagram, protocol 1023 instead of 1024, and a
- * payload cut short by one byte with a matching size field (for empty payloads: 36 bytes of 0xff).
+ * size field smaller than the datagram. (A payload cut short is no such datagram: a reader takes the missing
+ * bytes as zeros, as lights do.)
  */
 export type MalformedMode = 'off' | 'instead' | 'also';
 
@@ -70,7 +69,7 @@ export const NO_FAULTS: Faults = Object.freeze({
   offline: false,
 });
 
-export const MALFORMED_KINDS = Object.freeze(['truncatedHeader', 'sizeTooLarge', 'wrongProtocol', 'truncatedPayload'] as const);
+export const MALFORMED_KINDS = Object.freeze(['truncatedHeader', 'sizeTooLarge', 'wrongProtocol', 'sizeTooSmall'] as const);
 export type MalformedKind = (typeof MALFORMED_KINDS)[number];
 
 /** A broken copy of a well-formed datagram; `kind` chooses how it is broken. */
@@ -88,10 +87,9 @@ export function malformed(datagram: Buffer, kind: MalformedKind): Buffer {
       copy.writeUInt16LE((copy.readUInt16LE(2) & 0xf000) | 1023, 2);
       return copy;
     }
-    case 'truncatedPayload': {
-      if (datagram.length <= HEADER_BYTES) return Buffer.alloc(HEADER_BYTES, 0xff);
-      const copy = Buffer.from(datagram.subarray(0, datagram.length - 1));
-      copy.writeUInt16LE(copy.length, 0);
+    case 'sizeTooSmall': {
+      const copy = Buffer.from(datagram);
+      copy.writeUInt16LE(datagram.length - 1, 0);
       return copy;
     }
   }

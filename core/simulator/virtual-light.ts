@@ -5,7 +5,7 @@
 
 import type { Socket } from 'node:dgram';
 import { LightwireError } from '../errors.js';
-import { encode, type Packet } from '../protocol/codec.js';
+import { encode, encodingLength, type Packet } from '../protocol/codec.js';
 import { BROADCAST_TARGET, HEADER_BYTES } from '../protocol/header.js';
 import type { Product } from '../protocol/products.js';
 import { MALFORMED_KINDS, malformed, type Faults } from './faults.js';
@@ -35,13 +35,15 @@ export interface LightStats {
   ignoredOffline: number;
   /** Datagrams on this light's own socket that did not decode. */
   undecodable: number;
+  /** Messages it acted on whose payload was shorter than the message's size (read with the missing bytes as zeros). */
+  shortPayloads: number;
   /** Datagrams sent (acks, states, duplicates and malformed ones; not the lost replies). */
   sent: number;
   sendErrors: number;
 }
 
 function emptyStats(): LightStats {
-  return { lost: 0, lostReplies: 0, reordered: 0, ignoredOffline: 0, undecodable: 0, sent: 0, sendErrors: 0 };
+  return { lost: 0, lostReplies: 0, reordered: 0, ignoredOffline: 0, undecodable: 0, shortPayloads: 0, sent: 0, sendErrors: 0 };
 }
 
 export interface LightSummary {
@@ -223,6 +225,7 @@ export class VirtualLight {
       this.stats.lost++;
       return;
     }
+    if (packet.name !== null && datagram.length < encodingLength(packet.name)) this.stats.shortPayloads++;
     const nowMs = this.env.now();
     this.records.add({ name: packet.name, type: header.type, header, payload: packet.payload, atMs: nowMs, from });
     if (faults.unresponsive && packet.name !== 'GetService') return;

@@ -14,7 +14,7 @@ import type { RemoteAddress } from './udp.js';
 export type Answer = 'first' | 'all' | 'set';
 
 /** The kinds of exchange: what is asked of the light, and what the caller gets. */
-export type ExchangeKind = 'get' | 'getAll' | 'set' | 'setWithReply';
+export type ExchangeKind = 'get' | 'getOnce' | 'getAll' | 'set' | 'setWithReply';
 
 /** What every exchange of one message and kind shares. */
 export interface ExchangePlan {
@@ -23,16 +23,25 @@ export interface ExchangePlan {
   readonly wantAck: boolean;
   readonly wantReply: boolean;
   readonly answer: Answer;
+  /** Sent once, never retransmitted (GetOptions.once). */
+  readonly once: boolean;
 }
 
 const KINDS: Readonly<Record<ExchangeKind, Omit<ExchangePlan, 'name' | 'rule'>>> = {
-  get: { wantAck: false, wantReply: true, answer: 'first' },
-  getAll: { wantAck: false, wantReply: true, answer: 'all' },
-  set: { wantAck: true, wantReply: false, answer: 'set' },
-  setWithReply: { wantAck: true, wantReply: true, answer: 'set' },
+  get: { wantAck: false, wantReply: true, answer: 'first', once: false },
+  getOnce: { wantAck: false, wantReply: true, answer: 'first', once: true },
+  getAll: { wantAck: false, wantReply: true, answer: 'all', once: false },
+  set: { wantAck: true, wantReply: false, answer: 'set', once: false },
+  setWithReply: { wantAck: true, wantReply: true, answer: 'set', once: false },
 };
 
-const PLANS: Readonly<Record<ExchangeKind, Map<MessageName, ExchangePlan>>> = { get: new Map(), getAll: new Map(), set: new Map(), setWithReply: new Map() };
+const PLANS: Readonly<Record<ExchangeKind, Map<MessageName, ExchangePlan>>> = {
+  get: new Map(),
+  getOnce: new Map(),
+  getAll: new Map(),
+  set: new Map(),
+  setWithReply: new Map(),
+};
 
 /** The plan of one message and kind, made on first use. */
 export function planFor(name: MessageName, kind: ExchangeKind): ExchangePlan {

@@ -22,6 +22,15 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
 }
 
+/** Options of a Get with a single reply. */
+export interface GetOptions extends RequestOptions {
+  /**
+   * Sent once, never retransmitted: a question a light answers within a round trip or never, as a capability probe
+   * (a light stays silent on messages it does not support).
+   */
+  readonly once?: boolean;
+}
+
 export interface SetOptions extends RequestOptions {
   /** Also wait for the State reply (res_required). */
   readonly withReply?: boolean;
@@ -47,6 +56,8 @@ export interface RequesterStats {
   retransmits: number;
   received: number;
   malformed: number;
+  /** Datagrams received whose payload was shorter than their message's size: read with the missing bytes as zeros. */
+  shortPayloads: number;
   duplicates: number;
   unmatched: number;
   /** Well-formed datagrams another client's source (or a device's own broadcast) carried: not ours to match. */

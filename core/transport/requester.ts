@@ -14,13 +14,13 @@ import { FastLane, type FastWire } from './fast-lane.js';
 import { LightStatsBook, type LightTransportStats } from './light-stats.js';
 import type { TransportOptions } from './options.js';
 import { Pacer } from './pacer.js';
-import type { DeviceAddress, EachResult, PacketListener, PostOptions, PostOutcome, ReplyOf, RequesterStats, RequestOptions, SetOptions, SetResult } from './request-types.js';
+import type { DeviceAddress, EachResult, GetOptions, PacketListener, PostOptions, PostOutcome, ReplyOf, RequesterStats, RequestOptions, SetOptions, SetResult } from './request-types.js';
 import { SetOrder, type SetOrderHost } from './set-order.js';
 import type { DatagramEndpoint, RemoteAddress } from './udp.js';
 
 export { DISCOVERY_REPLY_WINDOW_MS } from './discovery-windows.js';
 export { RTT_SAMPLES_KEPT, type LightTransportStats } from './light-stats.js';
-export type { DeviceAddress, EachResult, FastObserver, PacketListener, PacketOf, PostOptions, PostOutcome } from './request-types.js';
+export type { DeviceAddress, EachResult, FastObserver, GetOptions, PacketListener, PacketOf, PostOptions, PostOutcome } from './request-types.js';
 export type { ReplyOf, RequesterStats, RequestOptions, SetOptions, SetResult } from './request-types.js';
 
 /** The payload of every request that has none: one frozen object, not one per request in flight. */
@@ -31,7 +31,7 @@ const ignore = (): void => undefined;
 export class Requester {
   /** Random, non-zero, once per client (with source 0 a device may broadcast its reply). */
   readonly source: number = randomNonZeroUint32();
-  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
+  readonly stats: RequesterStats = { sent: 0, retransmits: 0, received: 0, malformed: 0, shortPayloads: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
 
   private readonly exchanges = new ExchangeTable();
   private readonly lights = new LightStatsBook();
@@ -79,8 +79,8 @@ export class Requester {
   }
 
   /** A Get: resolves with its single State reply (the one its message table entry declares). */
-  get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: RequestOptions = {}): Promise<ReplyOf<N>> {
-    return this.read(device, name, payload, options.timeoutMs, 'get') as Promise<ReplyOf<N>>;
+  get<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: GetOptions = {}): Promise<ReplyOf<N>> {
+    return this.read(device, name, payload, options.timeoutMs, options.once === true ? 'getOnce' : 'get') as Promise<ReplyOf<N>>;
   }
 
   /**
@@ -376,7 +376,7 @@ export class Requester {
     ex.datagram = undefined;
     this.toSocket(datagram, ex.device);
     const schedule = this.options.retryScheduleMs;
-    ex.retryAtMs = ex.sentAtMs + schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
+    ex.retryAtMs = plan.once ? Infinity : ex.sentAtMs + schedule[Math.min(ex.attempts - 1, schedule.length - 1)]!;
     this.arm(ex);
   }
 
@@ -437,6 +437,7 @@ export class Requester {
       return;
     }
     const { packet } = result;
+    if (result.missingBytes > 0) this.stats.shortPayloads++;
     if (packet.header.source !== this.source) {
       this.stats.foreign++;
       return;

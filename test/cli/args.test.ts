@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { editDistance, hostValues, intValue, nearest, parseFlags, renderHelp, type FlagSpecs } from '../../core/cli/args.js';
+import { editDistance } from '../../core/text.js';
+import { hostValues, intValue, nearest, parseFlags, renderHelp, type FlagSpecs } from '../../core/cli/args.js';
 import { idSerials } from '../../core/cli/connect.js';
 import { isLightwireError } from '../../core/index.js';
 

@@ -20,6 +20,14 @@ describe('lightwire decode', () => {
     expect(out.payload).to.deep.equal({ color: { hue: 10, saturation: 0.1, brightness: 0.5, kelvin: 2500 }, durationS: 1 });
   });
 
+  it('decodes a payload shorter than its message (what aiolifx sends), saying how many bytes were read as zeros', async () => {
+    const io = captureIO();
+    // GetTileEffect without its two reserved bytes.
+    expect(await decodeCommand.run(['2400001478563412d073d5000003000000000000000001040000000000000000ce020000'], io)).to.equal(0);
+    expect(JSON.parse(io.out()).message).to.equal('GetTileEffect');
+    expect(io.err()).to.equal("note: the payload is 2 bytes short of GetTileEffect's size; they were read as zeros\n");
+  });
+
   it('prints wire units with --wire', async () => {
     const io = captureIO();
     expect(await decodeCommand.run(['--wire', V6], io)).to.equal(0);

@@ -4,7 +4,11 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { applyDelta, nextCycleState, toggleTarget, wrapHue, type StateChangeLike, type StateDelta } from '../../core/control/delta.js';
-import { planSetState } from '../../core/control/planner.js';
+import { planSetState as planChecked } from '../../core/control/planner.js';
+import { parseRequest, trustedChange } from '../../core/control/requests.js';
+
+/** The planner takes checked changes; a delta's result is one by construction (the service marks it so). */
+const planSetState = (change: StateChange, ...rest: Parameters<typeof planChecked> extends [unknown, ...infer R] ? R : never) => planChecked(trustedChange(change), ...rest);
 import type { LightView, StateChange } from '../../core/control/types.js';
 import { isLightwireError } from '../../core/errors.js';
 import { PRODUCTS, encode, type Hsbk } from '../../core/protocol/index.js';
@@ -83,14 +87,15 @@ describe('applyDelta: relative changes become an absolute StateChange', () => {
   ];
   it('says an unbounded amount must be a finite number', () => {
     assert.throws(
-      () => applyDelta(lightOf(COLOUR, { color: hsbk(0, 0, 1, 3500) }), { kelvin: Number.NaN, durationS: 1 }),
+      () => parseRequest('stateDelta', { kelvin: Number.NaN, durationS: 1 }, { vocabulary: 'library' }),
       (err: unknown) => isLightwireError(err, 'PARAMETER_INVALID') && err.message.includes('must be a finite number (got NaN)'),
     );
   });
 
   for (const [field, delta] of invalid) {
     it(`rejects ${JSON.stringify(delta)} naming ${field}`, () => {
-      assertInvalid(() => applyDelta(lightOf(COLOUR, { color: hsbk(0, 0, 1, 3500) }), delta as StateDelta), field);
+      // Checked once, by the service's parser, before any light is planned.
+      assertInvalid(() => parseRequest('stateDelta', delta, { vocabulary: 'library' }), field === 'duration' ? 'durationS' : field);
     });
   }
 

@@ -87,8 +87,8 @@ describe('Confirmed writes from fresh state', function () {
     // acknowledged, so it plans from what the Set did.
     const first = rig.service.setState(`id:${BULB}`, { color: 'red', durationS: 0 });
     await sleep(10);
-    const device = rig.service.client.addressOf(BULB)!;
-    const set = rig.service.client.requester.set(device, 'SetLightPower', { level: 0, durationMs: 0 }, { coalesceKey: false });
+    const device = rig.client.addressOf(BULB)!;
+    const set = rig.client.requester.set(device, 'SetLightPower', { level: 0, durationMs: 0 }, { coalesceKey: false });
     await sleep(10);
     const second = rig.service.setState(`id:${BULB}`, { brightness: 0.3, durationS: 0 });
     await Promise.all([first, set, second]);

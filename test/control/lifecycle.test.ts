@@ -363,19 +363,24 @@ describe('LightService lifecycle', () => {
     expect(openSockets() - before).to.equal(1);
     await s.stop();
     expect(s.started).to.equal(false);
-    const t = new LightService(options(fleet));
+    // A client handed in unstarted is started, and stopped, by the service: its own.
+    const { discovery, transport } = options(fleet);
+    const tClient = new LightClient({ ...(discovery ? { discovery } : {}), ...(transport ? { transport } : {}) });
+    const t = new LightService({ client: tClient });
     const starting = t.start();
     await t.stop();
     await starting;
     expect(t.started).to.equal(false);
-    expect(t.client.started).to.equal(false);
+    expect(tClient.started).to.equal(false);
     for (let i = 0; i < 1000 && openSockets() > before; i++) await new Promise((r) => setImmediate(r));
     expect(openSockets()).to.equal(before);
   });
 
   it('ends a waitForLights() in progress when stopped, with the lights known then', async () => {
-    service = await LightService.start(options(fleet));
-    const waiting = service.client.waitForLights(100, 60_000);
+    const { discovery, transport } = options(fleet);
+    const client = new LightClient({ ...(discovery ? { discovery } : {}), ...(transport ? { transport } : {}) });
+    service = await LightService.start({ client });
+    const waiting = client.waitForLights(100, 60_000);
     await service.stop();
     const lights = await waiting;
     expect(lights.length).to.be.at.most(4);
@@ -390,7 +395,7 @@ describe('LightService lifecycle', () => {
       const code = (p: Promise<unknown>): Promise<string> => p.then(() => 'resolved', (e: LightwireError) => e.code);
       expect(await code(service.refresh('all'))).to.equal('CLIENT_STOPPED');
       expect(await code(service.captureScene('Evening'))).to.equal('CLIENT_STOPPED');
-      expect(await code(service.client.refreshState('d073d5000001'))).to.equal('CLIENT_STOPPED');
+      expect(await code(service.refreshLight('d073d5000001'))).to.equal('CLIENT_STOPPED');
       expect(service.list('all').map((l) => l.id)).to.have.length(4);
     } finally {
       await rm(dir, { recursive: true, force: true });

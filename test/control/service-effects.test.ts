@@ -70,6 +70,25 @@ describe('LightService effects, delta and cycle against virtual lights', functio
     expect(rig.fleet.light(STRIP).state.power).to.equal('off');
   });
 
+  it('keeps the zones of a strip painted zone by zone (12 blue, 4 green) when effects are turned off', async () => {
+    await rig.service.setState(`id:${STRIP}|0-11`, { color: 'blue', durationS: 0 });
+    await rig.service.setState(`id:${STRIP}|12-15`, { color: 'green', durationS: 0 });
+    const before = rig.fleet.light(STRIP).state.zones!;
+    expect(before.map((z) => z.hue)).to.deep.equal([...new Array(12).fill(250), ...new Array(4).fill(120)]);
+    rig.fleet.clearRecords();
+    const results = await rig.service.effectsOff('all');
+    expect(results.every((r) => r.status === 'ok')).to.equal(true);
+    // The firmware effect is stopped with its own message, a waveform with one that sets nothing; no SetColor.
+    expect(names(rig, STRIP)).to.deep.equal(['SetMultiZoneEffect', 'SetWaveformOptional']);
+    expect(rig.fleet.light(STRIP).received('SetWaveformOptional')[0]!.payload).to.include({
+      setHue: false, setSaturation: false, setBrightness: false, setKelvin: false,
+    });
+    expect(rig.fleet.light(STRIP).state.zones).to.deep.equal(before);
+    expect(rig.service.light(STRIP)!.zones!.map((z) => z.hue)).to.deep.equal(before.map((z) => z.hue));
+    // A bulb has no zones: SetColor to its own colour, as before.
+    expect(names(rig, BULB)).to.deep.equal(['SetColor']);
+  });
+
   it('starts and stops a clean cycle on the HEV light only', async () => {
     await rig.service.clean('all', { durationS: 3600 });
     const start = rig.fleet.light(CLEAN).received('SetHevCycle')[0]!.payload;

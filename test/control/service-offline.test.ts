@@ -141,7 +141,7 @@ describe('LightService and lights that do not answer', function () {
     s.on('added', (v) => added.push(v.serial));
     // Ready did not wait for the light that never answered a read.
     expect(Date.now() - startedAt).to.be.below(5_000);
-    expect(s.client.registry.has(HALL)).to.equal(true);
+    expect(s.diagnostics().devices.find((d) => d.serial === HALL)).to.include({ read: false });
     expect(s.views().map((v) => v.serial)).to.deep.equal([DESK]);
     expect(s.light(HALL)).to.equal(undefined);
     expect(s.list().map((l) => l.id)).to.deep.equal([DESK]);
@@ -149,7 +149,7 @@ describe('LightService and lights that do not answer', function () {
     expect(isLightwireError(err, 'LIGHTS_NOT_FOUND')).to.equal(true);
     // Once a read succeeds it is known, and announced.
     fleet.light(HALL).setFaults({ unresponsive: false });
-    await s.client.refreshState(HALL);
+    await s.refreshLight(HALL);
     expect(added).to.deep.equal([HALL]);
     expect(s.list(`id:${HALL}`)[0]).to.deep.include({ label: 'Hall', connected: true, power: 'on' });
   });

@@ -88,7 +88,7 @@ describe('LightService and the LIFX Switch', function () {
   it('answers offline at once for a relay write to a switch that went offline', async () => {
     fleet.light(SWITCH).setFaults({ offline: true });
     // Reads fail until the switch is marked offline (three misses).
-    for (let i = 0; i < 3; i++) await service.client.refreshState(SWITCH, 100);
+    for (let i = 0; i < 3; i++) await service.refreshLight(SWITCH, { timeoutMs: 100 });
     expect(service.light(SWITCH)!.online).to.equal(false);
     const started = performance.now();
     expect((await service.setRelayPower(SWITCH, 0, true)).status).to.equal('offline');

@@ -2,7 +2,7 @@
 // device that is no light) instead of being taken for a plain colour bulb.
 
 import { expect } from 'chai';
-import { LightService } from '../../core/index.js';
+import { LightClient, LightService } from '../../core/index.js';
 import { Fleet } from '../../core/simulator/index.js';
 import type { LightInput } from '../../core/simulator/fleet-file.js';
 
@@ -78,5 +78,39 @@ describe('LightService and products the registry does not know', function () {
     expect(results.every((r) => r.status === 'ok')).to.equal(true);
     expect(results.map((r) => r.id)).to.not.include(RELAYS);
     expect(await service.relays(RELAYS)).to.have.length(4);
+  });
+});
+
+describe('a light of a product the registry does not know, read for the first time', function () {
+  this.timeout(20_000);
+
+  it('has product, firmware, group and location saved as they arrive, before its capability probes end, each probe sent once', async () => {
+    const fleet = new Fleet({ lights: [{ ...lights[0]!, group: { label: 'Office' }, location: { label: 'Home' } }] }, { port: 0 });
+    await fleet.start();
+    // The default read timeout (3000 ms): the probes take less.
+    const client = new LightClient({ discovery: { broadcastAddresses: [BROADCAST], port: fleet.port, refreshIntervalMs: 0 } });
+    const changes: { fields: readonly string[]; multizone: boolean | undefined; group: string | undefined }[] = [];
+    client.registry.on('changed', (record, fields) => {
+      changes.push({ fields, multizone: record.facts.product?.value.capabilities.multizone, group: record.facts.group?.value.label });
+    });
+    try {
+      const described = new Promise<void>((resolve) => client.once('described', () => resolve()));
+      await client.start();
+      await described;
+      const first = changes.findIndex((c) => c.fields.includes('group'));
+      const probed = changes.findIndex((c) => c.fields.includes('product') && c.multizone === true);
+      expect(first, JSON.stringify(changes)).to.be.at.least(0);
+      expect(changes[first]!.fields).to.include.members(['product', 'firmware', 'group', 'location']);
+      expect(changes[first]!.group).to.equal('Office');
+      // Saved while the strip was still taken for a plain light: the probe answered after.
+      expect(changes[first]!.multizone).to.equal(false);
+      expect(probed).to.be.greaterThan(first);
+      const light = fleet.light(STRIP);
+      expect([light.receivedCount('GetHevCycle'), light.receivedCount('GetInfrared'), light.receivedCount('GetDeviceChain')]).to.deep.equal([1, 1, 1]);
+      expect(client.registry.get(STRIP)!.facts.zones!.value).to.have.length(20);
+    } finally {
+      await client.stop();
+      await fleet.stop();
+    }
   });
 });

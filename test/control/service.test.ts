@@ -64,7 +64,7 @@ describe('LightService against virtual lights', function () {
     rig.service.on('changed', (view, fields) => heard.push([view.serial, view.group?.name, fields]));
     const office = rig.fleet.light(BULB).state.group;
     rig.fleet.light(BULB).setState({ group: { id: office.id, label: 'Study' } });
-    await rig.service.client.refreshInfo(BULB);
+    await rig.client.refreshInfo(BULB);
     expect(rig.service.light(STRIP)!.group!.name).to.equal('Study');
     const renamed = heard.filter(([, , fields]) => fields.includes('group'));
     expect(renamed.find(([serial]) => serial === STRIP)).to.deep.equal([STRIP, 'Study', ['group']]);

@@ -5,7 +5,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { API } from 'homebridge';
-import initialize, { LightService, LightwirePlatform } from '../../homebridge-plugin/index.js';
+import initialize, { LightService } from '../../homebridge-plugin/index.js';
+import { LightwirePlatform } from '../../homebridge-plugin/platform.js';
 import { PLATFORM_NAME, PLUGIN_NAME } from '../../homebridge-plugin/settings.js';
 
 const ROOT = path.resolve(__dirname, '../..');

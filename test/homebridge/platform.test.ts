@@ -697,7 +697,8 @@ describe('homebridge platform: LIFX Switch relays', function () {
   });
 
   it('answers a relay of an unreachable Switch with -70402', async () => {
-    rig = await platformRig({ discovery: { offlineAfterMisses: 1 } }, fleet);
+    // The relays come with the service's reads (its refresh reads what the first read, 400 ms here, left out).
+    rig = await platformRig({ discovery: { offlineAfterMisses: 1, refreshIntervalS: 1 } }, fleet);
     await until(() => (rig!.platform.lights.get(SWITCH)?.relayCount ?? 0) === 4, 5000, '4 relay switches');
     fleet.light(SWITCH).setFaults({ offline: true });
     try {

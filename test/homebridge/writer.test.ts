@@ -8,13 +8,13 @@ import { lightOf } from '../helpers/light-view.js';
 const FAILURE = hap.HAPStatus.SERVICE_COMMUNICATION_FAILURE;
 
 interface Call {
-  readonly selector: string;
+  readonly serial: string;
   readonly request: SetStateRequest;
   readonly answer: (status: LightResult['status']) => void;
   readonly fail: (err: Error) => void;
 }
 
-/** A service whose setState answers only when the test says so. */
+/** A service whose setLightState answers only when the test says so. */
 class FakeLights implements WriteTarget {
   readonly calls: Call[] = [];
   readonly views = new Map<string, LightView>();
@@ -27,11 +27,10 @@ class FakeLights implements WriteTarget {
     return this.views.get(serial);
   }
 
-  setState(selector: string, request: SetStateRequest): Promise<LightResult[]> {
+  setLightState(serial: string, request: SetStateRequest): Promise<LightResult[]> {
     return new Promise((resolve, reject) => {
-      const serial = selector.replace('id:', '');
       this.calls.push({
-        selector,
+        serial,
         request,
         answer: (status) => resolve([{ id: serial, label: serial, status }]),
         fail: reject,
@@ -84,8 +83,8 @@ describe('homebridge write merger', () => {
     await clock.tickAsync(29);
     expect(lights.calls).to.have.length(0);
     await clock.tickAsync(1);
-    expect(lights.calls.map((c) => [c.selector, c.request])).to.deep.equal([
-      ['id:d073d5000001', { power: 'on', color: { hue: 240, saturation: 1 }, brightness: 0.4, durationS: 0.5 }],
+    expect(lights.calls.map((c) => [c.serial, c.request])).to.deep.equal([
+      ['d073d5000001', { power: 'on', color: { hue: 240, saturation: 1 }, brightness: 0.4, durationS: 0.5 }],
     ]);
     expect(writes.map((w) => w.settled)).to.deep.equal([undefined, undefined, undefined, undefined]);
     lights.calls[0]!.answer('ok');
@@ -102,10 +101,10 @@ describe('homebridge write merger', () => {
     void writer.write('d073d5000001', { brightness: 0.3 });
     void writer.write('d073d5000002', { brightness: 0.3 });
     await clock.tickAsync(30);
-    expect(lights.calls.map((c) => [c.selector, c.request])).to.deep.equal([
-      ['id:d073d5000001', { brightness: 0.2, durationS: 0.5 }],
-      ['id:d073d5000001', { brightness: 0.3, durationS: 0.5 }],
-      ['id:d073d5000002', { brightness: 0.3, durationS: 0 }],
+    expect(lights.calls.map((c) => [c.serial, c.request])).to.deep.equal([
+      ['d073d5000001', { brightness: 0.2, durationS: 0.5 }],
+      ['d073d5000001', { brightness: 0.3, durationS: 0.5 }],
+      ['d073d5000002', { brightness: 0.3, durationS: 0 }],
     ]);
   });
 

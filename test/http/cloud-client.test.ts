@@ -68,7 +68,7 @@ describe('the published cloud client lifx-http-api, unchanged, against our base 
 
   it('rejects with our 422 message, which the client surfaces as body.error', async () => {
     const err = await client.setState('all', { brightness: 2 }).then(() => null, (e: unknown) => e);
-    expect(err).to.equal('brightness must be <= 1');
+    expect(err).to.equal('brightness must be a number from 0 to 1 (got 2)');
     const breathe = await client.breathe('all', { color: 'blurple' }).then(() => null, (e: unknown) => e);
     expect(breathe).to.match(/^Unable to parse color: "blurple"/);
   });

@@ -28,7 +28,7 @@ describe('List Lights cache', function () {
       expect((await desk()).power).to.equal('on');
     });
 
-    it('shows a change made by another face of the service (a registry event) at once', async () => {
+    it('shows a change made by another face of the service (a light event) at once', async () => {
       expect((await desk()).power).to.equal('on');
       await rig.service.setState(`id:${DESK}`, { power: 'off', durationS: 0 });
       expect((await desk()).power).to.equal('off');

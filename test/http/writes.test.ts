@@ -205,7 +205,8 @@ describe('HTTP API v1 writes (inject, virtual lights)', function () {
     it('rejects a hue delta outside -360..360 with 422', async () => {
       const res = await rig.call({ method: 'POST', url: `/v1/lights/id:${DESK}/state/delta`, payload: { hue: 400 } });
       expect(res.statusCode).to.equal(422);
-      expect(res.json()).to.deep.equal({ error: 'hue must be <= 360', errors: [{ field: 'hue', message: ['must be <= 360'] }], code: 'PARAMETER_INVALID' });
+      const message = 'must be a number from -360 to 360 (got 400)';
+      expect(res.json()).to.deep.equal({ error: `hue ${message}`, errors: [{ field: 'hue', message: [message] }], code: 'PARAMETER_INVALID' });
     });
 
     it('toggles: any light on turns them all off, and every result carries the new power', async () => {

@@ -359,6 +359,7 @@ describe('lightwire-set-state', function () {
       { name: 'an unknown colour in an object', msg: { payload: { color: 'hue:400' } }, code: 'COLOR_INVALID' },
       { name: 'a colour object out of range', msg: { payload: { color: { hue: 400 } } }, code: 'PARAMETER_INVALID' },
       { name: 'a colour of the wrong type', msg: { payload: { color: 7 } }, code: 'PARAMETER_INVALID' },
+      { name: 'an effect colour object out of range', msg: { payload: { effect: 'pulse', color: { hue: 400 } } }, code: 'PARAMETER_INVALID' },
       { name: 'a brightness above 1', msg: { payload: 1.5 }, code: 'PARAMETER_INVALID' },
       { name: 'a brightness that is a string', msg: { payload: { brightness: 'high' } }, code: 'PARAMETER_INVALID' },
       { name: 'a power that is neither on nor off', msg: { payload: { power: 'maybe' } }, code: 'PARAMETER_INVALID' },

@@ -8,7 +8,7 @@ import type { Node } from 'node-red';
 import { configOptions, listProp } from '../../nodes/config-options.js';
 import { Connection, serviceOptions, type Health } from '../../nodes/connection.js';
 import { MessagesInFlight } from '../../nodes/node-props.js';
-import { colorText, parsePayload, selectorOf, EFFECT_NAMES } from '../../nodes/payload.js';
+import { parsePayload, selectorOf, EFFECT_NAMES } from '../../nodes/payload.js';
 import { selectorList } from '../../nodes/selector-list.js';
 import { healthStatus, healthText, resultsStatus, resultsText } from '../../nodes/status.js';
 
@@ -152,8 +152,9 @@ describe('nodes: set-state payloads', () => {
     expect(parsePayload('on', d)).to.deep.equal({ kind: 'setState', request: { power: 'on' }, fast: false });
     expect(parsePayload(' Off ', d)).to.deep.equal({ kind: 'setState', request: { power: 'off' }, fast: false });
     expect(parsePayload(true, d)).to.deep.equal({ kind: 'setState', request: { power: 'on' }, fast: false });
-    expect(parsePayload('toggle', { fast: true, durationS: 2 })).to.deep.equal({ kind: 'toggle', durationS: 2, fast: true });
-    expect(parsePayload('kelvin:2700', d)).to.deep.equal({ kind: 'setState', request: { color: 'kelvin:2700' }, fast: false });
+    expect(parsePayload('toggle', { fast: true, durationS: 2 })).to.deep.equal({ kind: 'toggle', request: { durationS: 2 }, fast: true });
+    // Checked by the service's parser: the colour string is parsed once, here.
+    expect(parsePayload('kelvin:2700', d)).to.deep.equal({ kind: 'setState', request: { color: { kelvin: 2700, saturation: 0 } }, fast: false });
     expect(parsePayload(0.4, d)).to.deep.equal({ kind: 'setState', request: { brightness: 0.4 }, fast: false });
   });
 
@@ -167,10 +168,11 @@ describe('nodes: set-state payloads', () => {
     expect(parsePayload({ effect: 'pulse', color: 'red', from_color: { kelvin: 2700 }, period: 2, power_on: false }, d)).to.deep.equal({
       kind: 'effect',
       effect: 'pulse',
-      request: { color: 'red', fromColor: 'kelvin:2700', periodS: 2, powerOn: false },
+      // Checked by the service's parser: colours parsed, the catalogue's defaults filled in.
+      request: { color: { hue: 0, saturation: 1 }, fromColor: { kelvin: 2700 }, periodS: 2, cycles: 1, persist: false, powerOn: false },
       fast: false,
     });
-    expect(parsePayload({ scene: 'Evening', duration: 2 }, d)).to.deep.equal({ kind: 'scene', scene: 'Evening', durationS: 2, fast: false });
+    expect(parsePayload({ scene: 'Evening', duration: 2 }, d)).to.deep.equal({ kind: 'scene', scene: 'Evening', request: { durationS: 2 }, fast: false });
     expect(parsePayload({ capture: 'Evening' }, d)).to.deep.equal({ kind: 'capture', name: 'Evening' });
   });
 
@@ -186,11 +188,12 @@ describe('nodes: set-state payloads', () => {
     expect(EFFECT_NAMES).to.deep.equal(['pulse', 'breathe', 'move', 'morph', 'flame', 'clouds', 'sunrise', 'sunset', 'off', 'clean']);
   });
 
-  it('writes a colour object out as a colour string for effects', () => {
-    expect(colorText('c', { hue: 120, saturation: 1, brightness: 0.5, kelvin: 3500 })).to.equal('hue:120 saturation:1 brightness:0.5 kelvin:3500');
-    expect(code(() => colorText('c', { hue: '120' }))).to.match(/^PARAMETER_INVALID \{"field":"c.hue"/);
-    expect(code(() => colorText('c', { red: 1 }))).to.match(/^PARAMETER_INVALID \{"field":"c.red"/);
-    expect(code(() => colorText('c', {}))).to.match(/^PARAMETER_INVALID \{"field":"c"/);
+  it('hands a colour object to the service as it is (the service checks its numbers), and refuses other shapes', () => {
+    const hsbk = { hue: 120, saturation: 1, brightness: 0.5, kelvin: 3500 };
+    expect(parsePayload({ effect: 'morph', palette: ['red', hsbk] }, d)).to.deep.equal({ kind: 'effect', effect: 'morph', request: { palette: [{ hue: 0, saturation: 1 }, hsbk], periodS: 5, powerOn: true }, fast: false });
+    expect(code(() => parsePayload({ effect: 'pulse', color: 7 }, d))).to.match(/^PARAMETER_INVALID \{"field":"payload.color"/);
+    expect(code(() => parsePayload({ effect: 'pulse', color: 'red', from_color: ['red'] }, d))).to.match(/^PARAMETER_INVALID \{"field":"payload.from_color"/);
+    expect(code(() => parsePayload({ effect: 'morph', palette: ['red', 3] }, d))).to.match(/^PARAMETER_INVALID \{"field":"payload.palette\[1\]"/);
   });
 
   it('takes msg.selector over the node selector, and needs one of them', () => {

@@ -1,5 +1,6 @@
 // decode is total (lifx-lan-client, by contrast, throws on a known type with a short payload): random, truncated and mutated
-// datagrams never throw, and every failure carries one of the four decode codes. 100,000+ datagrams from a
+// datagrams never throw, every failure carries one of the three decode codes, and a short payload is read with the
+// missing bytes as zeros. 100,000+ datagrams from a
 // seeded generator (reproducible, and fast enough for every CI run) plus fast-check properties.
 
 import assert from 'node:assert/strict';
@@ -18,7 +19,7 @@ import {
 } from '../../core/protocol/index.js';
 import { headerInputArbitrary, payloadArbitrary } from './helpers.js';
 
-const DECODE_CODES = new Set(['DATAGRAM_TOO_SHORT', 'SIZE_MISMATCH', 'PROTOCOL_UNSUPPORTED', 'PAYLOAD_TOO_SHORT']);
+const DECODE_CODES = new Set(['DATAGRAM_TOO_SHORT', 'SIZE_MISMATCH', 'PROTOCOL_UNSUPPORTED']);
 
 /** xorshift32: a tiny seeded generator, so a failure reproduces from the printed seed and index. */
 function rng(seed: number): () => number {
@@ -63,7 +64,9 @@ function check(bytes: Buffer, result: DecodeResult): string {
     return 'unknown type';
   }
   assert.equal(MESSAGE_NAME_BY_TYPE.get(packet.header.type), packet.name);
-  return 'ok';
+  const missing = (MESSAGES[packet.name] as MessageSpec).payload.sizeBytes - (bytes.length - HEADER_BYTES);
+  assert.equal(result.missingBytes, Math.max(0, missing));
+  return missing > 0 ? 'short payload' : 'ok';
 }
 
 describe('decode on random, truncated and mutated datagrams', () => {
@@ -128,7 +131,7 @@ describe('decode on random, truncated and mutated datagrams', () => {
       tally.set(outcome, (tally.get(outcome) ?? 0) + 1);
     }
     // Every path was exercised, so the run is not vacuous.
-    for (const outcome of ['ok', 'unknown type', ...DECODE_CODES]) {
+    for (const outcome of ['ok', 'short payload', 'unknown type', ...DECODE_CODES]) {
       assert.ok((tally.get(outcome) ?? 0) > 100, `${outcome} happened ${tally.get(outcome) ?? 0} times`);
     }
     assert.equal([...tally.values()].reduce((a, b) => a + b, 0), TOTAL);
@@ -186,23 +189,39 @@ describe('decode on random, truncated and mutated datagrams', () => {
     );
   });
 
-  it('reports a payload shorter than the table as PAYLOAD_TOO_SHORT with the sizes, for every message with a payload', () => {
-    for (const name of MESSAGE_NAMES) {
-      const spec = MESSAGES[name] as MessageSpec;
-      if (spec.payload.sizeBytes === 0) continue;
-      const full = encode({ name, header: { source: 1, sequence: 1 }, payload: spec.payload.zero() } as unknown as PacketInput);
-      const short = Buffer.from(full.subarray(0, full.length - 1));
-      setSize(short);
-      const result = decode(short);
-      assert.ok(!result.ok, name);
-      assert.equal(result.error.code, 'PAYLOAD_TOO_SHORT');
-      assert.deepEqual(result.error.params, {
-        messageName: name,
-        type: spec.type,
-        payloadBytes: spec.payload.sizeBytes - 1,
-        neededBytes: spec.payload.sizeBytes,
-      });
-    }
+  it('decodes every message with a shorter payload than its table, the missing bytes read as zeros and counted (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc
+          .constantFrom(...MESSAGE_NAMES.filter((n) => (MESSAGES[n] as MessageSpec).payload.sizeBytes > 0))
+          .chain((name) =>
+            fc.tuple(
+              fc.constant(name),
+              headerInputArbitrary,
+              payloadArbitrary(name),
+              fc.integer({ min: 1, max: (MESSAGES[name] as MessageSpec).payload.sizeBytes }),
+            ),
+          ),
+        ([name, header, payload, cut]) => {
+          const full = encode({ name, header, payload } as unknown as PacketInput);
+          const short = Buffer.from(full.subarray(0, full.length - cut));
+          setSize(short);
+          const result = decode(short);
+          assert.ok(result.ok, `${name} ${cut} bytes short decodes`);
+          assert.equal(result.missingBytes, cut);
+          assert.equal(result.packet.name, name);
+          assert.equal(result.packet.header.sizeBytes, short.length);
+          // What the full datagram with its last `cut` bytes zeroed decodes to.
+          const zeroed = Buffer.from(full);
+          zeroed.fill(0, full.length - cut);
+          const expected = decode(zeroed);
+          assert.ok(expected.ok);
+          assert.equal(expected.missingBytes, 0);
+          assert.deepEqual(result.packet.payload, expected.packet.payload);
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 
   it('reports 35 bytes as DATAGRAM_TOO_SHORT, a wrong size field as SIZE_MISMATCH and protocol 1023 as PROTOCOL_UNSUPPORTED', () => {

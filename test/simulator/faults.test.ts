@@ -77,7 +77,7 @@ describe('simulator faults', () => {
       expect(inbox.map((x) => x.result.ok)).to.deep.equal([false, true, false, true, false, true, false, true]);
       expect(namesOf(inbox.filter((x) => x.packet).map((x) => x.packet!))).to.deep.equal(['Acknowledgement', 'LightState', 'Acknowledgement', 'StateLabel']);
       const codes = inbox.filter((x) => !x.result.ok).map((x) => (x.result.ok ? '' : x.result.error.code));
-      expect(codes).to.deep.equal(['DATAGRAM_TOO_SHORT', 'SIZE_MISMATCH', 'PROTOCOL_UNSUPPORTED', 'PAYLOAD_TOO_SHORT']);
+      expect(codes).to.deep.equal(['DATAGRAM_TOO_SHORT', 'SIZE_MISMATCH', 'PROTOCOL_UNSUPPORTED', 'SIZE_MISMATCH']);
       expect(MALFORMED_KINDS).to.have.length(4);
     } finally {
       await r.close();

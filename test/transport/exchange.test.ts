@@ -39,7 +39,8 @@ describe('ExchangeTable and exchange plans', () => {
     const plan = planFor('GetColor', 'get');
     expect(planFor('GetColor', 'get')).to.equal(plan);
     expect(Object.isFrozen(plan)).to.equal(true);
-    expect(plan).to.include({ name: 'GetColor', wantAck: false, wantReply: true, answer: 'first' });
+    expect(plan).to.include({ name: 'GetColor', wantAck: false, wantReply: true, answer: 'first', once: false });
+    expect(planFor('GetColor', 'getOnce')).to.include({ answer: 'first', once: true });
     expect(planFor('SetColor', 'set')).to.include({ wantAck: true, wantReply: false, answer: 'set' });
     expect(planFor('SetColor', 'setWithReply')).to.include({ wantAck: true, wantReply: true, answer: 'set' });
     expect(planFor('GetColorZones', 'getAll').answer).to.equal('all');

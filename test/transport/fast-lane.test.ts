@@ -22,7 +22,7 @@ describe('FastLane', () => {
     clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     // One message at once per light, then one every 100 ms.
     pacer = new Pacer({ perWindow: 10, burst: 1 }, { perWindow: 2, burst: 2 }, () => performance.now());
-    stats = { sent: 0, retransmits: 0, received: 0, malformed: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
+    stats = { sent: 0, retransmits: 0, received: 0, malformed: 0, shortPayloads: 0, duplicates: 0, unmatched: 0, foreign: 0, timeouts: 0, invalid: 0 };
     const sent: { name: MessageName; payload: unknown }[] = [];
     wire = {
       sent,

@@ -48,6 +48,15 @@ describe('Requester', () => {
     expect(clock.countTimers()).to.equal(0);
   });
 
+  it('sends a request asked `once` a single time and gives up at its deadline (a capability probe)', async () => {
+    const p = requester.get(LIGHT, 'GetHevCycle', {}, { timeoutMs: 1000, once: true });
+    const outcome = p.then(() => 'resolved', (err: unknown) => err);
+    await clock.tickAsync(1000);
+    expect(isLightwireError(await outcome, 'REQUEST_TIMED_OUT')).to.equal(true);
+    expect(endpoint.sent.map((s) => s.atMs)).to.deep.equal([0]);
+    expect(requester.stats.retransmits).to.equal(0);
+  });
+
   it('retransmits on an escalating schedule starting at 200 ms and gives up at the deadline', async () => {
     const p = requester.get(LIGHT, 'GetColor', {}, { timeoutMs: 3000 });
     const outcome = p.then(() => 'resolved', (err: unknown) => err);

@@ -1,12 +1,24 @@
-// What the dashboard page can ask of the lights, checked field by field, and run through the light service.
-// The page names lights only by id, group id, location id or `all`; anything else is refused before the service
-// sees it. Results are the service's per-light results (ok / timed_out / offline).
+// What the dashboard page can ask of the lights, and run through the light service. The page names lights only
+// by id, group id, location id or `all`; anything else is refused before the service sees it. Its effect buttons
+// are the catalogue's effects (sent to the page as data: DASHBOARD_EFFECTS); every value is checked by the service's
+// one parser, so a bad value gets the same code and text here as from HTTP, Node-RED or the library. Results are the
+// service's per-light results (ok / timed_out / offline).
 
-import { KELVIN_MAX, KELVIN_MIN, LightwireError, type LightResult } from '../../index.js';
+import { EFFECT_OPERATIONS, LightwireError, parseRequest, type EffectOperationName, type LightResult, type Need } from '../../index.js';
 import type { DashboardService } from './service.js';
 
-export const EFFECTS = ['pulse', 'breathe', 'move', 'morph', 'flame', 'clouds', 'sunrise', 'sunset'] as const;
-export type EffectName = (typeof EFFECTS)[number];
+/** An effect button: the catalogue's name and title, and the capability a light needs to run it (null: any light). */
+export interface DashboardEffect {
+  readonly name: string;
+  readonly title: string;
+  readonly needs: Need | null;
+}
+
+/** The effect buttons, from the catalogue: every effect but Effects Off, which has a button of its own. */
+export const DASHBOARD_EFFECTS: readonly DashboardEffect[] = Object.freeze(
+  EFFECT_OPERATIONS.filter((o) => o.name !== 'effectsOff').map((o) => Object.freeze({ name: o.effect.name, title: o.effect.title, needs: o.needs ?? null })),
+);
+export const EFFECTS: readonly string[] = Object.freeze(DASHBOARD_EFFECTS.map((e) => e.name));
 
 export type DashboardAction =
   | { readonly op: 'toggle'; readonly selector: string }
@@ -20,7 +32,7 @@ export type DashboardAction =
       readonly kelvin?: number;
       readonly durationS?: number;
     }
-  | { readonly op: 'effect'; readonly selector: string; readonly effect: EffectName; readonly color?: string }
+  | { readonly op: 'effect'; readonly selector: string; readonly effect: string; readonly color?: string }
   | { readonly op: 'effectsOff'; readonly selector: string }
   | { readonly op: 'scene'; readonly scene: string };
 
@@ -37,11 +49,10 @@ function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVAL
   return new LightwireError('PARAMETER_INVALID', { field, reason });
 }
 
-function optionalNumber(body: Record<string, unknown>, field: string, min: number, max: number): number | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) throw invalid(field, `must be a number from ${min} to ${max}`);
-  return v;
+/** A value the service checks (its one text per check); only its presence is read here. */
+function numberOf<K extends string>(body: Record<string, unknown>, key: K): { readonly [P in K]?: number } {
+  const v = body[key];
+  return (v === undefined || v === null ? {} : { [key]: v as number }) as { readonly [P in K]?: number };
 }
 
 function selectorOf(body: Record<string, unknown>): string {
@@ -65,19 +76,21 @@ export function parseAction(body: unknown): DashboardAction {
       return { op: 'effectsOff', selector: selectorOf(b) };
     case 'power': {
       const selector = selectorOf(b);
-      if (b.power !== 'on' && b.power !== 'off') throw invalid('power', 'must be "on" or "off"');
-      return { op: 'power', selector, power: b.power };
+      // Checked by the service's one parser, before the action runs.
+      const { power } = parseRequest('setState', { power: b.power }, { vocabulary: 'library' });
+      if (power === undefined) throw new LightwireError('PARAMETER_MISSING', { field: 'power' });
+      return { op: 'power', selector, power };
     }
     case 'state': {
       const selector = selectorOf(b);
       const out = {
         op: 'state' as const,
         selector,
-        brightness: optionalNumber(b, 'brightness', 0, 1),
-        hue: optionalNumber(b, 'hue', 0, 360),
-        saturation: optionalNumber(b, 'saturation', 0, 1),
-        kelvin: optionalNumber(b, 'kelvin', KELVIN_MIN, KELVIN_MAX),
-        durationS: optionalNumber(b, 'durationS', 0, 60),
+        ...numberOf(b, 'brightness'),
+        ...numberOf(b, 'hue'),
+        ...numberOf(b, 'saturation'),
+        ...numberOf(b, 'kelvin'),
+        ...numberOf(b, 'durationS'),
       };
       if (out.brightness === undefined && out.hue === undefined && out.saturation === undefined && out.kelvin === undefined) {
         throw invalid('state', 'names nothing to change (brightness, hue, saturation or kelvin)');
@@ -87,9 +100,9 @@ export function parseAction(body: unknown): DashboardAction {
     case 'effect': {
       const selector = selectorOf(b);
       const effect = b.effect;
-      if (typeof effect !== 'string' || !(EFFECTS as readonly string[]).includes(effect)) throw invalid('effect', `must be one of ${EFFECTS.join(', ')}`);
+      if (typeof effect !== 'string' || !EFFECTS.includes(effect)) throw invalid('effect', `must be one of ${EFFECTS.join(', ')}`);
       if (b.color !== undefined && (typeof b.color !== 'string' || b.color.length > 64)) throw invalid('color', 'must be a colour string');
-      return { op: 'effect', selector, effect: effect as EffectName, ...(typeof b.color === 'string' ? { color: b.color } : {}) };
+      return { op: 'effect', selector, effect, ...(typeof b.color === 'string' ? { color: b.color } : {}) };
     }
     case 'scene': {
       if (typeof b.scene !== 'string' || !SCENE_ID.test(b.scene)) throw invalid('scene', 'must be a scene id');
@@ -98,15 +111,15 @@ export function parseAction(body: unknown): DashboardAction {
   }
 }
 
-/** Runs one checked action; the service's per-light results. */
+/** Runs one action; the service checks its values and answers with its per-light results. */
 export async function runAction(service: DashboardService, action: DashboardAction): Promise<LightResult[]> {
   switch (action.op) {
     case 'toggle':
-      return service.toggle(action.selector, { durationS: 0 });
+      return service.perform('toggle', action.selector, { durationS: 0 });
     case 'power':
-      return service.setState(action.selector, { power: action.power, durationS: 0 });
+      return service.perform('setState', action.selector, { power: action.power, durationS: 0 });
     case 'effectsOff':
-      return service.effectsOff(action.selector, {});
+      return service.perform('effectsOff', action.selector, {});
     case 'scene':
       return service.activateScene(action.scene, {});
     case 'state': {
@@ -115,32 +128,21 @@ export async function runAction(service: DashboardService, action: DashboardActi
         ...(action.saturation !== undefined ? { saturation: action.saturation } : {}),
         ...(action.kelvin !== undefined ? { kelvin: action.kelvin } : {}),
       };
-      return service.setState(action.selector, {
+      return service.perform('setState', action.selector, {
         ...(Object.keys(color).length > 0 ? { color } : {}),
         ...(action.brightness !== undefined ? { brightness: action.brightness } : {}),
         durationS: action.durationS ?? SLIDER_DURATION_S,
       });
     }
     case 'effect': {
-      const color = action.color ?? 'white';
-      switch (action.effect) {
-        case 'pulse':
-          return service.pulse(action.selector, { color, cycles: WAVEFORM_CYCLES, periodS: WAVEFORM_PERIOD_S });
-        case 'breathe':
-          return service.breathe(action.selector, { color, cycles: WAVEFORM_CYCLES, periodS: WAVEFORM_PERIOD_S });
-        case 'move':
-          return service.move(action.selector, {});
-        case 'morph':
-          return service.morph(action.selector, {});
-        case 'flame':
-          return service.flame(action.selector, {});
-        case 'clouds':
-          return service.clouds(action.selector, {});
-        case 'sunrise':
-          return service.sunrise(action.selector, {});
-        case 'sunset':
-          return service.sunset(action.selector, {});
-      }
+      const operation = EFFECT_OPERATIONS.find((o) => o.effect.name === action.effect)!;
+      const takes = (v1: string): boolean => operation.params.some((p) => p.v1 === v1);
+      // A waveform from the page: a few visible cycles of the colour picked on the panel.
+      const request = {
+        ...(takes('color') ? { color: action.color ?? 'white' } : {}),
+        ...(takes('cycles') && takes('persist') ? { cycles: WAVEFORM_CYCLES, periodS: WAVEFORM_PERIOD_S } : {}),
+      };
+      return service.perform(operation.name as EffectOperationName, action.selector, service.check(operation.name as EffectOperationName, request));
     }
   }
 }

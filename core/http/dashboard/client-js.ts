@@ -12,6 +12,8 @@ var csrf = (document.querySelector('meta[name="lightwire-csrf"]') || {}).content
 // A session with the read scope only: the page shows the lights, with every control disabled.
 var canControl = ((document.querySelector('meta[name="lightwire-scopes"]') || {}).content || 'control').split(' ').indexOf('control') >= 0;
 var $ = function (id) { return document.getElementById(id); };
+// The effect buttons: [{name, title, needs}], from the server's operation catalogue.
+var EFFECTS = JSON.parse((document.querySelector('meta[name="lightwire-effects"]') || {}).content || '[]');
 var main = $('lights'), statusEl = $('status'), filterEl = $('filter'), panel = $('panel'), toastEl = $('toast');
 // The slider's range as the page set it (the widest any product has), before any panel narrows it.
 var KELVIN_MIN = Number($('kelvin').min), KELVIN_MAX = Number($('kelvin').max);
@@ -535,9 +537,10 @@ function refreshPanel(reset) {
   var fx = $('effects');
   if (reset) {
     fx.textContent = '';
-    var names = ['pulse', 'breathe'];
-    if (list.some(function (l) { return l.caps.multizone; })) names.push('move');
-    if (list.some(function (l) { return l.caps.matrix; })) names.push('morph', 'flame', 'clouds', 'sunrise', 'sunset');
+    // An effect shows when one of the lights can run it (the server's catalogue says what each needs).
+    var names = EFFECTS.filter(function (e) {
+      return !e.needs || list.some(function (l) { return l.caps[e.needs]; });
+    }).map(function (e) { return e.name; });
     names.forEach(function (name) {
       var b = el('button', 'effect', name);
       b.type = 'button';

@@ -87,7 +87,7 @@ export class EventHub {
     const lights = this.service
       .views()
       .filter((v) => v.capabilities.isLight)
-      .map((v) => pageLight(this.service, v));
+      .map((v) => pageLight(v));
     for (const l of lights) this.seenSent.set(l.serial, l.lastSeenAt);
     const scenes = this.scenes();
     this.scenesSent = JSON.stringify(scenes);
@@ -135,10 +135,10 @@ export class EventHub {
       if (view === undefined) continue;
       if (!view.capabilities.isLight) {
         // Taken for a light before its product was known, it was sent as one: the page drops it on this record.
-        if (this.seenSent.delete(serial)) lights.push(pageLight(this.service, view));
+        if (this.seenSent.delete(serial)) lights.push(pageLight(view));
         continue;
       }
-      const light = pageLight(this.service, view);
+      const light = pageLight(view);
       this.seenSent.set(serial, light.lastSeenAt);
       lights.push(light);
     }
@@ -167,17 +167,16 @@ export class EventHub {
 
   /** Reads the next lights in turn: each light every LIVE_PERIOD_MS, or LIVE_READS_PER_S in all. */
   private liveStep(): void {
-    const client = this.service.client;
-    if (client === undefined || !client.started) return;
-    const records = client.registry.peekAll();
-    const n = records.length;
+    if (!this.service.started) return;
+    const views = this.service.views();
+    const n = views.length;
     if (n === 0) return;
     const perS = Math.min(LIVE_READS_PER_S, (n * 1000) / LIVE_PERIOD_MS);
     this.liveCredit = Math.min(this.liveCredit + (perS * LIVE_STEP_MS) / 1000, n);
     while (this.liveCredit >= 1) {
       this.liveCredit -= 1;
-      const record = records[this.liveCursor++ % n]!;
-      void client.refreshState(record.serial, LIVE_READ_TIMEOUT_MS).catch(() => undefined);
+      const view = views[this.liveCursor++ % n]!;
+      void this.service.refreshLight(view.serial, { timeoutMs: LIVE_READ_TIMEOUT_MS }).catch(() => undefined);
     }
     this.liveCursor %= n;
   }

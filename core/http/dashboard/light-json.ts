@@ -1,8 +1,7 @@
-// What the dashboard page gets for one light: the service's LightView plus the transport facts the page shows
-// (signal, firmware, effect), in a small JSON record. Colours stay in user units (degrees, 0-1, kelvin).
+// What the dashboard page gets for one light: the service's LightView (with the facts the page shows besides
+// state: signal, firmware, effect) as a small JSON record. Colours stay in user units (degrees, 0-1, kelvin).
 
 import type { LightView, Scene } from '../../index.js';
-import type { DashboardService } from './service.js';
 
 export interface PageLight {
   readonly serial: string;
@@ -43,12 +42,11 @@ const round = (value: number, digits: number): number => {
   return Math.round(value * f) / f;
 };
 
-export function pageLight(service: DashboardService, view: LightView): PageLight {
-  const facts = service.client?.registry.peek(view.serial)?.facts;
+export function pageLight(view: LightView): PageLight {
   const caps = view.capabilities;
   const c = view.color;
-  const wifi = facts?.wifi?.value;
-  const fw = facts?.firmware?.value;
+  const wifi = view.wifi;
+  const fw = view.firmware;
   return {
     serial: view.serial,
     label: view.label,
@@ -69,9 +67,9 @@ export function pageLight(service: DashboardService, view: LightView): PageLight
       hev: caps.hev,
     },
     signal: wifi ? wifi.quality : null,
-    rssi: wifi && wifi.signal > 0 ? wifi.rssi : null,
+    rssi: wifi ? wifi.rssi : null,
     firmware: fw ? `${fw.major}.${fw.minor}` : null,
-    effect: facts?.effect?.value ?? null,
+    effect: view.effect,
     lastSeenAt: view.lastSeenAt,
   };
 }

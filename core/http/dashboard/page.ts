@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { KELVIN_MAX, KELVIN_MIN } from '../../index.js';
 import type { Scope } from '../schemas.js';
+import { DASHBOARD_EFFECTS } from './actions.js';
 import { DASHBOARD_JS } from './client-js.js';
 import { DASHBOARD_CSS } from './styles.js';
 
@@ -36,7 +37,12 @@ function head(title: string, extra = ''): string {
 /** The dashboard, for a signed-in session; without the control scope the page disables its controls. */
 export function dashboardPage(csrf: string, scopes: readonly Scope[] = ['read', 'control']): string {
   return (
-    head('Lightwire', `<meta name="lightwire-csrf" content="${escapeHtml(csrf)}"><meta name="lightwire-scopes" content="${escapeHtml(scopes.join(' '))}">`) +
+    head(
+      'Lightwire',
+      `<meta name="lightwire-csrf" content="${escapeHtml(csrf)}"><meta name="lightwire-scopes" content="${escapeHtml(scopes.join(' '))}">` +
+        // The effect buttons, as data from the operation catalogue (the page holds no list of its own).
+        `<meta name="lightwire-effects" content="${escapeHtml(JSON.stringify(DASHBOARD_EFFECTS))}">`,
+    ) +
     `<script defer src="${JS_PATH}?v=${JS_VERSION}"></script></head><body>` +
     '<header><h1>Lightwire</h1><span id="status" class="status">connecting…</span><span id="summary"></span>' +
     '<input id="filter" type="search" placeholder="Filter lights" aria-label="Filter lights">' +

@@ -38,7 +38,8 @@ function waveform(
   },
   use: { hue: boolean; saturation: boolean; brightness: boolean; kelvin: boolean },
 ): void {
-  if (waveformReturns(p.transient, p.waveform)) return;
+  // A waveform that returns ends where it began; one that sets no component changes nothing (on a strip, no zone).
+  if (waveformReturns(p.transient, p.waveform) || !(use.hue || use.saturation || use.brightness || use.kelvin)) return;
   const now = ctx.model.color.at(ctx.nowMs);
   const target = {
     hue: use.hue ? p.color.hue : now.hue,

@@ -36,10 +36,12 @@ export function asSent(field: string, bytes: Uint8Array | null): Verbatim[] {
   return bytes === null ? [] : [{ field, bytes }];
 }
 
-/** A field's bytes exactly as the request carried them (its payload is at least the table's size: the codec checked). */
+/** A field's bytes exactly as the request carried them, zeros for those a short payload left out (as the codec reads them). */
 export function rawField(ctx: HandlerContext, name: MessageName, field: string): Uint8Array {
   const { offset, sizeBytes } = fieldSlot(name, field);
-  return Uint8Array.from(ctx.payloadBytes.subarray(offset, offset + sizeBytes));
+  const out = new Uint8Array(sizeBytes);
+  out.set(ctx.payloadBytes.subarray(offset, offset + sizeBytes));
+  return out;
 }
 
 export interface HandlerContext {

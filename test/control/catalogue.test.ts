@@ -1,0 +1,179 @@
+// The operation catalogue against every face, as fastify's errors test walks its error table: an operation or a
+// parameter the catalogue declares and a face does not offer (or offers otherwise) fails here, naming both.
+
+import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
+import { checkText, parseRequest } from '../../core/control/requests.js';
+import { DASHBOARD_EFFECTS, parseAction } from '../../core/http/dashboard/actions.js';
+import { openApiDocument, openApiPath } from '../../core/http/openapi.js';
+import type { JsonSchema } from '../../core/http/json-schema.js';
+import { isLightwireError } from '../../core/errors.js';
+import { EFFECT_KINDS } from '../../homebridge-plugin/config.js';
+import { EFFECTS as HOMEKIT_EFFECTS } from '../../homebridge-plugin/effects.js';
+import { EFFECTS as NODE_RED_EFFECTS, parsePayload } from '../../nodes/payload.js';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const document = openApiDocument('/v1');
+
+/** A value each kind of parameter takes, within the declared range. */
+function validValue(p: ParamDecl): unknown {
+  switch (p.kind) {
+    case 'power':
+      return 'on';
+    case 'number':
+      return p.min ?? (p.max !== undefined ? Math.min(0, p.max) : 0);
+    case 'boolean':
+      return true;
+    case 'enum':
+      return p.values![p.values!.length - 1];
+    case 'color':
+      return 'red';
+    case 'colors':
+      return ['red'];
+    case 'enumList':
+      return [p.values![0]];
+    case 'state':
+      return { power: 'on' };
+    case 'states':
+      return Array.from({ length: p.minItems ?? 1 }, () => (p.selector ? { selector: 'all', power: 'on' } : { power: 'on' }));
+  }
+}
+
+function requestBody(operation: OperationDecl): JsonSchema {
+  const op = document.paths[openApiPath(operation.path)]?.[operation.method.toLowerCase()];
+  expect(op, `${operation.name}: ${operation.method} ${operation.path} in openapi.json`).to.not.equal(undefined);
+  expect(op!.operationId).to.equal(operation.operationId ?? operation.name);
+  expect(op!.summary).to.equal(operation.summary);
+  expect(op!['x-lightwire-scope']).to.equal(operation.scope);
+  return op!.requestBody!.content['application/json']!.schema;
+}
+
+describe('the operation catalogue', () => {
+  it('declares each operation once, with unique v1 names and service keys per operation', () => {
+    const names = OPERATION_LIST.map((o) => o.name);
+    expect(new Set(names).size).to.equal(names.length);
+    for (const o of OPERATION_LIST) {
+      expect(new Set(o.params.map((p) => p.v1)).size, o.name).to.equal(o.params.length);
+      expect(new Set(o.params.map((p) => p.key)).size, o.name).to.equal(o.params.length);
+      for (const p of o.params) {
+        // Units in names: a number in seconds is named so (durationS, periodS), in the service's vocabulary.
+        if (p.unit === 's') expect(p.key, `${o.name}.${p.v1}`).to.match(/S$/);
+        if (p.kind === 'enum' || p.kind === 'enumList') expect(p.values, `${o.name}.${p.v1}`).to.have.length.above(0);
+        if (p.default !== undefined && p.default !== 'service') {
+          // A default is itself a value the parser accepts.
+          const required = Object.fromEntries(o.params.filter((q) => q.required === true).map((q) => [q.key, validValue(q)]));
+          expect(() => parseRequest(o.name as never, { ...required, [p.key]: p.default }, { vocabulary: 'library', defaultDurationS: 1 }), `${o.name}.${p.key}`).to.not.throw();
+        }
+      }
+    }
+  });
+
+  describe('HTTP (openapi.json)', () => {
+    for (const operation of OPERATION_LIST) {
+      it(`${operation.name}: ${operation.method} /v1${operation.path} with every parameter as declared`, () => {
+        const body = requestBody(operation);
+        for (const p of operation.params) {
+          const schema = body.properties?.[p.v1];
+          expect(schema, `${operation.name}: parameter ${p.v1}`).to.not.equal(undefined);
+          if (p.min !== undefined) expect(schema!.minimum, `${operation.name}.${p.v1} minimum`).to.equal(p.min);
+          if (p.max !== undefined) expect(schema!.maximum, `${operation.name}.${p.v1} maximum`).to.equal(p.max);
+          if (p.minItems !== undefined) expect(schema!.minItems, `${operation.name}.${p.v1} minItems`).to.equal(p.minItems);
+          if (p.maxItems !== undefined) expect(schema!.maxItems, `${operation.name}.${p.v1} maxItems`).to.equal(p.maxItems);
+          expect(body.required ?? [], `${operation.name}.${p.v1} required`).to.satisfy((r: string[]) => r.includes(p.v1) === (p.required === true));
+        }
+        // Nothing in the body that the catalogue does not declare, but the write flags every write takes.
+        const extra = Object.keys(body.properties ?? {}).filter((k) => !operation.params.some((p) => p.v1 === k));
+        expect(extra, operation.name).to.deep.equal(['fast', 'async']);
+      });
+    }
+  });
+
+  describe('Node-RED (set-state payloads)', () => {
+    const d = { fast: false };
+    for (const operation of EFFECT_OPERATIONS) {
+      it(`offers ${operation.name} as {effect: "${operation.effect.name}"} with every parameter`, () => {
+        expect(NODE_RED_EFFECTS[operation.effect.name]).to.equal(operation.name);
+        const payload: Record<string, unknown> = { effect: operation.effect.name };
+        for (const p of operation.params) payload[p.v1] = validValue(p);
+        const parsed = parsePayload(payload, d);
+        expect(parsed.kind).to.equal('effect');
+        if (parsed.kind !== 'effect') return;
+        for (const p of operation.params) expect(parsed.request, `${operation.name}.${p.v1}`).to.have.property(p.key);
+      });
+    }
+    it('offers Set State, Toggle Power and Activate Scene with every parameter', () => {
+      const setState = parsePayload(Object.fromEntries(OPERATIONS.setState.params.map((p) => [p.v1, validValue(p)])), d);
+      expect(setState.kind).to.equal('setState');
+      if (setState.kind === 'setState') for (const p of OPERATIONS.setState.params) expect(setState.request).to.have.property(p.key);
+      expect(parsePayload({ toggle: true, duration: 2 }, d)).to.deep.include({ kind: 'toggle' });
+      const scene = parsePayload({ scene: 'Evening', ...Object.fromEntries(OPERATIONS.activateScene.params.map((p) => [p.v1, validValue(p)])) }, d);
+      expect(scene.kind).to.equal('scene');
+      if (scene.kind === 'scene') for (const p of OPERATIONS.activateScene.params) expect(scene.request).to.have.property(p.key);
+    });
+    it('has no effect the catalogue does not declare', () => {
+      expect(Object.keys(NODE_RED_EFFECTS)).to.deep.equal(EFFECT_OPERATIONS.map((o) => o.effect.name));
+    });
+  });
+
+  describe('the dashboard', () => {
+    it('offers every effect as a button (Effects Off as its own), each with the capability it needs', () => {
+      const buttons = new Map(DASHBOARD_EFFECTS.map((e) => [e.name, e]));
+      for (const operation of EFFECT_OPERATIONS) {
+        if (operation.name === 'effectsOff') {
+          expect(parseAction({ op: 'effectsOff', selector: 'all' })).to.deep.equal({ op: 'effectsOff', selector: 'all' });
+          continue;
+        }
+        const button = buttons.get(operation.effect.name);
+        expect(button, operation.name).to.not.equal(undefined);
+        expect(button!.needs).to.equal(operation.needs ?? null);
+        expect(parseAction({ op: 'effect', selector: 'all', effect: operation.effect.name })).to.include({ effect: operation.effect.name });
+      }
+      expect(DASHBOARD_EFFECTS.length).to.equal(EFFECT_OPERATIONS.length - 1);
+    });
+  });
+
+  describe('Homebridge (effect switches)', () => {
+    it('offers every firmware effect as a switch, needing what the catalogue says and showing On while the light reports it', () => {
+      expect([...EFFECT_KINDS]).to.deep.equal([...FIRMWARE_EFFECTS]);
+      for (const kind of FIRMWARE_EFFECTS) {
+        const operation: OperationDecl = OPERATIONS[kind];
+        expect(HOMEKIT_EFFECTS[kind].needs, kind).to.equal(operation.needs);
+        expect(HOMEKIT_EFFECTS[kind].firmware, kind).to.equal(operation.firmware);
+        expect(HOMEKIT_EFFECTS[kind].title, kind).to.equal(operation.effect!.title);
+      }
+      const schema = JSON.parse(readFileSync(path.join(ROOT, 'config.schema.json'), 'utf8')) as { schema: { properties: { lights: { properties: { effects: { items: { enum: string[] } } } } } } };
+      expect(schema.schema.properties.lights.properties.effects.items.enum).to.deep.equal([...FIRMWARE_EFFECTS]);
+    });
+  });
+
+  describe('one text per check', () => {
+    for (const operation of OPERATION_LIST) {
+      for (const p of operation.params) {
+        if (p.kind === 'state' || p.kind === 'states' || p.kind === 'color') continue;
+        it(`${operation.name}.${p.v1}: the library and the v1 names get the same code and text, each naming the field its own way`, () => {
+          const bad = p.kind === 'number' ? 'x' : p.kind === 'boolean' ? 'yes' : 7;
+          const errorOf = (vocabulary: 'v1' | 'library'): { code: string; field: string; reason: string } => {
+            // Every other required parameter is given, valid, so the bad one is the only fault.
+            const others = operation.params.filter((q) => q.required === true && q !== p).map((q) => [vocabulary === 'v1' ? q.v1 : q.key, validValue(q)]);
+            try {
+              parseRequest(operation.name as never, { ...Object.fromEntries(others), [vocabulary === 'v1' ? p.v1 : p.key]: bad }, { vocabulary, defaultDurationS: 1 });
+            } catch (err) {
+              if (isLightwireError(err, 'PARAMETER_INVALID')) return { code: err.code, field: err.params.field, reason: err.params.reason };
+              throw err;
+            }
+            throw new Error('no error');
+          };
+          const v1 = errorOf('v1');
+          const library = errorOf('library');
+          expect(v1.code).to.equal('PARAMETER_INVALID');
+          expect(v1.field).to.equal(p.v1);
+          expect(library.field).to.equal(p.key);
+          expect(v1.reason).to.equal(library.reason);
+          expect(v1.reason.startsWith(checkText(p)), v1.reason).to.equal(true);
+        });
+      }
+    }
+  });
+});
