@@ -31,7 +31,7 @@ import {
   RELAYS_MAX,
 } from '../protocol/index.js';
 import { transportOptions, type TransportOptions } from '../transport/options.js';
-import { NO_PAYLOAD, Requester, type DeviceAddress } from '../transport/requester.js';
+import { NO_PAYLOAD, Requester, type DeviceAddress, type ReplyOf } from '../transport/requester.js';
 import { AdaptiveWindow } from '../transport/window.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
 import { discoveryOptions, interfaceBroadcastAddresses, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
@@ -432,7 +432,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (product ? !product.capabilities.isLight : this.notLights.has(serial)) {
       await this.readDeviceState(serial, device, product, mark, options.remainingMs);
     } else {
-      let reply: KnownPacket | undefined;
+      let reply: ReplyOf<'GetColor'> | undefined;
       try {
         reply = await this.requester.get(device, 'GetColor', NO_PAYLOAD, { timeoutMs: options.remainingMs() });
       } catch (err) {
@@ -441,7 +441,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
         this.notLights.add(serial);
       }
       if (reply === undefined) await this.readDeviceState(serial, device, product, mark, options.remainingMs);
-      else if (reply.name === 'LightState') {
+      else {
         this.registry.update(
           serial,
           { color: withinKelvin(hsbkFromWire(reply.payload.color), range), power: powerFromWire(reply.payload.power), label: reply.payload.label },
@@ -463,10 +463,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     ]);
     this.registry.update(
       serial,
-      {
-        ...(power.name === 'StatePower' ? { power: powerFromWire(power.payload.level) } : {}),
-        ...(label.name === 'StateLabel' ? { label: label.payload.label } : {}),
-      },
+      { power: powerFromWire(power.payload.level), label: label.payload.label },
       mark,
     );
     if (product?.capabilities.relays) await this.readRelays(serial, remainingMs());
@@ -518,7 +515,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     );
     const relays: RelayFact[] = [];
     for (const r of replies) {
-      if (r.status === 'fulfilled' && r.value.name === 'StateRPower') relays.push({ index: r.value.payload.relayIndex, on: r.value.payload.level !== 0 });
+      if (r.status === 'fulfilled') relays.push({ index: r.value.payload.relayIndex, on: r.value.payload.level !== 0 });
     }
     if (relays.length === 0) {
       const failure = replies.find((r): r is PromiseRejectedResult => r.status === 'rejected')?.reason as unknown;
@@ -542,7 +539,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const device = this.addressOf(serial);
     if (!device || !this.running) return;
     const r = this.requester;
-    const read = (name: Parameters<Requester['get']>[1]): Promise<KnownPacket | undefined> =>
+    const read = <N extends Parameters<Requester['get']>[1]>(name: N): Promise<ReplyOf<N> | undefined> =>
       r.get(device, name, NO_PAYLOAD as never, { timeoutMs }).catch((err: unknown) => {
         if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
         return undefined;
@@ -557,24 +554,24 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const info = this.replyOrNone(replies[5]!);
     const facts: FactValues = {};
     let product: Product | undefined;
-    const fw = firmware?.name === 'StateHostFirmware' ? firmware.payload : undefined;
+    const fw = firmware?.payload;
     if (fw) facts.firmware = { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs };
-    if (version?.name === 'StateVersion') {
+    if (version !== undefined) {
       product = this.productOf(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
       facts.product = product;
     }
-    if (group?.name === 'StateGroup') {
+    if (group !== undefined) {
       facts.group = { id: group.payload.group, label: group.payload.label, updatedAtNs: group.payload.updatedAtNs };
     }
-    if (location?.name === 'StateLocation') {
+    if (location !== undefined) {
       facts.location = { id: location.payload.location, label: location.payload.label, updatedAtNs: location.payload.updatedAtNs };
     }
-    if (wifi?.name === 'StateWifiInfo') {
+    if (wifi !== undefined) {
       // A float32 on the wire: a device may send NaN or infinity, which is no signal.
       const signal = Number.isFinite(wifi.payload.signal) ? wifi.payload.signal : 0;
       facts.wifi = { signal, rssi: signal > 0 ? signalToRssi(signal) : 0, quality: signalQuality(signal) };
     }
-    if (info?.name === 'StateInfo') facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
+    if (info !== undefined) facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
     // Saved as they arrived; a product the registry does not know (the vendor adds some every few months) is then
     // asked what it can do, and saved again with it.
     this.registry.update(serial, facts);
@@ -587,20 +584,20 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const mark = this.registry.mark();
     if (caps?.infrared) {
       const ir = await read('GetInfrared');
-      if (ir?.name === 'StateInfrared') this.registry.update(serial, { infrared: fractionFromWire(ir.payload.brightness) }, mark);
+      if (ir !== undefined) this.registry.update(serial, { infrared: fractionFromWire(ir.payload.brightness) }, mark);
     }
     // The firmware effect running, for List Lights' `effect`.
     if (caps?.multizone) {
       const fx = await read('GetMultiZoneEffect');
-      if (fx?.name === 'StateMultiZoneEffect') this.registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
+      if (fx !== undefined) this.registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
     } else if (caps?.matrix) {
       const fx = await read('GetTileEffect');
-      if (fx?.name === 'StateTileEffect') this.registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
+      if (fx !== undefined) this.registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
     }
   }
 
   /** A background read's reply, or undefined when it failed (a failure that is not a coded error is reported). */
-  private replyOrNone(reply: KnownPacket | Error): KnownPacket | undefined {
+  private replyOrNone<R extends KnownPacket>(reply: R | Error): R | undefined {
     if (!(reply instanceof Error)) return reply;
     if (!(reply instanceof LightwireError)) this.backgroundError(reply);
     return undefined;
@@ -638,7 +635,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     let silent = false;
     // GetColor is asked as any read (does the device answer at all); the rest once, briefly.
     const probeOptions = { timeoutMs: Math.min(timeoutMs, CAPABILITY_PROBE_TIMEOUT_MS), once: true };
-    const ask = <N extends Parameters<Requester['get']>[1]>(name: N, payload: Payload<N>): Promise<KnownPacket | undefined> =>
+    const ask = <N extends Parameters<Requester['get']>[1]>(name: N, payload: Payload<N>): Promise<ReplyOf<N> | undefined> =>
       this.requester.get(device, name, payload, name === 'GetColor' ? { timeoutMs } : probeOptions).catch((err: unknown) => {
         if (err instanceof LightwireError && err.code === 'REQUEST_TIMED_OUT' && name === 'GetColor') silent = true;
         else if (!(err instanceof LightwireError)) this.backgroundError(err as Error);
@@ -647,7 +644,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const color = await ask('GetColor', {});
     if (silent) return undefined;
     let features: FeatureSet;
-    if (color?.name === 'LightState') {
+    if (color !== undefined) {
       const [extended, zones, chain, hev, infrared] = await Promise.all([
         ask('GetExtendedColorZones', {}),
         ask('GetColorZones', { startIndex: 0, endIndex: 0 }),
@@ -655,18 +652,18 @@ export class LightClient extends EventEmitter<ClientEvents> {
         ask('GetHevCycle', {}),
         ask('GetInfrared', {}),
       ]);
-      const tiles = chain?.name === 'StateDeviceChain' ? chain.payload.tileDevicesCount : 0;
+      const tiles = chain?.payload.tileDevicesCount ?? 0;
       features = {
-        extended_multizone: extended?.name === 'StateExtendedColorZones',
-        multizone: extended?.name === 'StateExtendedColorZones' || zones?.name === 'StateZone' || zones?.name === 'StateMultiZone',
+        extended_multizone: extended !== undefined,
+        multizone: extended !== undefined || zones !== undefined,
         matrix: tiles > 0,
         chain: tiles > 1,
-        hev: hev?.name === 'StateHevCycle',
-        infrared: infrared?.name === 'StateInfrared',
+        hev: hev !== undefined,
+        infrared: infrared !== undefined,
       };
     } else {
       const [relay, buttons] = await Promise.all([ask('GetRPower', { relayIndex: 0 }), ask('GetButton', {})]);
-      features = { color: false, temperature_range: null, relays: relay?.name === 'StateRPower', buttons: buttons?.name === 'StateButton' };
+      features = { color: false, temperature_range: null, relays: relay !== undefined, buttons: buttons !== undefined };
     }
     return Object.freeze({ ...product, capabilities: capabilitiesFromFeatures(features) });
   }

@@ -258,6 +258,39 @@ describe('Requester', () => {
     expect(requester.stats.duplicates).to.equal(1);
   });
 
+  it('takes only a reply its message table declares: a StatePower for a GetColor is unmatched', async () => {
+    const p = requester.get(LIGHT, 'GetColor', {});
+    await clock.tickAsync(0);
+    const req = endpoint.sent[0]!.packet;
+    endpoint.reply(req, LIGHT.serial, 'StatePower', { level: 65535 }, FROM);
+    expect(requester.stats.unmatched).to.equal(1);
+    endpoint.reply(req, LIGHT.serial, 'LightState', lightState, FROM);
+    const reply = await p;
+    // Typed by the request: LightState's payload, no check of reply.name needed.
+    expect(reply.payload.label).to.equal('Kitchen');
+  });
+
+  it('ends a Get64 at `length` replies, or by the gap after the last when fewer come (the table\'s multi rule)', async () => {
+    const rect = { fbIndex: 0, x: 0, y: 0, width: 8 };
+    const colors = Array.from({ length: 64 }, () => RED);
+    const full = requester.getAll(LIGHT, 'Get64', { tileIndex: 0, length: 2, rect });
+    await clock.tickAsync(0);
+    const req = endpoint.sent[0]!.packet;
+    endpoint.reply(req, LIGHT.serial, 'State64', { tileIndex: 0, rect, colors }, FROM);
+    endpoint.reply(req, LIGHT.serial, 'State64', { tileIndex: 1, rect, colors }, FROM);
+    expect((await full).map((r) => r.payload.tileIndex)).to.deep.equal([0, 1]);
+    const short = requester.getAll(LIGHT, 'Get64', { tileIndex: 0, length: 5, rect });
+    let done = false;
+    void short.then(() => (done = true));
+    await clock.tickAsync(0);
+    endpoint.reply(endpoint.sent[1]!.packet, LIGHT.serial, 'State64', { tileIndex: 0, rect, colors }, FROM);
+    await clock.tickAsync(150);
+    expect(done).to.equal(false);
+    await clock.tickAsync(400);
+    expect(done).to.equal(true);
+    expect(await short).to.have.length(1);
+  });
+
   it('rejects with UNHANDLED_BY_DEVICE when the device answers StateUnhandled', async () => {
     const p = requester.get(LIGHT, 'GetColor', {});
     const outcome = p.then(() => 'resolved', (err: unknown) => err);

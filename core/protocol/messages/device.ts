@@ -4,7 +4,8 @@ import { message } from './message.js';
 import { ENUMS, Firmware, Id16, Label, enumOf, f32, field, reserved, u16, u32, u64, u8, bytes } from './structs.js';
 
 export const DEVICE = {
-  GetService: message(2, [], { reply: 'StateService' }),
+  // Every light answers, each with one StateService per service it runs: how many is not known in advance.
+  GetService: message(2, [], { reply: 'StateService', multi: { until: 'gap', identity: ['service', 'port'] } }),
   StateService: message(3, [field('service', enumOf(u8, ENUMS.DeviceService)), field('port', u32)]),
   GetHostFirmware: message(14, [], { reply: 'StateHostFirmware' }),
   StateHostFirmware: message(15, Firmware.fields),

@@ -1,9 +1,14 @@
 // MultiZone namespace, types 501-512 (https://lan.developer.lifx.com/docs/multizone-light-control).
 
-import { message } from './message.js';
+import { message, type MultiReply } from './message.js';
 import { ENUMS, Hsbk, MultiZoneEffectSettings, array, enumOf, field, u16, u32, u8 } from './structs.js';
 
 const apply = enumOf(u8, ENUMS.MultiZoneApplicationRequest);
+
+/** Zone replies until the zones asked for (startIndex to endIndex, as far as the light has zones) are all in. */
+const ZONES_ASKED: MultiReply = { until: 'zones', identity: ['index'], fromField: 'startIndex', toField: 'endIndex' };
+/** Extended replies (82 zones each) until every zone the light has is in. */
+const ALL_ZONES: MultiReply = { until: 'zones', identity: ['index'] };
 
 export const MULTIZONE = {
   SetColorZones: message(
@@ -15,10 +20,13 @@ export const MULTIZONE = {
       field('durationMs', u32, 'ms'),
       field('apply', apply),
     ],
-    { reply: 'StateMultiZone' },
+    { reply: ['StateZone', 'StateMultiZone'], multi: ZONES_ASKED },
   ),
   // One StateZone when start = end, otherwise StateMultiZone messages of 8 zones.
-  GetColorZones: message(502, [field('startIndex', u8), field('endIndex', u8)], { reply: 'StateMultiZone' }),
+  GetColorZones: message(502, [field('startIndex', u8), field('endIndex', u8)], {
+    reply: ['StateZone', 'StateMultiZone'],
+    multi: ZONES_ASKED,
+  }),
   StateZone: message(503, [field('count', u8), field('index', u8), field('color', Hsbk)]),
   StateMultiZone: message(506, [field('count', u8), field('index', u8), field('colors', array(Hsbk, 8))]),
   GetMultiZoneEffect: message(507, [], { reply: 'StateMultiZoneEffect' }),
@@ -33,10 +41,10 @@ export const MULTIZONE = {
       field('colorsCount', u8),
       field('colors', array(Hsbk, 82)),
     ],
-    { reply: 'StateExtendedColorZones' },
+    { reply: 'StateExtendedColorZones', multi: ALL_ZONES },
   ),
   // ceil(zones / 82) replies (photons 0.46.7 expects one more at exact multiples of 82).
-  GetExtendedColorZones: message(511, [], { reply: 'StateExtendedColorZones' }),
+  GetExtendedColorZones: message(511, [], { reply: 'StateExtendedColorZones', multi: ALL_ZONES }),
   StateExtendedColorZones: message(512, [
     field('count', u16),
     field('index', u16),

@@ -19,7 +19,10 @@ export const TILE = {
     field('userY', f32),
   ]),
   // Up to `length` State64 replies, one per tile from tileIndex.
-  Get64: message(707, [field('tileIndex', u8), field('length', u8), field('rect', TileBufferRect)], { reply: 'State64' }),
+  Get64: message(707, [field('tileIndex', u8), field('length', u8), field('rect', TileBufferRect)], {
+    reply: 'State64',
+    multi: { until: 'count', identity: ['tileIndex'], countField: 'length' },
+  }),
   State64: message(711, [field('tileIndex', u8), field('rect', TileBufferRect), field('colors', array(Hsbk, 64))]),
   Set64: message(715, [
     field('tileIndex', u8),
@@ -27,7 +30,7 @@ export const TILE = {
     field('rect', TileBufferRect),
     field('durationMs', u32, 'ms'),
     field('colors', array(Hsbk, 64)),
-  ], { reply: 'State64' }),
+  ], { reply: 'State64', multi: { until: 'count', identity: ['tileIndex'], countField: 'length' } }),
   CopyFrameBuffer: message(716, [
     field('tileIndex', u8),
     field('length', u8),
