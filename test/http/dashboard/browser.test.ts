@@ -9,18 +9,18 @@ import { mkdtempSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { COMMANDS } from '../../core/cli/commands.js';
-import { startServer, type RunningServer } from '../../core/http/server.js';
-import { defaultFleet, Fleet, idFromLabel, startControlServer, type ControlServer, type DefaultFleet } from '../../core/simulator/index.js';
-import { LightClient } from '../../core/discovery/client.js';
-import { LightService } from '../../core/control/service.js';
-import { captureIO } from '../helpers/cli-io.js';
-import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
+import { COMMANDS } from '../../../core/cli/commands.js';
+import { startServer, type RunningServer } from '../../../core/http/server.js';
+import { defaultFleet, Fleet, idFromLabel, startControlServer, type ControlServer, type DefaultFleet } from '../../../core/simulator/index.js';
+import { LightClient } from '../../../core/discovery/client.js';
+import { LightService } from '../../../core/control/service.js';
+import { captureIO } from '../../helpers/cli-io.js';
+import { serviceRig, type ServiceRig } from '../../helpers/service-rig.js';
 import { launchChromium, median, serveFleet, type Served } from './helpers.js';
 
 const LIGHTS = 12;
 const LOSSY = 11;
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '..', '..', 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '..', '..', '..', 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
 
 function fleetInput(): DefaultFleet {
   const fleet = defaultFleet(LIGHTS);

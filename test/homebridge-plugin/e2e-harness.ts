@@ -22,7 +22,7 @@ export function assertPrivateNetwork(): void {
     throw new Error(
       `Refusing to start Homebridge: this process sees the network interfaces [${names.join(', ')}], not just lo. ` +
         'Homebridge, HAP and mDNS listen on all addresses and multicast, so the Homebridge end-to-end tests run only in a ' +
-        "private network namespace: unshare --net --pid --fork --kill-child bash -c 'ip link set lo up && npx mocha test/homebridge/e2e.test.ts'",
+        "private network namespace: unshare --net --pid --fork --kill-child bash -c 'ip link set lo up && npx mocha test/homebridge-plugin/e2e.test.ts'",
     );
   }
 }

@@ -3,7 +3,7 @@
 
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { defaultFleet } from '../../core/simulator/index.js';
+import { defaultFleet } from '../../../core/simulator/index.js';
 import { launchChromium, serveFleet, type Served } from './helpers.js';
 
 const LIGHTS = 500;

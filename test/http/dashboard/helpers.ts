@@ -2,13 +2,13 @@
 // and `lightwire serve` run in this process against a virtual fleet on loopback with its control endpoint.
 
 import path from 'node:path';
-import { COMMANDS } from '../../core/cli/commands.js';
-import { defaultFleet, Fleet, startControlServer, type ControlServer, type FleetInput } from '../../core/simulator/index.js';
-import { captureIO, type CapturedIO } from '../helpers/cli-io.js';
+import { COMMANDS } from '../../../core/cli/commands.js';
+import { defaultFleet, Fleet, startControlServer, type ControlServer, type FleetInput } from '../../../core/simulator/index.js';
+import { captureIO, type CapturedIO } from '../../helpers/cli-io.js';
 
-export { launchChromium } from '../helpers/chromium.js';
+export { launchChromium } from '../../helpers/chromium.js';
 
-const NO_SCENES = path.join(__dirname, '..', 'http', 'fixtures', 'no-such-scenes.json');
+const NO_SCENES = path.join(__dirname, '..', 'fixtures', 'no-such-scenes.json');
 
 export interface Served {
   readonly fleet: Fleet;
