@@ -11,6 +11,7 @@ import { listenAdvice, parseServeArgs } from '../../core/cli/serve.js';
 import { simulateCommand } from '../../core/cli/simulate.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 import { captureIO } from '../helpers/cli-io.js';
+import { until } from '../helpers/wait.js';
 
 const MAIN = path.join(__dirname, '../../core/cli/main.ts');
 const NO_SCENES = path.join(__dirname, 'no-such-dir', 'scenes.json');
@@ -45,14 +46,8 @@ function lightwire(args: readonly string[]): Child {
   return { out: () => out, err: () => err, exited, kill: (signal) => child.kill(signal) };
 }
 
-async function waitFor(child: Child, pattern: RegExp, ms = 20_000): Promise<RegExpExecArray> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const m = pattern.exec(child.out());
-    if (m) return m;
-    if (Date.now() > end) throw new Error(`no ${pattern} within ${ms} ms; stdout:\n${child.out()}\nstderr:\n${child.err()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+function waitFor(child: Child, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> {
+  return until(() => pattern.exec(child.out()), { timeoutMs, everyMs: 25, what: () => `${pattern}; stdout:\n${child.out()}\nstderr:\n${child.err()}` });
 }
 
 /** Resolves within `ms` or fails: a stopped command must not hang. */

@@ -3,7 +3,8 @@
 
 import { expect } from 'chai';
 import type { Fleet } from '../../core/simulator/index.js';
-import { NODES, collect, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, startFleet, type FlowNode } from './rig.js';
+import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet, type FlowNode } from './rig.js';
+import { until } from '../helpers/wait.js';
 
 type Msg = Record<string, unknown> & { topic: string; serial?: string; changes?: string[]; payload: unknown };
 
@@ -36,7 +37,7 @@ describe('lightwire-discover', function () {
   it('announces every light as it is found, in the List Lights shape', async () => {
     await helper.load(NODES, flow());
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 5000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 5000, what: 'four added events' });
     expect(got.every((m) => m.topic === 'added')).to.equal(true);
     expect(got.map((m) => m.serial).sort()).to.deep.equal(ALL);
     const record = got[0]!.payload as { id: string; label: string; connected: boolean };
@@ -47,11 +48,11 @@ describe('lightwire-discover', function () {
   it('reports a change made through a flow at once, naming what changed', async () => {
     await helper.load(NODES, flow());
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 5000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 5000, what: 'four added events' });
     const done = nextMessage('done');
     inject('set', { payload: { power: 'on', color: 'red' } });
     await done;
-    await eventually(() => got.some((m) => m.topic === 'changed'), 2000, 'a changed event');
+    await until(() => got.some((m) => m.topic === 'changed'), { timeoutMs: 2000, what: 'a changed event' });
     const changed = got.filter((m) => m.topic === 'changed');
     expect(changed.every((m) => m.serial === 'd073d5000003')).to.equal(true);
     expect(changed.flatMap((m) => m.changes ?? [])).to.include('power');
@@ -61,9 +62,9 @@ describe('lightwire-discover', function () {
   it('reports a change made elsewhere (a wall switch, the vendor app) at the next refresh', async () => {
     await helper.load(NODES, flow({}, { refreshS: 0.2 }));
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 5000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 5000, what: 'four added events' });
     fleet.light('d073d5000002').setState({ power: 'off' });
-    await eventually(() => got.some((m) => m.topic === 'changed' && m.serial === 'd073d5000002'), 3000, 'a changed event');
+    await until(() => got.some((m) => m.topic === 'changed' && m.serial === 'd073d5000002'), { timeoutMs: 3000, what: 'a changed event' });
     const change = got.find((m) => m.topic === 'changed' && m.serial === 'd073d5000002')!;
     expect(change.changes).to.include('power');
     expect((change.payload as { power: string }).power).to.equal('off');
@@ -74,21 +75,21 @@ describe('lightwire-discover', function () {
     // refresh every 0.1 s would fill the budget and time healthy lights out too.
     await helper.load(NODES, flow({}, { refreshS: 0.3, timeoutS: 0.3 }));
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 5000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 5000, what: 'four added events' });
     fleet.light('d073d5000001').setFaults({ offline: true });
-    await eventually(() => got.some((m) => m.topic === 'offline'), 5000, 'an offline event');
+    await until(() => got.some((m) => m.topic === 'offline'), { timeoutMs: 5000, what: 'an offline event' });
     const offline = got.find((m) => m.topic === 'offline')!;
     expect(offline.serial).to.equal('d073d5000001');
     expect((offline.payload as { connected: boolean }).connected).to.equal(false);
     fleet.light('d073d5000001').setFaults({ offline: false });
-    await eventually(() => got.some((m) => m.topic === 'online'), 5000, 'an online event');
+    await until(() => got.some((m) => m.topic === 'online'), { timeoutMs: 5000, what: 'an online event' });
     expect(got.find((m) => m.topic === 'online')!.serial).to.equal('d073d5000001');
   });
 
   it('reports only the lights its selector names, and only the events it is asked for', async () => {
     await helper.load(NODES, flow({ selector: 'group:Kitchen', reportChanged: false }));
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 2, 5000, 'two added events');
+    await until(() => got.length >= 2, { timeoutMs: 5000, what: 'two added events' });
     await new Promise((r) => setTimeout(r, 300));
     expect(got.map((m) => m.serial).sort()).to.deep.equal(['d073d5000001', 'd073d5000002']);
     const silent = noMessage('events', 300);
@@ -151,7 +152,7 @@ describe('lightwire-discover', function () {
     const changed = first.map((n) => (n.id === 'disc' ? { ...n, reportAdded: true, name: 'again' } : n));
     await helper.setFlows(changed, 'nodes');
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 3000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 3000, what: 'four added events' });
     expect(got.map((m) => [m.topic, m.serial])).to.deep.equal(ALL.map((s) => ['added', s]));
   });
 

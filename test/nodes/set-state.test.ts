@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Fleet } from '../../core/simulator/index.js';
-import { NODES, collect, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
+import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
+import { until } from '../helpers/wait.js';
 
 const BULB = 'd073d5000001'; // Kitchen ceiling, off
 const TABLE = 'd073d5000002'; // Kitchen table, on
@@ -219,7 +220,7 @@ describe('lightwire-set-state', function () {
       fleet.light(BULB).clearRecords();
       const msg = await send({ payload: { power: 'off', color: 'purple', fast: true } });
       expect(msg.ok).to.equal(true);
-      await eventually(() => state(BULB).power === 'off', 1000, 'the light switched off');
+      await until(() => state(BULB).power === 'off', { timeoutMs: 1000, what: 'the light switched off' });
       expect(firstAfterClear(), 'a fast write does not').to.match(/^Set/);
     });
 
@@ -419,7 +420,7 @@ describe('lightwire-set-state', function () {
       const silent = noMessage('out', 200);
       inject('set', { payload });
       await silent;
-      await eventually(() => helper.log().args.some((a: unknown[]) => /PARAMETER_INVALID: payload cannot be read: boom/.test(JSON.stringify(a))), 2000, 'the error in the log');
+      await until(() => helper.log().args.some((a: unknown[]) => /PARAMETER_INVALID: payload cannot be read: boom/.test(JSON.stringify(a))), { timeoutMs: 2000, what: 'the error in the log' });
       expect(writesTo(fleet, BULB)).to.equal(writes);
       const ok = await send({ payload: { infrared: 0 }, selector: `id:${BULB}` });
       expect(ok.payload).to.have.length(1);

@@ -17,6 +17,7 @@ import { LightService } from '../../../core/control/service.js';
 import { captureIO } from '../../helpers/cli-io.js';
 import { serviceRig, type ServiceRig } from '../../helpers/service-rig.js';
 import { launchChromium, median, serveFleet, type Served } from './helpers.js';
+import { until } from '../../helpers/wait.js';
 
 const LIGHTS = 12;
 const LOSSY = 11;
@@ -32,14 +33,6 @@ function fleetInput(): DefaultFleet {
 async function patchLight(served: Pick<Served, 'control'>, serial: string, body: unknown): Promise<void> {
   const res = await fetch(`${served.control.url}/lights/${serial}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`control endpoint: ${res.status} ${await res.text()}`);
-}
-
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /**
@@ -129,7 +122,7 @@ describe('dashboard in Chromium against lightwire serve', function () {
     const light = served.fleet.lights[0]!;
     const before = light.state.power;
     await page.click(`.light[data-serial="${light.serial}"] .swatch`);
-    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    await until(() => light.state.power !== before, { timeoutMs: 3000, what: 'the light to change power' });
     expect(light.state.power).to.equal(before === 'on' ? 'off' : 'on');
     await page.waitForFunction(
       ([serial, want]) => document.querySelector(`.light[data-serial="${serial}"]`)?.classList.contains(want as string) === true,
@@ -151,12 +144,12 @@ describe('dashboard in Chromium against lightwire serve', function () {
       (e as HTMLInputElement).value = '35';
       e.dispatchEvent(new Event('input'));
     });
-    await until(() => Math.abs(warm.state.color.brightness - 0.35) < 0.01, 3000, 'brightness 35 %');
+    await until(() => Math.abs(warm.state.color.brightness - 0.35) < 0.01, { timeoutMs: 3000, what: 'brightness 35 %' });
     await page.$eval('#kelvin', (e, k) => {
       (e as HTMLInputElement).value = String(k);
       e.dispatchEvent(new Event('input'));
     }, Number(max));
-    await until(() => warm.state.color.kelvin === Number(max), 3000, `kelvin ${max}`);
+    await until(() => warm.state.color.kelvin === Number(max), { timeoutMs: 3000, what: `kelvin ${max}` });
     await page.waitForSelector('#panel-results li.ok');
     await page.click('#panel-close');
   });
@@ -310,7 +303,7 @@ describe('dashboard in Chromium against lightwire serve --token', function () {
     const light = served.fleet.lights[0]!;
     const before = light.state.power;
     await page.click(`.light[data-serial="${light.serial}"] .swatch`);
-    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    await until(() => light.state.power !== before, { timeoutMs: 3000, what: 'the light to change power' });
     // The v1 API still wants the token from anything that is not the page.
     expect((await fetch(`${served.apiUrl}/lights/all`)).status).to.equal(401);
   });
@@ -506,7 +499,7 @@ describe('dashboard in Chromium across a server restart', function () {
     const light = rig.fleet.lights[0]!;
     const before = light.state.power;
     await page.click(`.light[data-serial="${light.serial}"] .swatch`);
-    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    await until(() => light.state.power !== before, { timeoutMs: 3000, what: 'the light to change power' });
     await page.close();
     await server!.close();
   });
@@ -635,7 +628,7 @@ describe('dashboard in Chromium: no light, one light, odd labels, a replaced ses
       (e as HTMLInputElement).value = '240';
       e.dispatchEvent(new Event('input'));
     });
-    await until(() => Math.abs(desk.state.color.hue - 240) < 1 && desk.state.color.saturation > 0.99, 3000, 'a blue light');
+    await until(() => Math.abs(desk.state.color.hue - 240) < 1 && desk.state.color.saturation > 0.99, { timeoutMs: 3000, what: 'a blue light' });
     expect(await page.inputValue('#saturation')).to.equal('100');
     await page.click('#panel-close');
   });
@@ -645,7 +638,7 @@ describe('dashboard in Chromium: no light, one light, odd labels, a replaced ses
     await context.clearCookies();
     const before = desk.state.power;
     await page.click(`.light[data-serial="${DESK}"] .swatch`);
-    await until(() => desk.state.power !== before, 5000, 'the light to change power');
+    await until(() => desk.state.power !== before, { timeoutMs: 5000, what: 'the light to change power' });
     await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"] .result`)?.textContent === '✓', DESK, { timeout: 3000 });
     // Another tab of this browser whose session the server forgot: its new session replaces the cookie of this one.
     await context.clearCookies();
@@ -654,7 +647,7 @@ describe('dashboard in Chromium: no light, one light, odd labels, a replaced ses
     await other.waitForFunction(() => document.querySelectorAll('.light').length === 4, undefined, { timeout: 10_000 });
     const again = desk.state.power;
     await page.click(`.light[data-serial="${DESK}"] .swatch`);
-    await until(() => desk.state.power !== again, 5000, 'the light to change power from the first tab');
+    await until(() => desk.state.power !== again, { timeoutMs: 5000, what: 'the light to change power from the first tab' });
     await other.close();
   });
 });
