@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import type { Fleet } from '../../core/simulator/index.js';
 import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet, type FlowNode } from './rig.js';
-import { until } from '../helpers/wait.js';
+import { quietFor, until } from '../helpers/wait.js';
+import type { LightwireConfigNode } from '../../nodes/config-node.js';
 
 type Msg = Record<string, unknown> & { topic: string; serial?: string; changes?: string[]; payload: unknown };
 
@@ -87,10 +88,13 @@ describe('lightwire-discover', function () {
   });
 
   it('reports only the lights its selector names, and only the events it is asked for', async () => {
+    const readBefore = ALL.map((serial) => fleet.light(serial).receivedCount('GetColor'));
     await helper.load(NODES, flow({ selector: 'group:Kitchen', reportChanged: false }));
     const got = collect<Msg>('events');
     await until(() => got.length >= 2, { timeoutMs: 5000, what: 'two added events' });
-    await new Promise((r) => setTimeout(r, 300));
+    // Every light of the fleet has been read, so an added event for one outside the selector would be due now (and
+    // the quiet window below would catch one that came later still).
+    await until(() => ALL.every((serial, i) => fleet.light(serial).receivedCount('GetColor') > readBefore[i]!), { what: 'every light read' });
     expect(got.map((m) => m.serial).sort()).to.deep.equal(['d073d5000001', 'd073d5000002']);
     const silent = noMessage('events', 300);
     inject('set', { payload: 'on', selector: 'label:Kitchen table' });
@@ -99,7 +103,6 @@ describe('lightwire-discover', function () {
 
   it('lists the lights on input', async () => {
     await helper.load(NODES, flow({ reportAdded: false }));
-    await new Promise((r) => setTimeout(r, 50));
     const out = nextMessage('events');
     inject('disc', { payload: 'list' });
     const msg = (await out) as Msg;
@@ -132,10 +135,13 @@ describe('lightwire-discover', function () {
     const completed = collect<Msg>('completed');
     const started = Date.now();
     inject('disc', { topic: 'in flight' });
-    await new Promise((r) => setTimeout(r, 100));
+    const config = helper.getNode('cfg') as unknown as LightwireConfigNode;
+    await until(() => config.connection.operationsInFlight === 1, { what: 'the list under way' });
     await helper.setFlows(waiting('second'), 'nodes');
     expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
-    await new Promise((r) => setTimeout(r, 2000 - (Date.now() - started)));
+    // A negative window: nothing of it reaches the new deployment. It outlasts FIRST_ROUND_MS (750 ms), when the
+    // list would have answered, with margin.
+    await quietFor(2000 - (Date.now() - started));
     expect(got, 'events').to.deep.equal([]);
     expect(completed).to.have.length(1);
     // The node of the second deploy answers.

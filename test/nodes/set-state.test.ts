@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Fleet } from '../../core/simulator/index.js';
 import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
-import { until } from '../helpers/wait.js';
+import { quietFor, until } from '../helpers/wait.js';
 
 const BULB = 'd073d5000001'; // Kitchen ceiling, off
 const TABLE = 'd073d5000002'; // Kitchen table, on
@@ -304,8 +304,9 @@ describe('lightwire-set-state', function () {
         { id: 'completed', type: 'helper', z: 'f1', x: 1, y: 1 },
       ];
       await helper.load(NODES, withComplete('first'));
+      const completedFirst = collect('completed');
       await send({ payload: 'on' }); // the light is known and answering
-      await new Promise((r) => setTimeout(r, 50)); // and its Complete message is delivered
+      await until(() => completedFirst.length === 1, { what: 'its Complete message delivered' });
       const out = collect('out');
       const failed = collect('failed');
       const caught = collect('caught');
@@ -314,14 +315,16 @@ describe('lightwire-set-state', function () {
       fleet.light(BULB).setFaults({ unresponsive: true });
       try {
         const started = Date.now();
+        const heard = fleet.light(BULB).receivedTotal;
         inject('set', { payload: 'off', topic: 'in flight' });
-        await new Promise((r) => setTimeout(r, 150));
+        await until(() => fleet.light(BULB).receivedTotal > heard, { what: 'the write to reach the light' });
         await helper.setFlows(withComplete('second'), 'nodes');
         const shownAtClose = seen.length;
         expect(Date.now() - started, 'the deploy did not wait for the light').to.be.below(900);
         expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
         // The write times out 1 s after it started: its result used to reach the new deployment then.
-        await new Promise((r) => setTimeout(r, 1800 - (Date.now() - started)));
+        // A negative window: nothing of it reaches the new deployment. It outlasts the config's timeoutS (1 s) with margin.
+        await quietFor(1800 - (Date.now() - started));
         expect(out, 'output 1').to.deep.equal([]);
         expect(failed, 'output 2').to.deep.equal([]);
         expect(caught, 'Catch').to.deep.equal([]);
