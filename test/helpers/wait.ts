@@ -39,6 +39,14 @@ function describe(what: UntilOptions['what'], condition: () => unknown): string 
 }
 
 /**
+ * Lets the event loop go round `count` times (setImmediate runs after each poll phase): I/O already delivered to a
+ * socket on this machine, and callbacks it triggers synchronously, have run. A barrier, not a clock.
+ */
+export async function turns(count = 2): Promise<void> {
+  for (let i = 0; i < count; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
  * A negative window: lets `ms` pass so the test can then assert that nothing happened in it. Use only for that,
  * with a comment naming the constant the window outlasts; anything positive waits with `until`.
  */

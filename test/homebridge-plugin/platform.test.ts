@@ -31,7 +31,7 @@ import {
   testLog,
   type PlatformRig,
 } from './helpers.js';
-import { until } from '../helpers/wait.js';
+import { quietFor, turns, until } from '../helpers/wait.js';
 
 // defaultFleet(11): 1 Color, 2 White to Warm, 3 Strip, 4 A19, 5 Candle, 6 Night Vision, 7 Mini (starts off),
 // 8 Beam, 9 Color, 10 Tile, 11 Clean.
@@ -639,7 +639,8 @@ describe('homebridge platform', function () {
       await rig.close();
       fail();
       await launching;
-      await new Promise((r) => setTimeout(r, 150));
+      // A negative window: no second attempt. It outlasts startRetryMs (50 ms here) three times.
+      await quietFor(150);
       expect(attempts).to.equal(1);
       expect(rig.log.text('error')).not.to.contain('trying again');
       rig = undefined;
@@ -827,7 +828,8 @@ describe('homebridge platform: names HomeKit accepts', function () {
       expect(cached.displayName, which).to.equal('LIFX Color 006005');
       await rig.platform.launch();
       await until(() => rig!.platform.service!.light(N(5))?.product !== null && (cached.context as LightContext).productName === 'LIFX Color', { timeoutMs: 5000, what: `light 5 (${which})` });
-      await new Promise((r) => setTimeout(r, 50));
+      // The rename a product read could bring happens as its view is handled; let the loop go round past it.
+      await turns();
       expect(accessory(5), which).to.equal(cached);
       expect(names, which).to.deep.equal([]);
       expect(cached.displayName, which).to.equal('LIFX Color 006005');
