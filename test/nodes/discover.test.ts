@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import type { Fleet } from '../../core/simulator/index.js';
 import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet, type FlowNode } from './rig.js';
-import { quietFor, until } from '../helpers/wait.js';
+import { turns, until } from '../helpers/wait.js';
 import type { LightwireConfigNode } from '../../nodes/config-node.js';
 
 type Msg = Record<string, unknown> & { topic: string; serial?: string; changes?: string[]; payload: unknown };
@@ -133,15 +133,14 @@ describe('lightwire-discover', function () {
     await helper.load(NODES, waiting('first'));
     const got = collect<Msg>('events');
     const completed = collect<Msg>('completed');
-    const started = Date.now();
     inject('disc', { topic: 'in flight' });
     const config = helper.getNode('cfg') as unknown as LightwireConfigNode;
     await until(() => config.connection.operationsInFlight === 1, { what: 'the list under way' });
     await helper.setFlows(waiting('second'), 'nodes');
     expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
-    // A negative window: nothing of it reaches the new deployment. It outlasts FIRST_ROUND_MS (750 ms), when the
-    // list would have answered, with margin.
-    await quietFor(2000 - (Date.now() - started));
+    // The list ends once the first round is over (FIRST_ROUND_MS, 750 ms): what it would send, it has.
+    await until(() => config.connection.operationsInFlight === 0, { what: 'the list in flight to end' });
+    await turns();
     expect(got, 'events').to.deep.equal([]);
     expect(completed).to.have.length(1);
     // The node of the second deploy answers.

@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import type { Fleet } from '../../core/simulator/index.js';
 import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet, statuses, type FlowNode } from './rig.js';
-import { quietFor, until } from '../helpers/wait.js';
+import { turns, until } from '../helpers/wait.js';
+import type { LightwireConfigNode } from '../../nodes/config-node.js';
 
 interface Record_ {
   id: string;
@@ -144,16 +145,17 @@ describe('lightwire-get-info: a deploy of modified nodes while a read is in flig
     const seen = statuses('fresh');
     fleet.light('d073d5000003').setFaults({ unresponsive: true });
     try {
-      const started = Date.now();
       const heard = fleet.light('d073d5000003').receivedTotal;
       inject('fresh', { topic: 'in flight' });
       await until(() => fleet.light('d073d5000003').receivedTotal > heard, { what: 'the fresh read to reach the light' });
+      const connection = (helper.getNode('cfg') as unknown as LightwireConfigNode).connection;
       await helper.setFlows(flow('second'), 'nodes');
       const shownAtClose = seen.length;
       expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
       // The fresh read gives up 1 s after it started: its answer used to reach the new deployment then.
-      // A negative window: nothing of it reaches the new deployment. It outlasts the config's timeoutS (1 s) with margin.
-      await quietFor(1800 - (Date.now() - started));
+      // The fresh read gives up (the config's timeoutS, 1 s) and its operation ends: what it would send or show, it has.
+      await until(() => connection.operationsInFlight === 0, { what: 'the read in flight to end' });
+      await turns();
       expect(out, 'output').to.deep.equal([]);
       expect(caught, 'Catch').to.deep.equal([]);
       expect(seen.slice(shownAtClose), 'status after close').to.deep.equal([]);

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Fleet } from '../../core/simulator/index.js';
 import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
-import { quietFor, until } from '../helpers/wait.js';
+import { turns, until } from '../helpers/wait.js';
+import type { LightwireConfigNode } from '../../nodes/config-node.js';
 
 const BULB = 'd073d5000001'; // Kitchen ceiling, off
 const TABLE = 'd073d5000002'; // Kitchen table, on
@@ -318,13 +319,15 @@ describe('lightwire-set-state', function () {
         const heard = fleet.light(BULB).receivedTotal;
         inject('set', { payload: 'off', topic: 'in flight' });
         await until(() => fleet.light(BULB).receivedTotal > heard, { what: 'the write to reach the light' });
+        const connection = (helper.getNode('cfg') as unknown as LightwireConfigNode).connection;
         await helper.setFlows(withComplete('second'), 'nodes');
         const shownAtClose = seen.length;
         expect(Date.now() - started, 'the deploy did not wait for the light').to.be.below(900);
         expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
         // The write times out 1 s after it started: its result used to reach the new deployment then.
-        // A negative window: nothing of it reaches the new deployment. It outlasts the config's timeoutS (1 s) with margin.
-        await quietFor(1800 - (Date.now() - started));
+        // The write times out (the config's timeoutS, 1 s) and its operation ends: what it would send or show, it has.
+        await until(() => connection.operationsInFlight === 0, { what: 'the write in flight to end' });
+        await turns();
         expect(out, 'output 1').to.deep.equal([]);
         expect(failed, 'output 2').to.deep.equal([]);
         expect(caught, 'Catch').to.deep.equal([]);
