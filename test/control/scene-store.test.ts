@@ -611,7 +611,9 @@ describe('scene store', () => {
     });
 
     it('watch() tells onChange listeners of scenes another process wrote, says a broken file once, and stops', async () => {
-      const store = await open();
+      // Its looks at the file, counted (each starts with a stat of it).
+      let looks = 0;
+      const store = await open({ fs: { ...fs, stat: ((...args: Parameters<typeof fs.stat>) => (looks++, fs.stat(...args))) as typeof fs.stat } });
       const other = await open();
       const heard: string[][] = [];
       const off = store.onChange((scenes) => heard.push(scenes.map((s) => s.name)));
@@ -628,8 +630,9 @@ describe('scene store', () => {
       expect(heard).to.deep.equal([['Evening'], ['Evening', 'Morning']]);
       await fs.writeFile(file, '{ "version": 1, "scenes": [');
       await until(() => logged.some((m) => /not valid now/.test(m)), { what: 'the broken file logged' });
-      // A negative window: logged once, not at every look. It outlasts five looks (intervalMs 20).
-      await quietFor(100);
+      // Said once, not at every look: five more looks at the broken file.
+      const looked = looks;
+      await until(() => looks >= looked + 5, { what: 'five more looks at the file' });
       expect(logged.filter((m) => /not valid now/.test(m))).to.have.length(1);
       expect(store.list().map((s) => s.name)).to.deep.equal(['Evening', 'Morning']);
       stop();

@@ -6,7 +6,7 @@ import { hsbkToWire } from '../../core/protocol/index.js';
 import { defaultFleet, defaultSerial } from '../../core/simulator/default-fleet.js';
 import { Fleet } from '../../core/simulator/fleet.js';
 import type { FleetInput } from '../../core/simulator/fleet-file.js';
-import { quietFor, until } from '../helpers/wait.js';
+import { turns, until } from '../helpers/wait.js';
 
 const BROADCAST = '127.255.255.255';
 
@@ -178,9 +178,9 @@ describe('LightClient discovery against virtual lights', function () {
     // Known, described and refreshed once (refreshIntervalMs 150) before the stop.
     await until(() => client.describing === 0 && fleet.light(defaultSerial(0)).receivedCount('GetColor') >= 2, { what: 'the light described and refreshed' });
     await client.stop();
-    // A negative window: datagrams sent before the stop land before the records are cleared. Loopback delivers
-    // within a poll of the event loop; 50 ms outlasts it many times over.
-    await quietFor(50);
+    // Datagrams sent before the stop land before the records are cleared: loopback has put them in the fleet's
+    // socket buffer already, and the next turns of the event loop read them.
+    await turns(4);
     // Found again by the broadcast, a known light is not "added": only the refresh schedule reads it.
     fleet.clearRecords();
     await client.start();

@@ -17,7 +17,7 @@ import { LightService } from '../../../core/control/service.js';
 import { captureIO } from '../../helpers/cli-io.js';
 import { serviceRig, type ServiceRig } from '../../helpers/service-rig.js';
 import { launchChromium, median, serveFleet, type Served } from './helpers.js';
-import { until } from '../../helpers/wait.js';
+import { quietFor, until } from '../../helpers/wait.js';
 
 const LIGHTS = 12;
 const LOSSY = 11;
@@ -74,6 +74,7 @@ function attackScript(target: string): string {
     frame.name = 'sink';
     document.body.append(frame, form);
     form.submit();
+    // In the page: the form's POST goes out before the script returns (the test checks no light changed after).
     await new Promise((r) => setTimeout(r, 500));
     return out;
   })()`;
@@ -178,7 +179,8 @@ describe('dashboard in Chromium against lightwire serve', function () {
     const samples: number[] = [];
     for (let i = 0; i < 8; i++) {
       const want = light.state.power === 'on' ? 'off' : 'on';
-      // At a random moment, as changes made elsewhere come: not in step with the server's reads.
+      // Not a wait for anything: the change comes at a random moment, as changes made elsewhere do, not in step
+      // with the server's reads.
       await new Promise((r) => setTimeout(r, Math.random() * 700));
       const t0 = Date.now();
       await patchLight(served, light.serial, { state: { power: want } });
@@ -221,7 +223,9 @@ describe('dashboard in Chromium against lightwire serve', function () {
       expect(outcome['read page']).to.equal('threw TypeError');
       expect(outcome['read doctor']).to.equal('threw TypeError');
       expect(outcome.stream).to.not.equal('got a snapshot');
-      await new Promise((r) => setTimeout(r, 300));
+      // A negative window: the forged requests changed no light. A fast write reaches a virtual light within a few
+      // ms; 300 ms outlasts that.
+      await quietFor(300);
       expect(served.fleet.lights.map((l) => l.state.power)).to.deep.equal(before);
       await evil.close();
     } finally {
@@ -386,7 +390,8 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
   });
 
   it('loads without an error in the console (no /favicon.ico 404)', async () => {
-    await new Promise((r) => setTimeout(r, 500));
+    // A negative window: no console error (the favicon request goes out as the page loads). 500 ms outlasts it.
+    await quietFor(500);
     expect(errors).to.deep.equal([]);
   });
 
