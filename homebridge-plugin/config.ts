@@ -1,6 +1,6 @@
 // The platform's configuration: one table of options. It drives the runtime parser (Homebridge hands the
 // platform `Record<string, any>`, hand-edited JSON included) and generates config.schema.json, the form the
-// Homebridge UI shows; test/homebridge/config.test.ts keeps the committed file equal to `configSchema()` and
+// Homebridge UI shows; test/homebridge-plugin/config.test.ts keeps the committed file equal to `configSchema()` and
 // checks that the schema (through ajv) and the parser accept and reject the same documents.
 
 import path from 'node:path';

@@ -122,6 +122,11 @@ export class Connection {
     this.error = options instanceof Error ? options : null;
   }
 
+  /** How many of the nodes' operations (run()) are under way now. */
+  get operationsInFlight(): number {
+    return this.inFlight.size;
+  }
+
   get userCount(): number {
     return this.users.size;
   }

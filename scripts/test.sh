@@ -3,7 +3,7 @@
 #
 # Why: the tests send packets to this machine only (127.255.255.255, 127.0.0.x), but Homebridge, HAP and mDNS
 # listen on every address and multicast, so their end-to-end tests run only where no other interface exists
-# (test/homebridge/e2e-harness.ts refuses otherwise). A network namespace gives that to everyone:
+# (test/homebridge-plugin/e2e-harness.ts refuses otherwise). A network namespace gives that to everyone:
 #   root:           unshare --net --pid --fork --kill-child
 #   ordinary user:  unshare --user --map-root-user --net --pid --fork --kill-child (a user namespace; the
 #                   kernel must allow ordinary users those, as most distributions do)

@@ -11,6 +11,7 @@ import { listenAdvice, parseServeArgs } from '../../core/cli/serve.js';
 import { simulateCommand } from '../../core/cli/simulate.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 import { captureIO } from '../helpers/cli-io.js';
+import { quietFor, until } from '../helpers/wait.js';
 
 const MAIN = path.join(__dirname, '../../core/cli/main.ts');
 const NO_SCENES = path.join(__dirname, 'no-such-dir', 'scenes.json');
@@ -45,14 +46,8 @@ function lightwire(args: readonly string[]): Child {
   return { out: () => out, err: () => err, exited, kill: (signal) => child.kill(signal) };
 }
 
-async function waitFor(child: Child, pattern: RegExp, ms = 20_000): Promise<RegExpExecArray> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const m = pattern.exec(child.out());
-    if (m) return m;
-    if (Date.now() > end) throw new Error(`no ${pattern} within ${ms} ms; stdout:\n${child.out()}\nstderr:\n${child.err()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+function waitFor(child: Child, pattern: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> {
+  return until(() => pattern.exec(child.out()), { timeoutMs, everyMs: 25, what: () => `${pattern}; stdout:\n${child.out()}\nstderr:\n${child.err()}` });
 }
 
 /** Resolves within `ms` or fails: a stopped command must not hang. */
@@ -98,12 +93,10 @@ describe('lightwire serve and simulate as processes', function () {
     try {
       const child = lightwire(['scene', 'capture', 'Stuck', '--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--scenes', '/proc/lightwire-no-such-dir/scenes.json']);
       try {
-        const end = Date.now() + 20_000;
-        while (!/answered in \d+ ms/.test(child.err())) {
-          if (Date.now() > end) throw new Error(`no light answered: ${child.err()}`);
-          await new Promise((r) => setTimeout(r, 25));
-        }
-        await new Promise((r) => setTimeout(r, 300));
+        await until(() => /answered in \d+ ms/.test(child.err()), { timeoutMs: 20_000, everyMs: 25, what: () => `a light to answer: ${child.err()}` });
+        // Not a condition: the capture reaches its scene-file write (the mkdir that never returns) after the lights
+        // answered, with nothing to observe from outside; 300 ms lets it get there before the signal.
+        await quietFor(300);
         child.kill('SIGTERM');
         const [code] = await within(child.exited, STOP_GRACE_MS + 3000, 'scene capture after SIGTERM');
         expect(code, child.err()).to.equal(1);

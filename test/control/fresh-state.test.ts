@@ -5,6 +5,7 @@
 import { expect } from 'chai';
 import type { LightServiceOptions } from '../../core/index.js';
 import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
+import { until } from '../helpers/wait.js';
 
 const BULB = 'd073d5000001';
 const OTHER = 'd073d5000002';
@@ -12,8 +13,6 @@ const lights = [
   { serial: BULB, product: 91, label: 'Desk', power: 'off' as const, color: { hue: 0, saturation: 1, brightness: 1, kelvin: 3500 } },
   { serial: OTHER, product: 91, label: 'Lamp', power: 'on' as const, color: { hue: 60, saturation: 1, brightness: 0.4, kelvin: 3500 } },
 ];
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Confirmed writes from fresh state', function () {
   this.timeout(20_000);
@@ -41,8 +40,8 @@ describe('Confirmed writes from fresh state', function () {
     const [color, power] = [rig.fleet.light(BULB).received('SetColor')[0]!, rig.fleet.light(BULB).received('SetLightPower')[0]!];
     expect(color.payload).to.deep.include({ durationMs: 0 });
     expect(power.payload).to.deep.equal({ level: 65535, durationMs: 200 });
-    // The power fades in over 0.2 s from the acknowledgement: look once it is over (at 0 ms it is still dark).
-    await sleep(250);
+    // The power fades in over 0.2 s from the acknowledgement (at 0 ms it is still dark): it ends on and blue.
+    await until(() => rig.fleet.light(BULB).state.power === 'on' && Math.round(rig.fleet.light(BULB).state.color.hue) === 250, { what: 'the light on and blue' });
     const s = rig.fleet.light(BULB).state;
     expect([s.power, Math.round(s.color.hue)]).to.deep.equal(['on', 250]);
   });
@@ -59,7 +58,9 @@ describe('Confirmed writes from fresh state', function () {
 
   it('reads when the state is older than freshStateMs', async () => {
     await start({ freshStateMs: 150 });
-    await sleep(250);
+    // Older than freshStateMs: the state was read (registry clock, Date.now) 150 ms and a margin ago.
+    const readAt = rig.client.registry.get(BULB)!.facts.color!.readAt;
+    await until(() => Date.now() - readAt >= 150 + 50, { what: 'the state older than freshStateMs' });
     await rig.service.setState(`id:${BULB}`, { power: 'on', color: 'green', durationS: 0 });
     expect(reads(BULB)).to.equal(1);
     expect(rig.fleet.light(BULB).state.power).to.equal('on');
@@ -86,10 +87,10 @@ describe('Confirmed writes from fresh state', function () {
     // A read is in flight when a confirmed Set begins; a write asked after that reads again, once the Set is
     // acknowledged, so it plans from what the Set did.
     const first = rig.service.setState(`id:${BULB}`, { color: 'red', durationS: 0 });
-    await sleep(10);
+    await until(() => reads(BULB) === 1, { what: 'the read on its way' });
     const device = rig.client.addressOf(BULB)!;
     const set = rig.client.requester.set(device, 'SetLightPower', { level: 0, durationMs: 0 }, { coalesceKey: false });
-    await sleep(10);
+    await until(() => rig.fleet.light(BULB).receivedCount('SetLightPower') === 1, { what: 'the Set on its way' });
     const second = rig.service.setState(`id:${BULB}`, { brightness: 0.3, durationS: 0 });
     await Promise.all([first, set, second]);
     const got = rig.fleet.light(BULB).received();
@@ -142,12 +143,12 @@ describe('What a write leaves in the cache when other writes land before its ack
     // acknowledgement.
     rig.fleet.light(OTHER).setFaults({ latencyMs: 1500 });
     const pulse = rig.service.pulse(`id:${OTHER}`, { color: 'red', periodS: 0.1, cycles: 1 });
-    for (let i = 0; i < 600 && rig.fleet.light(OTHER).receivedCount('SetWaveformOptional') === 0; i++) await sleep(5);
+    await until(() => rig.fleet.light(OTHER).receivedCount('SetWaveformOptional') > 0, { timeoutMs: 3000, what: 'the pulse on its way' });
     const fast = await rig.service.setState(`id:${OTHER}`, { color: 'blue', durationS: 0 }, { fast: true });
     expect(fast.map((r) => r.status)).to.deep.equal(['ok']);
     expect((await pulse).map((r) => r.status)).to.deep.equal(['ok']);
     // Fast mode paints with a non-transient SetWaveformOptional: the second one the light gets.
-    for (let i = 0; i < 200 && rig.fleet.light(OTHER).receivedCount('SetWaveformOptional') < 2; i++) await sleep(5);
+    await until(() => rig.fleet.light(OTHER).receivedCount('SetWaveformOptional') >= 2, { timeoutMs: 1000, what: 'the second SetWaveformOptional' });
     // The pulse was planned over yellow and ends where the light is when it ends: blue, on the light and in the cache.
     expect(Math.round(rig.fleet.light(OTHER).state.color.hue)).to.equal(250);
     expect(Math.round(rig.service.light(OTHER)!.color!.hue)).to.equal(250);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LightClient, LightService, LightwireError, SceneStore, type LightView, type LightServiceOptions } from '../../core/index.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
+import { turns, until } from '../helpers/wait.js';
 
 const BROADCAST = '127.255.255.255';
 
@@ -441,7 +442,9 @@ describe('LightService lifecycle', () => {
     process.on('warning', onWarning);
     try {
       s.emit('error', new Error('trouble'));
-      await new Promise((r) => setTimeout(r, 100));
+      // Reported as a warning; a listener told again would have been called by the next turns of the loop.
+      await until(() => warnings.some((w) => w.includes("a listener of the 'error' event failed")), { what: 'the warning' });
+      await turns();
     } finally {
       process.off('warning', onWarning);
     }

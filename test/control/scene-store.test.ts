@@ -9,6 +9,7 @@ import { SceneStore, type SceneStoreFs } from '../../core/control/scene-store.js
 import type { LightView } from '../../core/control/types.js';
 import { isLightwireError } from '../../core/errors.js';
 import { PRODUCTS, type Hsbk } from '../../core/protocol/index.js';
+import { quietFor, until } from '../helpers/wait.js';
 
 const ACCOUNT = 'cc7e0336-43c8-4f00-b874-830690884adc';
 const NIGHT = '1d52671c-99ba-4631-a563-2c31809b700d';
@@ -558,7 +559,6 @@ describe('scene store', () => {
   });
 
   describe('a file shared with other processes', () => {
-    const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
     it("keeps the other process's scenes: a change applies to the file as it is now, not as it was at open", async () => {
       const homebridge = await open();
@@ -612,7 +612,9 @@ describe('scene store', () => {
     });
 
     it('watch() tells onChange listeners of scenes another process wrote, says a broken file once, and stops', async () => {
-      const store = await open();
+      // Its looks at the file, counted (each starts with a stat of it).
+      let looks = 0;
+      const store = await open({ fs: { ...fs, stat: ((...args: Parameters<typeof fs.stat>) => (looks++, fs.stat(...args))) as typeof fs.stat } });
       const other = await open();
       const heard: string[][] = [];
       const off = store.onChange((scenes) => heard.push(scenes.map((s) => s.name)));
@@ -621,20 +623,24 @@ describe('scene store', () => {
       });
       const stop = store.watch({ intervalMs: 20 });
       await other.capture('Evening', [light('d073d5000001')], { uuid: NIGHT });
-      for (let i = 0; i < 100 && heard.length === 0; i++) await sleep(10);
+      await until(() => heard.length > 0, { timeoutMs: 1000, what: 'the change heard' });
       expect(heard).to.deep.equal([['Evening']]);
       expect(store.list().map((s) => s.name)).to.deep.equal(['Evening']);
       // A change made here is heard too.
       await store.capture('Morning', [light('d073d5000002')], { uuid: WARM });
       expect(heard).to.deep.equal([['Evening'], ['Evening', 'Morning']]);
       await fs.writeFile(file, '{ "version": 1, "scenes": [');
-      await sleep(150);
+      await until(() => logged.some((m) => /not valid now/.test(m)), { what: 'the broken file logged' });
+      // Said once, not at every look: five more looks at the broken file.
+      const looked = looks;
+      await until(() => looks >= looked + 5, { what: 'five more looks at the file' });
       expect(logged.filter((m) => /not valid now/.test(m))).to.have.length(1);
       expect(store.list().map((s) => s.name)).to.deep.equal(['Evening', 'Morning']);
       stop();
       off();
       await fs.rm(file);
-      await sleep(100);
+      // A negative window: nothing heard once stopped. It outlasts five looks (intervalMs 20).
+      await quietFor(100);
       expect(store.list().map((s) => s.name)).to.deep.equal(['Evening', 'Morning']);
       expect(heard).to.have.length(2);
       expect(codeOfSync(() => store.watch({ intervalMs: 0 }))).to.equal('OPTIONS_INVALID');

@@ -6,6 +6,7 @@ import { LightService, type LightView } from '../../core/index.js';
 import { Fleet } from '../../core/simulator/index.js';
 import type { LightInput } from '../../core/simulator/fleet-file.js';
 import { isLightwireError } from '../../core/errors.js';
+import { until } from '../helpers/wait.js';
 
 const BROADCAST = '127.255.255.255';
 const DESK = 'd073d5000001';
@@ -60,14 +61,14 @@ describe('LightService and lights that do not answer', function () {
     s.on('offline', (v) => offline.push(v));
     fleet.light(HALL).setFaults({ unresponsive: true });
     const since = Date.now();
-    while (offline.length === 0 && Date.now() - since < 4 * REFRESH_MS) await new Promise((r) => setTimeout(r, 20));
+    await until(() => offline.length > 0, { timeoutMs: 4 * REFRESH_MS, what: 'an offline event' });
     expect(offline.map((v) => v.serial)).to.deep.equal([HALL]);
     // The first read after the fault comes within one interval (with jitter), the misses within one more at most.
     expect(Date.now() - since).to.be.below(2 * REFRESH_MS);
     const firstMiss = fleet.light(HALL).received('GetColor').find((p) => p.atMs >= since)!;
     expect(Date.now() - firstMiss.atMs).to.be.below(REFRESH_MS);
     // Discovery still hears it: it stays offline, shown as last read.
-    await new Promise((r) => setTimeout(r, 400));
+    await until(() => fleet.light(HALL).receivedCount('GetService') > 2, { what: 'discovery to hear it again' });
     expect(fleet.light(HALL).receivedCount('GetService')).to.be.greaterThan(2);
     const after = s.list(`id:${HALL}`)[0]!;
     expect(after.connected).to.equal(false);
@@ -81,7 +82,7 @@ describe('LightService and lights that do not answer', function () {
     const s = await start(lights);
     fleet.light(HALL).setFaults({ unresponsive: true });
     const since = Date.now();
-    while (s.light(HALL)!.online && Date.now() - since < 4 * REFRESH_MS) await new Promise((r) => setTimeout(r, 20));
+    await until(() => !s.light(HALL)!.online, { timeoutMs: 4 * REFRESH_MS, what: 'Hall offline' });
     expect(s.light(HALL)!.online).to.equal(false);
     fleet.clearRecords();
     const started = performance.now();
@@ -122,13 +123,13 @@ describe('LightService and lights that do not answer', function () {
     const s = await start(lights);
     fleet.light(HALL).setFaults({ unresponsive: true });
     const since = Date.now();
-    while (s.light(HALL)!.online && Date.now() - since < 4 * REFRESH_MS) await new Promise((r) => setTimeout(r, 20));
+    await until(() => !s.light(HALL)!.online, { timeoutMs: 4 * REFRESH_MS, what: 'Hall offline' });
     expect(s.light(HALL)!.online).to.equal(false);
     const online: LightView[] = [];
     s.on('online', (v) => online.push(v));
     fleet.light(HALL).setFaults({ unresponsive: false });
     const back = Date.now();
-    while (online.length === 0 && Date.now() - back < 4 * REFRESH_MS) await new Promise((r) => setTimeout(r, 20));
+    await until(() => online.length > 0, { timeoutMs: 4 * REFRESH_MS, what: 'an online event' });
     expect(online.map((v) => v.serial)).to.deep.equal([HALL]);
     expect(s.light(HALL)!.online).to.equal(true);
   });

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { LightService, LightwireError } from '../../core/index.js';
 import { Fleet } from '../../core/simulator/index.js';
 import type { LightInput } from '../../core/simulator/fleet-file.js';
+import { until } from '../helpers/wait.js';
 
 const BROADCAST = '127.255.255.255';
 const BULB = 'd073d5000001';
@@ -62,7 +63,8 @@ describe('LightService and the LIFX Switch', function () {
     expect(fleet.light(SWITCH).state.relays).to.deep.equal(['off', 'off', 'on', 'off']);
     expect((await service.relays(SWITCH)).map((r) => r.on)).to.deep.equal([false, false, true, false]);
     await service.setRelayPower(SWITCH, 2, false, { fast: true });
-    await new Promise((r) => setTimeout(r, 100));
+    // Fast: accepted at once, on the light at its turn.
+    await until(() => fleet.light(SWITCH).state.relays![2] === 'off', { what: 'relay 2 off on the light' });
     expect(fleet.light(SWITCH).state.relays).to.deep.equal(['off', 'off', 'off', 'off']);
   });
 

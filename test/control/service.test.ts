@@ -2,9 +2,11 @@ import dgram from 'node:dgram';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { isLightwireError } from '../../core/errors.js';
+import { PACING_WINDOW_MS } from '../../core/transport/pacer.js';
 import { hsbkToWire } from '../../core/protocol/index.js';
 import type { LightInput } from '../../core/simulator/fleet-file.js';
 import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
+import { until } from '../helpers/wait.js';
 
 const BULB = 'd073d5000001';
 const WHITE = 'd073d5000002';
@@ -39,8 +41,8 @@ describe('LightService against virtual lights', function () {
     expect((setColor.payload as { color: { hue: number } }).color.hue).to.equal(hsbkToWire({ hue: 250, saturation: 1, brightness: 1, kelvin: 3500 }).hue);
     expect(setPower.payload).to.deep.equal({ level: 65535, durationMs: 500 });
     expect(setPower.atMs).to.be.at.least(setColor.atMs);
-    // Let the 0.5 s power transition finish before reading the light.
-    await new Promise((r) => setTimeout(r, 600));
+    // The 0.5 s power transition ends with the light on and blue.
+    await until(() => rig.fleet.light(BULB).state.power === 'on' && Math.abs(rig.fleet.light(BULB).state.color.hue - 250) < 0.1, { what: 'the light on and blue' });
     const state = rig.fleet.light(BULB).state;
     expect(state.power).to.equal('on');
     expect(state.color.hue).to.be.closeTo(250, 0.1);
@@ -92,15 +94,17 @@ describe('LightService against virtual lights', function () {
     expect(results[0]!.status).to.equal('ok');
     // Accepted at once; they go out at the light's pace (it was just read: its next turns are a few hundred ms away).
     const light = rig.fleet.light(BULB);
-    for (let waited = 0; waited < 1000 && light.receivedCount('SetLightPower') === 0; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    await until(() => light.receivedCount('SetLightPower') > 0, { timeoutMs: 1000, what: 'the SetLightPower at its turn' });
     const names = light.received().map((p) => p.name);
     expect(names).to.not.include('GetColor');
     expect(names).to.include.members(['SetColor', 'SetLightPower']);
   });
 
   it('hands every datagram of a fast run to the socket before the registry and its events learn of it', async () => {
-    // Quiet lights (their pacing budget refilled): the whole run goes out within the call.
-    await new Promise((r) => setTimeout(r, 1100));
+    // Quiet lights (their pacing budget refilled): the last read of each was answered (so asked) a whole
+    // PACING_WINDOW_MS ago, so the whole run goes out within the call.
+    const lastAnswerAt = (serial: string): number => Math.max(...Object.values(rig.client.registry.get(serial)!.facts).map((f) => f.readAt));
+    await until(() => lights.every((l) => Date.now() - lastAnswerAt(l.serial) >= PACING_WINDOW_MS), { what: 'every light quiet for a pacing window' });
     const send = sinon.spy(dgram.Socket.prototype, 'send');
     const sendsAtChange: number[] = [];
     const onChanged = (): void => void sendsAtChange.push(send.callCount);

@@ -6,6 +6,7 @@ import { hsbkToWire } from '../../core/protocol/index.js';
 import { defaultFleet, defaultSerial } from '../../core/simulator/default-fleet.js';
 import { Fleet } from '../../core/simulator/fleet.js';
 import type { FleetInput } from '../../core/simulator/fleet-file.js';
+import { turns, until } from '../helpers/wait.js';
 
 const BROADCAST = '127.255.255.255';
 
@@ -27,12 +28,6 @@ async function startFleet(input: FleetInput, mode: 'ip' | 'port' = 'ip'): Promis
   const fleet = new Fleet(input, { port: 0, mode });
   await fleet.start();
   return fleet;
-}
-
-/** Waits until `check()` holds, looking every 10 ms, for at most `ms` (a slow machine may take its time, not more). */
-async function until(check: () => boolean, ms: number): Promise<void> {
-  const start = Date.now();
-  while (!check() && Date.now() - start < ms) await new Promise((r) => setTimeout(r, 10));
 }
 
 function activeHandles(): { udp: number; timers: number } {
@@ -180,15 +175,17 @@ describe('LightClient discovery against virtual lights', function () {
     cleanup.push(() => client.stop());
     await client.start();
     await client.waitForLights(1, 3000);
-    await new Promise((r) => setTimeout(r, 300));
+    // Known, described and refreshed once (refreshIntervalMs 150) before the stop.
+    await until(() => client.describing === 0 && fleet.light(defaultSerial(0)).receivedCount('GetColor') >= 2, { what: 'the light described and refreshed' });
     await client.stop();
-    // Let datagrams already on their way land before the records are cleared.
-    await new Promise((r) => setTimeout(r, 50));
+    // Datagrams sent before the stop land before the records are cleared: loopback has put them in the fleet's
+    // socket buffer already, and the next turns of the event loop read them.
+    await turns(4);
     // Found again by the broadcast, a known light is not "added": only the refresh schedule reads it.
     fleet.clearRecords();
     await client.start();
     // Its first refresh is due 150-300 ms after the start; a client that never refreshes it fails after 3 s.
-    await until(() => fleet.light(defaultSerial(0)).receivedCount('GetColor') >= 1, 3000);
+    await until(() => fleet.light(defaultSerial(0)).receivedCount('GetColor') >= 1, { timeoutMs: 3000 });
     expect(fleet.light(defaultSerial(0)).receivedCount('GetColor')).to.be.at.least(1);
   });
 
@@ -285,8 +282,8 @@ describe('LightClient discovery against virtual lights', function () {
     client.on('online', (l: LightRecord) => events.push(`online ${l.serial}`));
     await client.start();
     await client.waitForLights(2, 3000);
-    // Let the first background reads after discovery finish, so only this test's reads count.
-    await new Promise((r) => setTimeout(r, 600));
+    // The first background reads after discovery finish, so only this test's reads count.
+    await until(() => client.describing === 0, { what: 'no light still being described' });
     const serial = defaultSerial(1);
     fleet.light(serial).setFaults({ offline: true });
     await client.refreshState(serial);
@@ -349,16 +346,23 @@ describe('LightClient discovery against virtual lights', function () {
     const mochaHandlers = process.listeners('uncaughtException');
     process.removeAllListeners('uncaughtException');
     process.on('uncaughtException', onUncaught);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => {
+      if (w.message.includes("a listener of the 'added' event failed")) warnings.push(w);
+    };
+    process.on('warning', onWarning);
     try {
       client.on('added', () => {
         throw new Error('thrown by a listener');
       });
       await client.start();
       const lights = await client.waitForLights(2, 3000);
-      await new Promise((r) => setTimeout(r, 50));
+      // Each throw is reported as a process warning (emitted on a later tick); by then anything thrown would be uncaught.
+      await until(() => warnings.length >= 2, { what: "two warnings of a failed 'added' listener" });
       expect(lights).to.have.length(2);
       expect(uncaught).to.deep.equal([]);
     } finally {
+      process.off('warning', onWarning);
       process.off('uncaughtException', onUncaught);
       for (const h of mochaHandlers) process.on('uncaughtException', h);
     }
@@ -371,11 +375,12 @@ describe('LightClient discovery against virtual lights', function () {
     const client = testClient(fleet, { discovery: { refreshIntervalMs: 200, heartbeatMs: 500 } });
     await client.start();
     await client.waitForLights(3, 3000);
-    await new Promise((r) => setTimeout(r, 600));
+    // Its timers running: every light described and refreshed once (refreshIntervalMs 200).
+    await until(() => client.describing === 0 && [0, 1, 2].every((i) => fleet.light(defaultSerial(i)).receivedCount('GetColor') >= 2), { what: 'every light described and refreshed' });
     expect(activeHandles().udp).to.equal(before.udp + 1);
     await client.stop();
     // libuv releases a closed UDP handle a few milliseconds after the close callback; one left open fails after 1 s.
-    await until(() => activeHandles().udp === before.udp && activeHandles().timers === before.timers, 1000);
+    await until(() => activeHandles().udp === before.udp && activeHandles().timers === before.timers, { timeoutMs: 1000 });
     expect(activeHandles()).to.deep.equal(before);
   });
 

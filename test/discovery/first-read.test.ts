@@ -8,6 +8,7 @@ import { LightClient } from '../../core/discovery/client.js';
 import type { LightRecord } from '../../core/discovery/registry.js';
 import type { KnownPacket } from '../../core/protocol/index.js';
 import { MemoryEndpoint } from '../helpers/memory-endpoint.js';
+import { quietFor, until } from '../helpers/wait.js';
 
 const SERIAL = 'd073d5000001';
 const AT = { address: '127.0.0.2', port: 56700 };
@@ -52,7 +53,7 @@ describe('LightClient first read', function () {
     const found = new Promise<void>((resolve) => client.once('added', () => resolve()));
     await client.start(endpoint);
     await found;
-    while (client.describing > 0) await new Promise((r) => setTimeout(r, 5));
+    await until(() => client.describing === 0, { what: 'no light still being described' });
     return client.registry.get(SERIAL);
   }
 
@@ -77,7 +78,8 @@ describe('LightClient first read', function () {
       expect(record?.facts.power).to.equal(undefined);
       expect(reads.callCount).to.equal(3);
       const asked = light.colorAsked();
-      await new Promise((r) => setTimeout(r, 400));
+      // A negative window: no read comes later. It outlasts two readTimeoutMs (150 ms here) with margin.
+      await quietFor(400);
       expect(light.colorAsked()).to.equal(asked);
       expect(reads.callCount).to.equal(3);
     } finally {
@@ -116,7 +118,7 @@ describe('LightClient first read', function () {
       const found = new Promise<void>((resolve) => client.once('added', () => resolve()));
       await client.start(endpoint);
       await found;
-      while (client.describing > 0) await new Promise((r) => setTimeout(r, 5));
+      await until(() => client.describing === 0, { what: 'no light still being described' });
       expect(errors.map((e) => e.message)).to.deep.equal(['boom']);
       expect(described).to.deep.equal([]);
       expect((client as unknown as { firstReadsActive: number }).firstReadsActive).to.equal(0);

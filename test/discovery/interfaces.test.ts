@@ -8,8 +8,7 @@ import sinon from 'sinon';
 import { LightClient } from '../../core/discovery/client.js';
 import { isLightwireError } from '../../core/errors.js';
 import { Fleet } from '../../core/simulator/index.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { until } from '../helpers/wait.js';
 
 describe('discovery on the interfaces of the moment', function () {
   this.timeout(10_000);
@@ -24,7 +23,8 @@ describe('discovery on the interfaces of the moment', function () {
     client.on('error', (err) => errors.push(err));
     try {
       await client.start();
-      await sleep(350);
+      // Three rounds (heartbeatMs 100) look for an interface and find none: the error is said once, not each round.
+      await until(() => interfaces.callCount >= 3 && errors.length > 0, { what: 'three discovery rounds without a network' });
       expect(errors).to.have.length(1);
       expect(isLightwireError(errors[0], 'NO_BROADCAST_ADDRESS')).to.equal(true);
       expect(client.registry.size).to.equal(0);

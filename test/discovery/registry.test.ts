@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { LightRegistry, type LightRecord } from '../../core/discovery/registry.js';
 
 describe('LightRegistry', () => {
@@ -220,5 +221,28 @@ describe('LightRegistry', () => {
     const after = registry.mark();
     registry.update(serial, { power: 'off' }, after);
     expect(registry.get(serial)!.facts.power!.value).to.equal('off');
+  });
+  it('runs on the wall clock by default: stamps and a write\'s transition follow Date.now (fake timers)', () => {
+    const fake = sinon.useFakeTimers({ toFake: ['Date'], now: 1_700_000_000_000 });
+    try {
+      const registry = new LightRegistry(3);
+      const serial = 'd073d5000001';
+      registry.seen(serial, '127.0.0.2', 56700);
+      fake.tick(250);
+      registry.update(serial, { color: { hue: 0, saturation: 0, brightness: 0.5, kelvin: 3500 } });
+      expect(registry.get(serial)).to.include({ firstSeenAt: 1_700_000_000_000 });
+      expect(registry.get(serial)!.facts.color!.readAt).to.equal(1_700_000_000_250);
+      registry.wrote(serial, { color: { hue: 0, saturation: 0, brightness: 0.8, kelvin: 3500 } }, { color: 1_000 });
+      expect(registry.settlesAt(serial, 'color')).to.equal(1_700_000_001_250);
+      fake.tick(999);
+      registry.update(serial, { color: { hue: 0, saturation: 0, brightness: 0.7, kelvin: 3500 } });
+      expect(registry.get(serial)!.facts.color!.value.brightness, 'mid-fade read').to.equal(0.8);
+      fake.tick(1);
+      expect(registry.settlesAt(serial, 'color')).to.equal(undefined);
+      registry.update(serial, { color: { hue: 0, saturation: 0, brightness: 0.7, kelvin: 3500 } });
+      expect(registry.get(serial)!.facts.color!.value.brightness, 'read once the fade is over').to.equal(0.7);
+    } finally {
+      fake.restore();
+    }
   });
 });

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { LightClient } from '../../core/discovery/client.js';
 import { encode, type KnownPacket } from '../../core/protocol/index.js';
 import { MemoryEndpoint } from '../helpers/memory-endpoint.js';
+import { until } from '../helpers/wait.js';
 
 const SERIAL = 'd073d5000001';
 const LIGHT = { address: '127.0.0.2', port: 56700 };
@@ -59,11 +60,6 @@ async function started(endpoint: MemoryEndpoint, maxLights?: number): Promise<Li
   return client;
 }
 
-async function until(check: () => boolean, ms = 2000): Promise<void> {
-  const start = Date.now();
-  while (!check() && Date.now() - start < ms) await new Promise((r) => setTimeout(r, 5));
-}
-
 /** The header of our last GetService broadcast: what a spoofer on the LAN can sniff. */
 function lastBroadcast(endpoint: MemoryEndpoint): KnownPacket {
   const sent = endpoint.sentOf('GetService').filter((s) => s.to.address === '127.255.255.255');
@@ -84,8 +80,10 @@ describe('discovery on a hostile LAN', function () {
     await until(() => endpoint.sentOf('GetService').length > 0);
     const asked = lastBroadcast(endpoint).header;
     endpoint.deliverRaw(stateService('000000000000', asked.source, asked.sequence), SPOOFER);
-    await new Promise((r) => setTimeout(r, 20));
+    // deliverRaw hands the datagram to the client synchronously: the same answer from a real serial is taken at once.
     expect(client.registry.size).to.equal(0);
+    endpoint.deliverRaw(stateService('d073d5aa0002', asked.source, asked.sequence), SPOOFER);
+    expect(client.registry.has('d073d5aa0002')).to.equal(true);
   });
 
   it('takes no light from a StateService naming a port no UDP socket can have (0, 70000, 2^32 - 1)', async () => {
@@ -93,8 +91,8 @@ describe('discovery on a hostile LAN', function () {
     client = await started(endpoint);
     await until(() => endpoint.sentOf('GetService').length > 0);
     const asked = lastBroadcast(endpoint).header;
+    // deliverRaw is synchronous (the valid port below is taken at once), so nothing is left to wait for.
     for (const port of [0, 70000, 4294967295]) endpoint.deliverRaw(stateService('d073d5aa0001', asked.source, asked.sequence, port), SPOOFER);
-    await new Promise((r) => setTimeout(r, 20));
     expect(client.registry.has('d073d5aa0001')).to.equal(false);
     endpoint.deliverRaw(stateService('d073d5aa0001', asked.source, asked.sequence, 65535), SPOOFER);
     expect(client.registry.has('d073d5aa0001')).to.equal(true);
@@ -105,8 +103,8 @@ describe('discovery on a hostile LAN', function () {
     client = await started(endpoint);
     await until(() => endpoint.sentOf('GetService').length > 0);
     const asked = lastBroadcast(endpoint).header;
+    // deliverRaw is synchronous (the answer below is taken at once), so nothing is left to wait for.
     endpoint.deliverRaw(stateService('d073d5abcdef', asked.source, (asked.sequence + 7) & 0xff), SPOOFER);
-    await new Promise((r) => setTimeout(r, 20));
     expect(client.registry.has('d073d5abcdef')).to.equal(false);
     // The same datagram with the sequence of our broadcast is an answer, and counts.
     endpoint.deliverRaw(stateService('d073d5abcdef', asked.source, asked.sequence), SPOOFER);
@@ -124,9 +122,11 @@ describe('discovery on a hostile LAN', function () {
     const asked = lastBroadcast(endpoint).header;
     endpoint.deliverRaw(stateService(SERIAL, asked.source, asked.sequence), SPOOFER);
     // A probe of the spoofer's address is sent, and nobody answers it with the serial.
+    const timeoutsBefore = client.requester.stats.timeouts;
     await until(() => endpoint.sentOf('GetService').some((s) => s.to.address === SPOOFER.address));
     expect(endpoint.sentOf('GetService').some((s) => s.to.address === SPOOFER.address)).to.equal(true);
-    await new Promise((r) => setTimeout(r, 400));
+    // The probe gives up after readTimeoutMs (400 here): only then has the move been refused.
+    await until(() => client!.requester.stats.timeouts > timeoutsBefore, { what: 'the unanswered probe of the spoofer to time out' });
     expect(client.addressOf(SERIAL)).to.deep.equal({ serial: SERIAL, ...LIGHT });
     expect(moves).to.deep.equal([]);
     await client.requester.set(client.addressOf(SERIAL)!, 'SetPower', { level: 0 }, { timeoutMs: 300 });
@@ -163,7 +163,7 @@ describe('discovery on a hostile LAN', function () {
     expect(client.registry.size).to.equal(20);
     expect(errors.filter((c) => c === 'REGISTRY_FULL')).to.have.length(1);
     // Every phantom's first read goes unanswered: after offlineAfterMisses (1) it is gone; the real light stays.
-    await until(() => client!.registry.size === 1, 8000);
+    await until(() => client!.registry.size === 1, { timeoutMs: 8000 });
     expect(client.lights().map((l) => l.serial)).to.deep.equal([SERIAL]);
   });
 

@@ -6,6 +6,7 @@ import { TokenSet, isLoopbackHost, parseTokenSpec, presentedToken } from '../../
 import { RateLimiter, UNENFORCED_LIMIT } from '../../core/http/rate-limit.js';
 import { buildServer, checkBind, startServer } from '../../core/http/server.js';
 import { apiRig, DESK, rateHeaders, type ApiRig } from './helpers.js';
+import { turns } from '../helpers/wait.js';
 
 type Body = Record<string, any>;
 
@@ -245,8 +246,9 @@ describe('HTTP API v1 security', function () {
         const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
         await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
         // Headers without the blank line that ends them: the request is never complete.
-        socket.write('GET /v1/lights/all HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        // Written to the kernel (the callback), then two turns of the event loop: the server's poll phase has read it.
+        await new Promise<void>((resolve) => socket.write('GET /v1/lights/all HTTP/1.1\r\nHost: 127.0.0.1\r\n', () => resolve()));
+        await turns();
         const t0 = performance.now();
         await server.close();
         const tookMs = performance.now() - t0;

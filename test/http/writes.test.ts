@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SceneStore } from '../../core/control/scene-store.js';
 import { apiRig, CLEAN, contractFleet, DESK, FORM, JSON_TYPE, LEFT, PORCH, STRIP, TILES, WARM, type ApiRig } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 type Body = Record<string, any>;
 
@@ -81,7 +82,7 @@ describe('HTTP API v1 writes (inject, virtual lights)', function () {
       expect(res.body).to.equal('');
       expect(res.headers['content-length']).to.equal('0');
       expect(res.headers).to.not.have.property('content-type');
-      await waitFor(() => received(DESK, 'SetColor').length > 0 || received(DESK, 'SetWaveformOptional').length > 0);
+      await until(() => received(DESK, 'SetColor').length > 0 || received(DESK, 'SetWaveformOptional').length > 0);
       expect(received(DESK, 'GetColor')).to.have.length(0);
     });
 
@@ -404,10 +405,3 @@ describe('HTTP API v1 writes (inject, virtual lights)', function () {
   });
 });
 
-async function waitFor(check: () => boolean, timeoutMs = 2000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

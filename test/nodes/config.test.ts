@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import type { LightService } from '../../core/index.js';
 import type { Fleet } from '../../core/simulator/index.js';
 import { isConfigNode } from '../../nodes/config-node.js';
-import { NODES, configFor, eventually, helper, inject, nextMessage, onTab, startFleet, statuses, type FlowNode } from './rig.js';
+import { NODES, configFor, helper, inject, nextMessage, onTab, startFleet, statuses, type FlowNode } from './rig.js';
+import { until } from '../helpers/wait.js';
 
 function connectionOf(id = 'cfg') {
   const node: unknown = helper.getNode(id);
@@ -67,7 +68,7 @@ describe('lightwire-config', function () {
     const connection = connectionOf();
     expect(connection.userCount).to.equal(3);
     const seen = statuses('info');
-    await eventually(() => seen.some((s) => s.text === '4 lights'), 3000, 'status "4 lights"');
+    await until(() => seen.some((s) => s.text === '4 lights'), { timeoutMs: 3000, what: 'status "4 lights"' });
     const out = nextMessage('out');
     inject('info', {});
     expect((await out).payload).to.have.length(4);

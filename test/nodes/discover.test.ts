@@ -3,7 +3,9 @@
 
 import { expect } from 'chai';
 import type { Fleet } from '../../core/simulator/index.js';
-import { NODES, collect, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, startFleet, type FlowNode } from './rig.js';
+import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet, type FlowNode } from './rig.js';
+import { turns, until } from '../helpers/wait.js';
+import type { LightwireConfigNode } from '../../nodes/config-node.js';
 
 type Msg = Record<string, unknown> & { topic: string; serial?: string; changes?: string[]; payload: unknown };
 
@@ -36,7 +38,7 @@ describe('lightwire-discover', function () {
   it('announces every light as it is found, in the List Lights shape', async () => {
     await helper.load(NODES, flow());
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 5000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 5000, what: 'four added events' });
     expect(got.every((m) => m.topic === 'added')).to.equal(true);
     expect(got.map((m) => m.serial).sort()).to.deep.equal(ALL);
     const record = got[0]!.payload as { id: string; label: string; connected: boolean };
@@ -47,11 +49,11 @@ describe('lightwire-discover', function () {
   it('reports a change made through a flow at once, naming what changed', async () => {
     await helper.load(NODES, flow());
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 5000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 5000, what: 'four added events' });
     const done = nextMessage('done');
     inject('set', { payload: { power: 'on', color: 'red' } });
     await done;
-    await eventually(() => got.some((m) => m.topic === 'changed'), 2000, 'a changed event');
+    await until(() => got.some((m) => m.topic === 'changed'), { timeoutMs: 2000, what: 'a changed event' });
     const changed = got.filter((m) => m.topic === 'changed');
     expect(changed.every((m) => m.serial === 'd073d5000003')).to.equal(true);
     expect(changed.flatMap((m) => m.changes ?? [])).to.include('power');
@@ -61,9 +63,9 @@ describe('lightwire-discover', function () {
   it('reports a change made elsewhere (a wall switch, the vendor app) at the next refresh', async () => {
     await helper.load(NODES, flow({}, { refreshS: 0.2 }));
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 5000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 5000, what: 'four added events' });
     fleet.light('d073d5000002').setState({ power: 'off' });
-    await eventually(() => got.some((m) => m.topic === 'changed' && m.serial === 'd073d5000002'), 3000, 'a changed event');
+    await until(() => got.some((m) => m.topic === 'changed' && m.serial === 'd073d5000002'), { timeoutMs: 3000, what: 'a changed event' });
     const change = got.find((m) => m.topic === 'changed' && m.serial === 'd073d5000002')!;
     expect(change.changes).to.include('power');
     expect((change.payload as { power: string }).power).to.equal('off');
@@ -74,22 +76,25 @@ describe('lightwire-discover', function () {
     // refresh every 0.1 s would fill the budget and time healthy lights out too.
     await helper.load(NODES, flow({}, { refreshS: 0.3, timeoutS: 0.3 }));
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 5000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 5000, what: 'four added events' });
     fleet.light('d073d5000001').setFaults({ offline: true });
-    await eventually(() => got.some((m) => m.topic === 'offline'), 5000, 'an offline event');
+    await until(() => got.some((m) => m.topic === 'offline'), { timeoutMs: 5000, what: 'an offline event' });
     const offline = got.find((m) => m.topic === 'offline')!;
     expect(offline.serial).to.equal('d073d5000001');
     expect((offline.payload as { connected: boolean }).connected).to.equal(false);
     fleet.light('d073d5000001').setFaults({ offline: false });
-    await eventually(() => got.some((m) => m.topic === 'online'), 5000, 'an online event');
+    await until(() => got.some((m) => m.topic === 'online'), { timeoutMs: 5000, what: 'an online event' });
     expect(got.find((m) => m.topic === 'online')!.serial).to.equal('d073d5000001');
   });
 
   it('reports only the lights its selector names, and only the events it is asked for', async () => {
+    const readBefore = ALL.map((serial) => fleet.light(serial).receivedCount('GetColor'));
     await helper.load(NODES, flow({ selector: 'group:Kitchen', reportChanged: false }));
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 2, 5000, 'two added events');
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => got.length >= 2, { timeoutMs: 5000, what: 'two added events' });
+    // Every light of the fleet has been read, so an added event for one outside the selector would be due now (and
+    // the quiet window below would catch one that came later still).
+    await until(() => ALL.every((serial, i) => fleet.light(serial).receivedCount('GetColor') > readBefore[i]!), { what: 'every light read' });
     expect(got.map((m) => m.serial).sort()).to.deep.equal(['d073d5000001', 'd073d5000002']);
     const silent = noMessage('events', 300);
     inject('set', { payload: 'on', selector: 'label:Kitchen table' });
@@ -98,7 +103,6 @@ describe('lightwire-discover', function () {
 
   it('lists the lights on input', async () => {
     await helper.load(NODES, flow({ reportAdded: false }));
-    await new Promise((r) => setTimeout(r, 50));
     const out = nextMessage('events');
     inject('disc', { payload: 'list' });
     const msg = (await out) as Msg;
@@ -129,12 +133,14 @@ describe('lightwire-discover', function () {
     await helper.load(NODES, waiting('first'));
     const got = collect<Msg>('events');
     const completed = collect<Msg>('completed');
-    const started = Date.now();
     inject('disc', { topic: 'in flight' });
-    await new Promise((r) => setTimeout(r, 100));
+    const config = helper.getNode('cfg') as unknown as LightwireConfigNode;
+    await until(() => config.connection.operationsInFlight === 1, { what: 'the list under way' });
     await helper.setFlows(waiting('second'), 'nodes');
     expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
-    await new Promise((r) => setTimeout(r, 2000 - (Date.now() - started)));
+    // The list ends once the first round is over (FIRST_ROUND_MS, 750 ms): what it would send, it has.
+    await until(() => config.connection.operationsInFlight === 0, { what: 'the list in flight to end' });
+    await turns();
     expect(got, 'events').to.deep.equal([]);
     expect(completed).to.have.length(1);
     // The node of the second deploy answers.
@@ -151,7 +157,7 @@ describe('lightwire-discover', function () {
     const changed = first.map((n) => (n.id === 'disc' ? { ...n, reportAdded: true, name: 'again' } : n));
     await helper.setFlows(changed, 'nodes');
     const got = collect<Msg>('events');
-    await eventually(() => got.length >= 4, 3000, 'four added events');
+    await until(() => got.length >= 4, { timeoutMs: 3000, what: 'four added events' });
     expect(got.map((m) => [m.topic, m.serial])).to.deep.equal(ALL.map((s) => ['added', s]));
   });
 

@@ -4,6 +4,8 @@
 import { expect } from 'chai';
 import type { Fleet } from '../../core/simulator/index.js';
 import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, startFleet, statuses, type FlowNode } from './rig.js';
+import { turns, until } from '../helpers/wait.js';
+import type { LightwireConfigNode } from '../../nodes/config-node.js';
 
 interface Record_ {
   id: string;
@@ -133,23 +135,27 @@ describe('lightwire-get-info: a deploy of modified nodes while a read is in flig
   it('sends and shows nothing more for it once closed, and finishes its message at close', async () => {
     await helper.load(NODES, flow('first'));
     const first = nextMessage('out');
+    const completedFirst = collect('completed');
     inject('fresh', {});
     expect((await first).payload).to.have.length(1);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => completedFirst.length === 1, { what: "the first message's Complete" });
     const out = collect('out');
     const caught = collect('caught');
     const completed = collect('completed');
     const seen = statuses('fresh');
     fleet.light('d073d5000003').setFaults({ unresponsive: true });
     try {
-      const started = Date.now();
+      const heard = fleet.light('d073d5000003').receivedTotal;
       inject('fresh', { topic: 'in flight' });
-      await new Promise((r) => setTimeout(r, 150));
+      await until(() => fleet.light('d073d5000003').receivedTotal > heard, { what: 'the fresh read to reach the light' });
+      const connection = (helper.getNode('cfg') as unknown as LightwireConfigNode).connection;
       await helper.setFlows(flow('second'), 'nodes');
       const shownAtClose = seen.length;
       expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
       // The fresh read gives up 1 s after it started: its answer used to reach the new deployment then.
-      await new Promise((r) => setTimeout(r, 1800 - (Date.now() - started)));
+      // The fresh read gives up (the config's timeoutS, 1 s) and its operation ends: what it would send or show, it has.
+      await until(() => connection.operationsInFlight === 0, { what: 'the read in flight to end' });
+      await turns();
       expect(out, 'output').to.deep.equal([]);
       expect(caught, 'Catch').to.deep.equal([]);
       expect(seen.slice(shownAtClose), 'status after close').to.deep.equal([]);

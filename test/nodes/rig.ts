@@ -141,15 +141,6 @@ export function inject(id: string, msg: Record<string, unknown>): void {
   node.receive(msg);
 }
 
-/** Resolves once `check` holds (polled every 10 ms), or rejects after `ms`. */
-export async function eventually(check: () => boolean, ms = 3000, what = 'condition'): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error(`${what} did not hold within ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** The messages that change a light (Set*), as a virtual light counts them. */
 export function writesTo(fleet: Fleet, serial: string): number {
   return fleet.light(serial).received().filter((p) => p.name !== null && p.name.startsWith('Set')).length;

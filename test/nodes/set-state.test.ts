@@ -7,7 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Fleet } from '../../core/simulator/index.js';
-import { NODES, collect, configFor, eventually, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
+import { NODES, collect, configFor, helper, inject, nextMessage, noMessage, onTab, smallFleet, startFleet, statuses, writesTo, type FlowNode } from './rig.js';
+import { turns, until } from '../helpers/wait.js';
+import type { LightwireConfigNode } from '../../nodes/config-node.js';
 
 const BULB = 'd073d5000001'; // Kitchen ceiling, off
 const TABLE = 'd073d5000002'; // Kitchen table, on
@@ -219,7 +221,7 @@ describe('lightwire-set-state', function () {
       fleet.light(BULB).clearRecords();
       const msg = await send({ payload: { power: 'off', color: 'purple', fast: true } });
       expect(msg.ok).to.equal(true);
-      await eventually(() => state(BULB).power === 'off', 1000, 'the light switched off');
+      await until(() => state(BULB).power === 'off', { timeoutMs: 1000, what: 'the light switched off' });
       expect(firstAfterClear(), 'a fast write does not').to.match(/^Set/);
     });
 
@@ -303,8 +305,9 @@ describe('lightwire-set-state', function () {
         { id: 'completed', type: 'helper', z: 'f1', x: 1, y: 1 },
       ];
       await helper.load(NODES, withComplete('first'));
+      const completedFirst = collect('completed');
       await send({ payload: 'on' }); // the light is known and answering
-      await new Promise((r) => setTimeout(r, 50)); // and its Complete message is delivered
+      await until(() => completedFirst.length === 1, { what: 'its Complete message delivered' });
       const out = collect('out');
       const failed = collect('failed');
       const caught = collect('caught');
@@ -313,14 +316,18 @@ describe('lightwire-set-state', function () {
       fleet.light(BULB).setFaults({ unresponsive: true });
       try {
         const started = Date.now();
+        const heard = fleet.light(BULB).receivedTotal;
         inject('set', { payload: 'off', topic: 'in flight' });
-        await new Promise((r) => setTimeout(r, 150));
+        await until(() => fleet.light(BULB).receivedTotal > heard, { what: 'the write to reach the light' });
+        const connection = (helper.getNode('cfg') as unknown as LightwireConfigNode).connection;
         await helper.setFlows(withComplete('second'), 'nodes');
         const shownAtClose = seen.length;
         expect(Date.now() - started, 'the deploy did not wait for the light').to.be.below(900);
         expect(completed.map((m) => m.topic), 'the message is finished at close').to.deep.equal(['in flight']);
         // The write times out 1 s after it started: its result used to reach the new deployment then.
-        await new Promise((r) => setTimeout(r, 1800 - (Date.now() - started)));
+        // The write times out (the config's timeoutS, 1 s) and its operation ends: what it would send or show, it has.
+        await until(() => connection.operationsInFlight === 0, { what: 'the write in flight to end' });
+        await turns();
         expect(out, 'output 1').to.deep.equal([]);
         expect(failed, 'output 2').to.deep.equal([]);
         expect(caught, 'Catch').to.deep.equal([]);
@@ -420,7 +427,7 @@ describe('lightwire-set-state', function () {
       const silent = noMessage('out', 200);
       inject('set', { payload });
       await silent;
-      await eventually(() => helper.log().args.some((a: unknown[]) => /PARAMETER_INVALID: payload cannot be read: boom/.test(JSON.stringify(a))), 2000, 'the error in the log');
+      await until(() => helper.log().args.some((a: unknown[]) => /PARAMETER_INVALID: payload cannot be read: boom/.test(JSON.stringify(a))), { timeoutMs: 2000, what: 'the error in the log' });
       expect(writesTo(fleet, BULB)).to.equal(writes);
       const ok = await send({ payload: { infrared: 0 }, selector: `id:${BULB}` });
       expect(ok.payload).to.have.length(1);

@@ -11,6 +11,7 @@ import { MessagesInFlight } from '../../nodes/node-props.js';
 import { parsePayload, selectorOf, EFFECT_NAMES } from '../../nodes/payload.js';
 import { selectorList } from '../../nodes/selector-list.js';
 import { healthStatus, healthText, resultsStatus, resultsText } from '../../nodes/status.js';
+import { until } from '../helpers/wait.js';
 
 function code(fn: () => unknown): string {
   try {
@@ -265,12 +266,18 @@ describe('nodes: connection lifetime', () => {
     const c = new Connection(configOptions({ virtual: true, virtualLights: 2, refreshS: 0 }), { warn: () => {}, error: () => {} });
     c.acquire({ id: 'a', health: () => {} });
     await c.service();
+    // The operation is under way when close() starts, and goes on (to the lights) only after it has.
+    let entered = false;
+    let goOn!: () => void;
+    const closeStarted = new Promise<void>((resolve) => (goOn = resolve));
     const op = c.run(async (service) => {
-      await new Promise((r) => setTimeout(r, 300));
+      entered = true;
+      await closeStarted;
       return service.setState('all', { power: 'off', durationS: 0 });
     });
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => entered, { what: 'the operation under way' });
     const closing = c.close();
+    setImmediate(goOn);
     expect((await op).map((r) => r.status)).to.deep.equal(['ok', 'ok']);
     await closing;
     expect(c.peek()).to.equal(null);
@@ -283,7 +290,8 @@ describe('nodes: connection lifetime', () => {
     const c = new Connection(configOptions({ broadcast: '127.255.255.255', lanPort: 9, refreshS: 0 }), { warn: () => {}, error: () => {} }, { closeDrainMs: 100 });
     c.acquire({ id: 'a', health: () => {} });
     const op = c.run((service) => service.list('all')).catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 50));
+    // The service is started and the operation waits for its first round.
+    await until(() => c.peek() !== null, { what: 'the service started' });
     const started = Date.now();
     await c.close();
     expect(Date.now() - started).to.be.below(1000);
@@ -305,7 +313,7 @@ describe('nodes: connection lifetime', () => {
     c.release(a);
     await clock.tickAsync(1000);
     clock.restore();
-    for (let i = 0; i < 20 && c.health().state !== 'idle'; i++) await new Promise((r) => setTimeout(r, 10));
+    await until(() => c.health().state === 'idle', { timeoutMs: 200, what: 'the connection idle' });
     expect(c.health().state).to.equal('idle');
     expect(c.peek()).to.equal(null);
     await c.close();

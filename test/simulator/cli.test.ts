@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseSimulateArgs, simulateCommand } from '../../core/cli/simulate.js';
 import { captureIO, type CapturedIO } from '../helpers/cli-io.js';
 import { BROADCAST, TestClient } from './client.js';
+import { until } from '../helpers/wait.js';
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'fleet.json');
 
@@ -88,7 +89,8 @@ describe('lightwire simulate', () => {
     }
     io.abort();
     expect(await done).to.equal(0);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // libuv releases a closed UDP handle a moment after the close callback; one left open fails after 1 s.
+    await until(() => process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length === baselineUdp, { timeoutMs: 1000, what: 'the UDP sockets released' });
     expect(process.getActiveResourcesInfo().filter((r) => r === 'UDPWrap').length).to.equal(baselineUdp);
   });
 

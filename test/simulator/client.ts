@@ -150,9 +150,12 @@ export class TestClient {
     const timeoutMs = options.timeoutMs ?? 1000;
     const count = options.count;
     if (count === undefined) {
+      // A negative window as the caller sets it (timeoutMs, default 1000): every reply that comes within it, often
+      // none (a light that must stay silent). The virtual light answers within a poll of the event loop.
       await sleep(timeoutMs);
     } else {
       await this.waitUntil(() => this.repliesTo(sequence).length >= count, timeoutMs);
+      // A negative window (settleMs, default 30 ms): no reply beyond the count, which the light would send together.
       await sleep(options.settleMs ?? 30);
     }
     return this.repliesTo(sequence).map((r) => r.packet);

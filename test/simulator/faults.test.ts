@@ -3,8 +3,9 @@ import { decode } from '../../core/protocol/codec.js';
 import { defaultFleet } from '../../core/simulator/default-fleet.js';
 import { MALFORMED_KINDS, NO_FAULTS } from '../../core/simulator/faults.js';
 import { hsbkToWire } from '../../core/protocol/units.js';
-import { namesOf, payloadsOf, sleep } from './client.js';
+import { namesOf, payloadsOf } from './client.js';
 import { BULB, bulb, rig } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 describe('simulator faults', () => {
   it('drops about lossProbability of incoming datagrams and counts them as lost', async () => {
@@ -17,7 +18,8 @@ describe('simulator faults', () => {
         for (let i = 0; i < 50; i++) r.client.send('GetPower', {}, r.at(BULB));
         await r.client.waitUntil(() => light.receivedTotal + light.stats.lost === (burst + 1) * 50, 1000);
       }
-      await sleep(50);
+      // Every request handled (above) and every reply it sent received: nothing more can arrive.
+      await until(() => r.client.inbox.length >= light.stats.sent, { what: 'every datagram the light sent, received' });
       // Binomial(300, 0.5): mean 150, sd 8.7; 90..210 is about seven sd either way.
       expect(light.stats.lost).to.be.within(90, 210);
       expect(light.receivedTotal).to.equal(sent - light.stats.lost);
@@ -34,7 +36,9 @@ describe('simulator faults', () => {
     try {
       for (let k = 0; k < 4; k++) r.client.send('GetPower', {}, r.at(BULB));
       await r.client.waitUntil(() => r.client.inbox.length === 2, 1000);
-      await sleep(50);
+      // All four handled (answered or lost) and every reply sent received: nothing more can arrive.
+      const light = r.fleet.light(BULB);
+      await until(() => light.receivedTotal + light.stats.lost === 4 && r.client.inbox.length >= light.stats.sent, { what: 'the four requests handled and their replies received' });
       expect(r.client.inbox.map((x) => x.packet!.header.sequence)).to.deep.equal([2, 4]);
       expect(r.fleet.light(BULB).stats.lost).to.equal(2);
     } finally {
@@ -89,7 +93,9 @@ describe('simulator faults', () => {
     try {
       r.client.send('GetColor', {}, r.at(BULB), { ack: true });
       await r.client.waitUntil(() => r.client.inbox.length === 2, 1000);
-      await sleep(60);
+      // The request handled and every datagram the light sent received: nothing more can arrive.
+      const light = r.fleet.light(BULB);
+      await until(() => light.receivedTotal === 1 && r.client.inbox.length >= light.stats.sent, { what: 'the request handled and its replies received' });
       expect(r.client.inbox).to.have.length(2);
       expect(r.client.inbox.every((x) => !decode(x.datagram).ok)).to.equal(true);
     } finally {
@@ -164,7 +170,8 @@ describe('simulator faults', () => {
           for (let i = 0; i < 50; i++) r.client.send('GetPower', {}, r.at(BULB), { ack: true, res: true });
           await r.client.waitUntil(() => light.stats.sent + light.stats.lostReplies === (burst + 1) * 100, 1000);
         }
-        await sleep(50);
+        // Every reply that was not lost, received: nothing more can arrive.
+        await until(() => r.client.inbox.length >= light.stats.sent, { what: 'every datagram the light sent, received' });
         // 200 incoming, all seen; 400 replies, Binomial(400, 0.3): mean 120, sd 9.2; 60..180 is about 6.5 sd.
         expect(light.receivedTotal).to.equal(200);
         expect(light.stats.lost).to.equal(0);

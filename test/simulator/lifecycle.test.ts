@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import { createSocket, type Socket } from 'node:dgram';
 import { defaultFleet } from '../../core/simulator/default-fleet.js';
 import { Fleet } from '../../core/simulator/fleet.js';
-import { namesOf, sleep } from './client.js';
+import { namesOf } from './client.js';
 import { BULB, bulb, rig } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 /** Open UDP handles and timers of this process, by kind. */
 function resources(): { udp: number; timers: number } {
@@ -85,7 +86,8 @@ describe('simulator lifecycle', () => {
       // The listener of an ip-mode fleet on loopback binds the loopback broadcast address, which 0.0.0.0 covers.
       expect((err as { params: unknown }).params).to.deep.equal({ address: '127.255.255.255', port: blocker.address().port });
       expect(fleet.running).to.equal(false);
-      await sleep(5);
+      // libuv releases a closed handle a moment after the close callback; one left open fails after 1 s.
+      await until(() => JSON.stringify(resources()) === JSON.stringify(baseline), { timeoutMs: 1000, what: 'the handles released' });
       expect(resources()).to.deep.equal(baseline);
     } finally {
       blocker.close();
@@ -131,7 +133,8 @@ describe('simulator lifecycle', () => {
     const err = await fleet.start().catch((e: unknown) => e);
     expect(err).to.have.property('code', 'ADDRESS_UNAVAILABLE');
     expect((err as { params: { reason: string } }).params.reason).to.equal('EADDRNOTAVAIL');
-    await sleep(5);
+    // libuv releases a closed handle a moment after the close callback; one left open fails after 1 s.
+    await until(() => JSON.stringify(resources()) === JSON.stringify(baseline), { timeoutMs: 1000, what: 'the handles released' });
     expect(resources()).to.deep.equal(baseline);
   });
 

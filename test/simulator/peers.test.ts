@@ -9,6 +9,7 @@ import { LIFX_PORT } from '../../core/protocol/limits.js';
 import type { FleetInput } from '../../core/simulator/fleet-file.js';
 import { Fleet } from '../../core/simulator/fleet.js';
 import { sleep } from './client.js';
+import { until } from '../helpers/wait.js';
 
 const load = createRequire(__filename);
 const BROADCAST = '127.255.255.255';
@@ -80,11 +81,6 @@ function init(client: LlcClient, options: Record<string, unknown>): Promise<void
   return call<void>((cb) => client.init(options, () => cb(null)), 1000);
 }
 
-async function until(predicate: () => boolean, timeoutMs: number): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!predicate() && Date.now() < end) await sleep(20);
-}
-
 describe('simulator with the Node peer libraries', () => {
   let fleet: Fleet;
 
@@ -104,7 +100,7 @@ describe('simulator with the Node peer libraries', () => {
       client.on('light-new', (light) => found.push(light));
       try {
         await init(client, { address: '127.0.0.1', port: library === 'node-lifx' ? LIFX_PORT : 0, broadcast: BROADCAST });
-        await until(() => found.length === 3, 3000);
+        await until(() => found.length === 3, { timeoutMs: 3000 });
         expect(found.map((l) => [l.id, l.address]).sort()).to.deep.equal([[DESK, '127.0.0.2'], [STRIP, '127.0.0.3'], [TILES, '127.0.0.4']]);
         const desk = client.light(DESK);
         expect(await call<{ color: LlcColor; power: number; label: string }>((cb) => desk.getState(cb))).to.deep.equal({
@@ -132,7 +128,7 @@ describe('simulator with the Node peer libraries', () => {
     client.on('light-new', () => found++);
     try {
       await init(client, { address: '127.0.0.1', port: 0, broadcast: BROADCAST });
-      await until(() => found === 3, 3000);
+      await until(() => found === 3, { timeoutMs: 3000 });
       const strip = client.light(STRIP);
       const zone = { hue: 30, saturation: 50, brightness: 80, kelvin: 3500 };
       const first = await call<{ count: number; index: number; color: LlcColor | LlcColor[] }>((cb) => strip.getColorZones(0, 15, cb));

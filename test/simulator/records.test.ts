@@ -4,7 +4,6 @@ import { defaultFleet } from '../../core/simulator/default-fleet.js';
 import { Fleet } from '../../core/simulator/fleet.js';
 import { hsbkToWire } from '../../core/protocol/units.js';
 import { BULB, bulb, manualClock, rig } from './helpers.js';
-import { sleep } from './client.js';
 import type { Header } from '../../core/protocol/header.js';
 
 const header = { source: 1, sequence: 0, target: BULB, type: 101 } as unknown as Header;
@@ -17,7 +16,7 @@ describe('simulator received-message records', () => {
     try {
       const color = hsbkToWire({ hue: 10, saturation: 1, brightness: 1, kelvin: 3500 });
       r.client.send('GetColor', {}, r.at(BULB), { target: BULB });
-      await sleep(20);
+      await r.client.waitUntil(() => r.fleet.light(BULB).receivedTotal === 1, 1000);
       clock.advance(10);
       const seq = r.client.send('SetColor', { color, durationMs: 250 }, r.at(BULB), { target: BULB, ack: true });
       r.client.send('GetService', {}, r.broadcast);

@@ -4,6 +4,7 @@ import { hsbkToWire } from '../../core/protocol/units.js';
 import { idFromLabel } from '../../core/simulator/fleet-file.js';
 import { payloadsOf, namesOf } from './client.js';
 import { BULB, bulb, manualClock, rig, type Rig } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 const GREEN = hsbkToWire({ hue: 120, saturation: 1, brightness: 0.5, kelvin: 3500 });
 const RED = hsbkToWire({ hue: 0, saturation: 1, brightness: 1, kelvin: 3500 });
@@ -184,7 +185,9 @@ describe('simulator replies', () => {
     datagram.writeUInt16LE(999, 32);
     r.client.sendRaw(datagram, light());
     await r.client.waitUntil(() => r.client.repliesTo(77).length > 0, 500);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    // Handled, and every datagram the light sent received: nothing more can arrive.
+    const bulbLight = r.fleet.light(BULB);
+    await until(() => bulbLight.receivedCount('#999') === 1 && r.client.inbox.length >= bulbLight.stats.sent, { what: 'the datagram handled and its replies received' });
     expect(r.client.repliesTo(77).map((x) => x.packet.name)).to.deep.equal(['Acknowledgement']);
     expect(r.fleet.light(BULB).receivedCount('#999')).to.equal(1);
   });
@@ -196,7 +199,9 @@ describe('simulator replies', () => {
     const wrongProtocol = Buffer.from(good);
     wrongProtocol.writeUInt16LE((wrongProtocol.readUInt16LE(2) & 0xf000) | 1023, 2);
     for (const bad of [good.subarray(0, 30), wrongSize, wrongProtocol]) r.client.sendRaw(bad, light());
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    // All three seen (and found undecodable), and whatever the light sent received: nothing more can arrive.
+    const bulbLight = r.fleet.light(BULB);
+    await until(() => bulbLight.stats.undecodable === 3 && r.client.inbox.length >= bulbLight.stats.sent, { what: 'the three datagrams seen' });
     expect(r.client.inbox).to.deep.equal([]);
     expect(r.fleet.light(BULB).stats.undecodable).to.equal(3);
     expect(r.fleet.light(BULB).receivedTotal).to.equal(0);

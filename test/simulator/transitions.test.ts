@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import { hsbkToWire } from '../../core/protocol/units.js';
 import { ColorFade, LevelFade } from '../../core/simulator/fade.js';
-import { payloadsOf, sleep } from './client.js';
+import { payloadsOf } from './client.js';
 import { BULB, bulb, manualClock, rig } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 describe('simulator transitions', () => {
   it('shows the colour half way through a 1000 ms SetColor at 500 ms, and the target at 1000 ms', async () => {
@@ -64,7 +65,8 @@ describe('simulator transitions', () => {
       r.client.send('SetColor', { color: target, durationMs: 400 }, r.at(BULB), { ack: true });
       await r.client.waitUntil(() => r.client.inbox.length === 1, 1000);
       const ackedAt = Date.now();
-      await sleep(100);
+      // Some real time passes: the light's brightness moves off 0.
+      await until(() => r.fleet.light(BULB).state.color.brightness > 0, { what: 'the fade to start moving' });
       const readFrom = Date.now();
       const brightness = r.fleet.light(BULB).state.color.brightness;
       const readTo = Date.now();
@@ -72,7 +74,9 @@ describe('simulator transitions', () => {
       expect(brightness).to.be.at.least(Math.min(1, (readFrom - ackedAt) / 400) - 0.001);
       expect(brightness).to.be.at.most(Math.min(1, (readTo - sentAt) / 400) + 0.001);
       expect(brightness).to.be.above(0);
-      await sleep(Math.max(0, 400 - (Date.now() - sentAt)) + 20);
+      // The fade (durationMs 400, started no earlier than sentAt) ends at full brightness, and not before its time.
+      await until(() => r.fleet.light(BULB).state.color.brightness === 1, { what: 'the fade to end at full brightness' });
+      expect(Date.now() - sentAt).to.be.at.least(395);
       expect(r.fleet.light(BULB).state.color.brightness).to.equal(1);
     } finally {
       await r.close();

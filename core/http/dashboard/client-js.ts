@@ -1,6 +1,6 @@
 // The dashboard page's script, served as /dashboard.js: plain browser JavaScript (ES2019, no framework, no build
 // step), kept in a string so that tsc carries it into the build output with everything else. It must not contain
-// a backtick or a dollar-brace (the string is a String.raw template). test/dashboard checks that it parses.
+// a backtick or a dollar-brace (the string is a String.raw template). test/http/dashboard checks that it parses.
 //
 // What it does: reads the CSRF token from the page, opens the event stream (/events), keeps one card per light
 // grouped by location and group, applies changes in one animation frame, and sends the user's actions to

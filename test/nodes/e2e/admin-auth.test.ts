@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { EXAMPLE_FLOWS, installedModules, startNodeRed, until, type FlowNode, type NodeRed } from './node-red.js';
+import { EXAMPLE_FLOWS, installedModules, startNodeRed, type FlowNode, type NodeRed } from './node-red.js';
+import { until } from '../../helpers/wait.js';
 
 const example = JSON.parse(readFileSync(EXAMPLE_FLOWS, 'utf8')) as FlowNode[];
 const configId = example.find((n) => n.type === 'lightwire-config')!.id;
@@ -54,7 +55,7 @@ describe('Node-RED with admin auth: the picker endpoint, the shipped example', f
       expect(res.status).to.equal(200);
       const list = res.body as { lights: Array<{ selector: string; online: boolean }>; groups: unknown[] };
       return list.lights.length === 5 ? list : null;
-    }, 10_000, 'five virtual lights');
+    }, { timeoutMs: 10_000, what: 'five virtual lights' });
     expect(body.lights.every((l) => l.online)).to.equal(true);
     expect(body.lights.map((l) => l.selector)).to.include('label:Color 1');
     expect(body.groups).to.have.length(5);

@@ -11,7 +11,8 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../../helpers/chromium.js';
 import { REPO_ROOT } from '../../helpers/packed.js';
-import { EXAMPLE_FLOWS, exampleAgainst, startFleetChild, startNodeRed, until, type FleetChild, type FlowNode, type NodeRed } from './node-red.js';
+import { EXAMPLE_FLOWS, exampleAgainst, startFleetChild, startNodeRed, type FleetChild, type FlowNode, type NodeRed } from './node-red.js';
+import { until } from '../../helpers/wait.js';
 
 // The README's screenshots are rewritten with UPDATE_SCREENSHOTS=1; a plain run leaves the work tree as it was.
 const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(REPO_ROOT, 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
@@ -72,7 +73,7 @@ describe('Node-RED editor in Chromium', function () {
     expect(inCategory).to.deep.equal(['lightwire-set-state', 'lightwire-get-info', 'lightwire-discover']);
     expect(await page.evaluate(() => RED.nodes.getType('lightwire-config')?.category)).to.equal('config');
     // The example's nodes show the config node's health.
-    await until(async () => (await page.locator(`[id="${idOf('lightwire-set-state')}"] .red-ui-flow-node-status-label`).textContent()) === `${LIGHTS} lights`, 10_000, 'the set-state status');
+    await until(async () => (await page.locator(`[id="${idOf('lightwire-set-state')}"] .red-ui-flow-node-status-label`).textContent()) === `${LIGHTS} lights`, { timeoutMs: 10_000, what: 'the set-state status' });
     await page.screenshot({ path: path.join(IMAGES, 'node-red-flow.png') });
     await page.locator('#red-ui-palette-search input').click();
     await page.locator('#red-ui-palette-search input').pressSequentially('lightwire', { delay: 20 });
@@ -130,8 +131,7 @@ describe('Node-RED editor in Chromium', function () {
     await page.mouse.up();
     const dropped = await until(
       () => page.evaluate((known) => RED.nodes.filterNodes({ type: 'lightwire-set-state' }).find((n) => !known.includes(n.id))?.id, [...before]),
-      5000,
-      'the dropped node',
+      { timeoutMs: 5000, what: 'the dropped node' },
     );
     await openEditor(dropped);
     // A new node: the list waits for a config node, then fills once one is chosen.
@@ -148,11 +148,11 @@ describe('Node-RED editor in Chromium', function () {
     const deployed = await until(async () => {
       const flows = (await red.api('GET', '/flows')).body as FlowNode[];
       return flows.find((n) => n.id === dropped);
-    }, 10_000, 'the dropped node in the deployed flows');
+    }, { timeoutMs: 10_000, what: 'the dropped node in the deployed flows' });
     expect(deployed.selector).to.equal(choice);
     expect(deployed.config).to.equal(idOf('lightwire-config'));
     // The runtime runs it: an inject aimed at it through the admin API's node status is not available, so ask the
     // runtime for its status as the editor shows it.
-    await until(async () => (await page.locator(`[id="${dropped}"] .red-ui-flow-node-status-label`).textContent()) === `${LIGHTS} lights`, 10_000, 'the new node running');
+    await until(async () => (await page.locator(`[id="${dropped}"] .red-ui-flow-node-status-label`).textContent()) === `${LIGHTS} lights`, { timeoutMs: 10_000, what: 'the new node running' });
   });
 });

@@ -14,7 +14,6 @@ import {
   openComms,
   startFleetChild,
   startNodeRed,
-  until,
   type Comms,
   type FleetChild,
   type FleetLight,
@@ -22,6 +21,7 @@ import {
   type LanState,
   type NodeRed,
 } from './node-red.js';
+import { until } from '../../helpers/wait.js';
 
 const LIGHTS = 100;
 
@@ -118,16 +118,16 @@ describe('Node-RED end to end: the packed package, the example flows, a separate
     times.sort((a, b) => a - b);
     figures.push(`set-state on ${LIGHTS} virtual lights from one inject: median ${times[2]!.toFixed(0)} ms (${times[0]!.toFixed(0)}-${times[4]!.toFixed(0)}), inject to results, all ok`);
     // The example fades over the config node's 1 s.
-    await until(async () => (await readAll()).every((s) => s.power === 'on' && s.color.kelvin === 2700 && Math.abs(s.color.brightness - 0.8) < 0.01 && s.color.saturation === 0), 5000, 'every light warm white at 80 %', 100);
+    await until(async () => (await readAll()).every((s) => s.power === 'on' && s.color.kelvin === 2700 && Math.abs(s.color.brightness - 0.8) < 0.01 && s.color.saturation === 0), { timeoutMs: 5000, what: 'every light warm white at 80 %', everyMs: 100 });
   });
 
   it('toggles every light off, then on again', async () => {
     let results = (await fire(INJECT.toggle, 'results')).value as Result[];
     expect(new Set(results.map((r) => `${r.status}/${r.power}`))).to.deep.equal(new Set(['ok/off']));
-    await until(async () => (await readAll()).every((s) => s.power === 'off'), 5000, 'every light off', 100);
+    await until(async () => (await readAll()).every((s) => s.power === 'off'), { timeoutMs: 5000, what: 'every light off', everyMs: 100 });
     results = (await fire(INJECT.toggle, 'results')).value as Result[];
     expect(new Set(results.map((r) => `${r.status}/${r.power}`))).to.deep.equal(new Set(['ok/on']));
-    await until(async () => (await readAll()).some((s) => s.power === 'on'), 5000, 'the lights on again', 100);
+    await until(async () => (await readAll()).some((s) => s.power === 'on'), { timeoutMs: 5000, what: 'the lights on again', everyMs: 100 });
   });
 
   it('fades to blue over 5 s: half-way colours while the transition runs', async () => {
@@ -166,14 +166,14 @@ describe('Node-RED end to end: the packed package, the example flows, a separate
       comms.messages.slice(seen).filter((m) => m.name === 'light events').map((m) => m.value as never);
     const power = (await lan.read(target.address, target.port, target.serial)).power === 'on' ? 'off' : 'on';
     await fetch(`${fleet.controlUrl}/lights/${target.serial}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ state: { power } }) });
-    const changed = await until(() => events().find((e) => e.topic === 'changed' && e.serial === target.serial && e.changes?.includes('power')), 5000, 'a changed event');
+    const changed = await until(() => events().find((e) => e.topic === 'changed' && e.serial === target.serial && e.changes?.includes('power')), { timeoutMs: 5000, what: 'a changed event' });
     expect(changed.payload.power).to.equal(power);
 
     await fetch(`${fleet.controlUrl}/lights/${target.serial}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults: { offline: true } }) });
-    const offline = await until(() => events().find((e) => e.topic === 'offline' && e.serial === target.serial), 8000, 'an offline event');
+    const offline = await until(() => events().find((e) => e.topic === 'offline' && e.serial === target.serial), { timeoutMs: 8000, what: 'an offline event' });
     expect(offline.payload.connected).to.equal(false);
     await fetch(`${fleet.controlUrl}/lights/${target.serial}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ faults: { offline: false } }) });
-    await until(() => events().find((e) => e.topic === 'online' && e.serial === target.serial), 8000, 'an online event');
+    await until(() => events().find((e) => e.topic === 'online' && e.serial === target.serial), { timeoutMs: 8000, what: 'an online event' });
   });
 
   it('after a full Deploy, changes a light at once and announces every light again', async () => {
@@ -186,14 +186,14 @@ describe('Node-RED end to end: the packed package, the example flows, a separate
     const deploy = await red.api('POST', '/flows', redeployed, { 'node-red-deployment-type': 'full' });
     expect(deploy.status).to.be.oneOf([200, 204]);
     // Deploy, then the first inject the runtime accepts: the measure is until the light itself shows the change.
-    await until(async () => (await red.api('POST', `/inject/${INJECT.warmWhite}`)).status === 200, 5000, 'the inject node running', 2);
-    await until(async () => (await lan.read(target.address, target.port, target.serial)).power === 'on', 10_000, 'the light on', 2);
+    await until(async () => (await red.api('POST', `/inject/${INJECT.warmWhite}`)).status === 200, { timeoutMs: 5000, what: 'the inject node running', everyMs: 2 });
+    await until(async () => (await lan.read(target.address, target.port, target.serial)).power === 'on', { timeoutMs: 10_000, what: 'the light on', everyMs: 2 });
     const ms = performance.now() - t0;
     figures.push(`Deploy to first light changed (${LIGHTS} lights to find): ${ms.toFixed(0)} ms`);
     const added = await until(() => {
       const serials = new Set(comms.messages.slice(seen).filter((m) => m.name === 'light events' && (m.value as { topic: string }).topic === 'added').map((m) => (m.value as { serial: string }).serial));
       return serials.size === LIGHTS ? serials : null;
-    }, 10_000, `${LIGHTS} added events`);
+    }, { timeoutMs: 10_000, what: `${LIGHTS} added events` });
     expect(added.size).to.equal(LIGHTS);
   });
 

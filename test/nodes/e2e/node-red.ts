@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { decode, encode, hsbkFromWire, type Hsbk } from '../../../core/protocol/index.js';
 import { installTarball, packTarball, REPO_ROOT } from '../../helpers/packed.js';
+import { until } from '../../helpers/wait.js';
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 
@@ -25,19 +26,6 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Resolves with `check()`'s value once it is truthy (polled), or rejects after `ms`. */
-export async function until<T>(check: () => T | Promise<T>, ms: number, what: string, everyMs = 10): Promise<NonNullable<T>> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(everyMs);
-  }
 }
 
 // ---- the package, installed once per mocha process ----
@@ -174,11 +162,9 @@ export async function startNodeRed(options: NodeRedOptions): Promise<NodeRed> {
         // Any answer will do: with adminAuth on, /settings answers 401.
         return (await fetch(`${url}/settings`).catch(() => null)) !== null;
       },
-      20_000,
-      'Node-RED admin API up',
-      50,
+      { timeoutMs: 20_000, what: 'Node-RED admin API up', everyMs: 50 },
     );
-    await until(() => log.includes('Started flows'), 20_000, 'Node-RED started its flows', 20);
+    await until(() => log.includes('Started flows'), { timeoutMs: 20_000, what: 'Node-RED started its flows', everyMs: 20 });
   } catch (err) {
     await stopChild(child);
     throw new Error(`${(err as Error).message}\n--- Node-RED log ---\n${log}`);
@@ -246,7 +232,7 @@ export async function openComms(red: NodeRed): Promise<Comms> {
   ws.send(JSON.stringify({ subscribe: 'debug' }));
   return {
     messages,
-    waitFor: (predicate, ms, what) => until(() => messages.find(predicate), ms, what, 5),
+    waitFor: (predicate, ms, what) => until(() => messages.find(predicate), { timeoutMs: ms, what, everyMs: 5 }),
     close: () => ws.close(),
   };
 }

@@ -11,6 +11,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { until } from '../helpers/wait.js';
 
 export const REPO_ROOT = path.resolve(__dirname, '../..');
 export const PIN = '031-45-154';
@@ -22,7 +23,7 @@ export function assertPrivateNetwork(): void {
     throw new Error(
       `Refusing to start Homebridge: this process sees the network interfaces [${names.join(', ')}], not just lo. ` +
         'Homebridge, HAP and mDNS listen on all addresses and multicast, so the Homebridge end-to-end tests run only in a ' +
-        'private network namespace; `npm test -- test/homebridge/e2e.test.ts` enters one (scripts/test.sh).',
+        'private network namespace; `npm test -- test/homebridge-plugin/e2e.test.ts` enters one (scripts/test.sh).',
     );
   }
 }
@@ -57,15 +58,15 @@ export class Child {
     return this.output.trim().split('\n').slice(-lines).join('\n');
   }
 
-  async waitFor(re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const m = re.exec(this.output);
-      if (m) return m;
-      if (!this.running) throw new Error(`${this.name} exited (${this.proc.exitCode}) before printing ${re}:\n${this.tail()}`);
-      if (Date.now() > deadline) throw new Error(`${this.name} did not print ${re} within ${timeoutMs} ms:\n${this.tail()}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  waitFor(re: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+    return until(
+      () => {
+        const m = re.exec(this.output);
+        if (!m && !this.running) throw new Error(`${this.name} exited (${this.proc.exitCode}) before printing ${re}:\n${this.tail()}`);
+        return m;
+      },
+      { timeoutMs, everyMs: 20, what: () => `${this.name} to print ${re}:\n${this.tail()}` },
+    );
   }
 
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code (null when killed by a signal). */
@@ -284,22 +285,23 @@ export class HapIndex {
 
 /** Polls the bridge until it lists `count` light accessories (the bridge itself excluded). */
 export async function untilPublished(hb: HomebridgeProcess, count: number, timeoutMs: number): Promise<{ index: HapIndex; ms: number }> {
-  const deadline = Date.now() + timeoutMs;
   let last = 'no answer yet';
-  for (;;) {
-    if (!hb.child.running) throw new Error(`homebridge exited (${hb.child.proc.exitCode}):\n${hb.child.tail()}`);
-    try {
-      const index = new HapIndex(await hb.hap.accessories());
-      // The bridge's own AccessoryInformation carries a serial too (its username).
-      const lights = [...index.bySerial.keys()].filter((s) => /^[0-9a-f]{12}$/.test(s)).length;
-      last = `${lights} light accessories`;
-      if (lights >= count) return { index, ms: performance.now() - hb.spawnedAt };
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    if (Date.now() > deadline) throw new Error(`Homebridge did not publish ${count} lights within ${timeoutMs} ms (${last}):\n${hb.child.tail()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return until(
+    async () => {
+      if (!hb.child.running) throw new Error(`homebridge exited (${hb.child.proc.exitCode}):\n${hb.child.tail()}`);
+      try {
+        const index = new HapIndex(await hb.hap.accessories());
+        // The bridge's own AccessoryInformation carries a serial too (its username).
+        const lights = [...index.bySerial.keys()].filter((s) => /^[0-9a-f]{12}$/.test(s)).length;
+        last = `${lights} light accessories`;
+        return lights >= count ? { index, ms: performance.now() - hb.spawnedAt } : null;
+      } catch (err) {
+        last = (err as Error).message;
+        return null;
+      }
+    },
+    { timeoutMs, everyMs: 25, what: () => `Homebridge to publish ${count} lights (${last}):\n${hb.child.tail()}` },
+  );
 }
 
 /** The fleet's control endpoint. */

@@ -29,9 +29,9 @@ import {
   platformRig,
   startFleet,
   testLog,
-  until,
   type PlatformRig,
 } from './helpers.js';
+import { quietFor, turns, until } from '../helpers/wait.js';
 
 // defaultFleet(11): 1 Color, 2 White to Warm, 3 Strip, 4 A19, 5 Candle, 6 Night Vision, 7 Mini (starts off),
 // 8 Beam, 9 Color, 10 Tile, 11 Clean.
@@ -120,7 +120,7 @@ describe('homebridge platform', function () {
 
     it('warns once at startup that scene switches need a scene file', async () => {
       rig = await platformRig({ scenes: { switches: true } }, fleet);
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       const warnings = rig.log.lines.filter((l) => l.level === 'warn' && l.text.includes('scenes.switches'));
       expect(warnings.map((l) => l.text)).to.deep.equal([
         'Config: scenes.file: scenes.switches is on but no scene file is set, so there are no scene switches; set scenes.file (e.g. "lightwire-scenes.json")',
@@ -132,7 +132,7 @@ describe('homebridge platform', function () {
   describe('accessories', () => {
     it('registers one accessory per light, with the services each light supports', async () => {
       rig = await platformRig({ lights: { effects: ['flame', 'move'] } }, fleet);
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 accessories');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 accessories' });
       expect(rig.fake.registered).to.have.length(11);
       expect(new Set(rig.fake.registered.map((a) => a.UUID)).size).to.equal(11);
 
@@ -166,7 +166,7 @@ describe('homebridge platform', function () {
       // Not found yet: "No Response", not a stale value.
       expect(await hapRead(on)).to.deep.equal({ status: COMMUNICATION_FAILURE });
       await rig.platform.launch();
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       expect(rig.fake.registered.map((a) => a.UUID)).not.to.include(cached.UUID);
       expect(rig.fake.registered).to.have.length(10);
       expect(await hapRead(on)).to.deep.equal({ value: true });
@@ -227,7 +227,7 @@ describe('homebridge platform', function () {
       expect(await hapRead(characteristic(lightbulbOf(noCaps), 'Name'))).to.deep.equal({ value: 'Color 1' });
 
       await rig.platform.launch();
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       // Rebuilt in place: the same accessories, with complete contexts, not registered a second time.
       const rebuilt = [noCaps, ...ofFleet];
       for (const accessory of rebuilt) {
@@ -283,7 +283,7 @@ describe('homebridge platform', function () {
       const on = characteristic(lightbulbOf(cached), 'On');
       expect(await hapRead(on)).to.deep.equal({ status: COMMUNICATION_FAILURE });
       await rig.platform.launch();
-      await until(() => rig!.platform.lights.size === 10 && rig!.log.text('error').includes('Cannot rebuild'), 5000, 'the other lights and the failed rebuild');
+      await until(() => rig!.platform.lights.size === 10 && rig!.log.text('error').includes('Cannot rebuild'), { timeoutMs: 5000, what: 'the other lights and the failed rebuild' });
       expect(rig.log.text('error')).to.contain(`Cannot rebuild "Color 1" from the light (${S(1)}): controller refused.`);
       // Not the stale cached value: the light is not bound, so "No Response", and nothing was saved.
       expect(await hapRead(on)).to.deep.equal({ status: COMMUNICATION_FAILURE });
@@ -295,10 +295,10 @@ describe('homebridge platform', function () {
       delete (cached as { configureController?: unknown }).configureController;
       fleet.light(S(1)).setFaults({ offline: true });
       await rig.platform.service!.refresh(`id:${S(1)}`).catch(() => undefined);
-      await until(() => rig!.platform.service!.light(S(1))?.online === false, 3000, 'light 1 offline');
+      await until(() => rig!.platform.service!.light(S(1))?.online === false, { timeoutMs: 3000, what: 'light 1 offline' });
       fleet.light(S(1)).setFaults({ offline: false });
       await rig.platform.service!.refresh(`id:${S(1)}`).catch(() => undefined);
-      await until(() => rig!.platform.lights.has(S(1)), 3000, 'light 1 rebuilt');
+      await until(() => rig!.platform.lights.has(S(1)), { timeoutMs: 3000, what: 'light 1 rebuilt' });
       expect(rig.log.text('info')).to.contain(`Rebuilt Color 1 from the light (${S(1)}): its cached data was not usable.`);
       expect(isLightContext(cached.context)).to.equal(true);
       expect(await hapRead(on)).to.deep.equal({ value: true });
@@ -320,7 +320,7 @@ describe('homebridge platform', function () {
     it('registers a light removed as stale again once it is heard from', async () => {
       let now = Date.now();
       rig = await platformRig({ discovery: { removeAfterHours: 2 } }, fleet, { deps: { now: () => now } });
-      await until(() => rig!.platform.lights.has(S(2)), 5000, 'light 2');
+      await until(() => rig!.platform.lights.has(S(2)), { timeoutMs: 5000, what: 'light 2' });
       const label = accessoryOf(rig, S(2)).displayName;
       now += 3 * 3_600_000;
       rig.platform.removeStale();
@@ -329,24 +329,24 @@ describe('homebridge platform', function () {
       now = Date.now();
       fleet.light(S(2)).setState({ label: 'Back' });
       await rig.platform.service!.refresh(`id:${S(2)}`);
-      await until(() => rig!.platform.lights.has(S(2)), 3000, 'light 2 registered again');
+      await until(() => rig!.platform.lights.has(S(2)), { timeoutMs: 3000, what: 'light 2 registered again' });
       expect(rig.fake.registered.some((a) => a.displayName === 'Back')).to.equal(true);
       fleet.light(S(2)).setState({ label });
     });
 
     it('leaves hidden lights out', async () => {
       rig = await platformRig({ accessories: [{ serial: S(4).toUpperCase(), hidden: true }] }, fleet);
-      await until(() => rig!.platform.lights.size === 10, 5000, '10 lights');
+      await until(() => rig!.platform.lights.size === 10, { timeoutMs: 5000, what: '10 lights' });
       expect(rig.platform.lights.has(S(4))).to.equal(false);
     });
 
     it('follows a label changed elsewhere', async () => {
       rig = await platformRig({}, fleet);
-      await until(() => rig!.platform.lights.has(S(9)), 5000, 'light 9');
+      await until(() => rig!.platform.lights.has(S(9)), { timeoutMs: 5000, what: 'light 9' });
       const before = rig.fake.updates;
       fleet.light(S(9)).setState({ label: 'Porch' });
       await rig.platform.service!.refresh(`id:${S(9)}`);
-      await until(() => accessoryOf(rig!, S(9)).displayName === 'Porch', 3000, 'the new label');
+      await until(() => accessoryOf(rig!, S(9)).displayName === 'Porch', { timeoutMs: 3000, what: 'the new label' });
       expect(characteristic(lightbulbOf(accessoryOf(rig, S(9))), 'Name').value).to.equal('Porch');
       expect(rig.fake.updates).to.be.greaterThan(before);
       fleet.light(S(9)).setState({ label: 'Color 9' });
@@ -356,7 +356,7 @@ describe('homebridge platform', function () {
   describe('HomeKit writes and reads', () => {
     it('sends On, Brightness, Hue and Saturation of one PUT as one change: colour while off, then power', async () => {
       rig = await platformRig({ lights: { transitionS: 0 } }, fleet);
-      await until(() => rig!.platform.lights.has(S(7)), 5000, 'light 7');
+      await until(() => rig!.platform.lights.has(S(7)), { timeoutMs: 5000, what: 'light 7' });
       const light = fleet.light(S(7));
       expect(light.state.power).to.equal('off');
       light.clearRecords();
@@ -378,13 +378,13 @@ describe('homebridge platform', function () {
 
     it('pushes changes made elsewhere (another app, a wall switch) to HomeKit when the service sees them', async () => {
       rig = await platformRig({}, fleet);
-      await until(() => rig!.platform.lights.has(S(10)), 5000, 'light 10');
+      await until(() => rig!.platform.lights.has(S(10)), { timeoutMs: 5000, what: 'light 10' });
       const bulb = lightbulbOf(accessoryOf(rig, S(10)));
       const pushed: unknown[] = [];
       characteristic(bulb, 'Brightness').on('change', (change: { newValue: unknown }) => pushed.push(change.newValue));
       fleet.light(S(10)).setState({ power: 'off', color: { hue: 10, saturation: 1, brightness: 0.42, kelvin: 3500 } });
       await rig.platform.service!.refresh(`id:${S(10)}`);
-      await until(() => characteristic(bulb, 'On').value === false, 3000, 'On pushed as false');
+      await until(() => characteristic(bulb, 'On').value === false, { timeoutMs: 3000, what: 'On pushed as false' });
       expect(characteristic(bulb, 'Brightness').value).to.equal(42);
       expect(pushed).to.include(42);
       fleet.light(S(10)).setState({ power: 'on' });
@@ -392,7 +392,7 @@ describe('homebridge platform', function () {
 
     it('reads from the cache: thousands of reads without a packet to the light', async () => {
       rig = await platformRig({}, fleet);
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       const bulbs = [...rig.platform.lights.values()].map((l) => l.accessory).filter((a) => a.services.some((s) => s.UUID === hap.Service.Lightbulb.UUID)).map((a) => lightbulbOf(a));
       for (const light of fleet.lights) light.clearRecords();
       const started = performance.now();
@@ -414,10 +414,10 @@ describe('homebridge platform', function () {
 
     it('answers an unreachable light at once with -70402 while other lights still change', async () => {
       rig = await platformRig({ discovery: { offlineAfterMisses: 1 }, lights: { transitionS: 0 } }, fleet);
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       fleet.light(S(4)).setFaults({ offline: true });
       await rig.platform.service!.refresh(`id:${S(4)}`).catch(() => undefined);
-      await until(() => rig!.platform.service!.light(S(4))?.online === false, 3000, 'light 4 offline');
+      await until(() => rig!.platform.service!.light(S(4))?.online === false, { timeoutMs: 3000, what: 'light 4 offline' });
       const dark = lightbulbOf(accessoryOf(rig, S(4)));
       const other = lightbulbOf(accessoryOf(rig, S(1)));
       const [write, otherWrite] = await Promise.all([hapWrite(characteristic(dark, 'On'), false), hapWrite(characteristic(other, 'Brightness'), 55)]);
@@ -431,7 +431,7 @@ describe('homebridge platform', function () {
 
     it('answers a light that stops answering within the response timeout', async () => {
       rig = await platformRig({ lights: { responseTimeoutMs: 300 } }, fleet);
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       fleet.light(S(8)).setFaults({ unresponsive: true });
       const write = await hapWrite(characteristic(lightbulbOf(accessoryOf(rig, S(8))), 'Brightness'), 10);
       expect(write.status).to.equal(COMMUNICATION_FAILURE);
@@ -440,18 +440,18 @@ describe('homebridge platform', function () {
 
     it('shows an unreachable light as Off when configured so', async () => {
       rig = await platformRig({ discovery: { offlineAfterMisses: 1 }, lights: { unreachableAsOff: true } }, fleet);
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       const on = characteristic(lightbulbOf(accessoryOf(rig, S(9))), 'On');
       expect(await hapRead(on)).to.deep.equal({ value: true });
       fleet.light(S(9)).setFaults({ offline: true });
       await rig.platform.service!.refresh(`id:${S(9)}`).catch(() => undefined);
-      await until(() => on.value === false, 3000, 'On pushed as false');
+      await until(() => on.value === false, { timeoutMs: 3000, what: 'On pushed as false' });
       expect(await hapRead(on)).to.deep.equal({ value: false });
     });
 
     it('starts and stops a firmware effect from its switch', async () => {
       rig = await platformRig({ lights: { effects: ['flame'] } }, fleet);
-      await until(() => rig!.platform.lights.has(S(5)), 5000, 'the candle');
+      await until(() => rig!.platform.lights.has(S(5)), { timeoutMs: 5000, what: 'the candle' });
       const candle = fleet.light(S(5));
       candle.clearRecords();
       const flame = accessoryOf(rig, S(5)).getServiceById(hap.Service.Switch, SUBTYPE.effect('flame'))!.getCharacteristic(hap.Characteristic.On);
@@ -461,10 +461,10 @@ describe('homebridge platform', function () {
       expect(started).to.have.length(1);
       const effectType = (p: { payload: unknown }) => ENUMS.TileEffectType[(p.payload as { settings: { type: 0 | 1 | 2 | 3 | 4 | 5 } }).settings.type];
       expect(effectType(started[0]!)).to.equal('FLAME');
-      await until(() => flame.value === true, 2000, 'the switch to show the running effect');
+      await until(() => flame.value === true, { timeoutMs: 2000, what: 'the switch to show the running effect' });
       expect((await hapWrite(flame, false)).status).to.equal(0);
       expect(effectType(candle.received('SetTileEffect').at(-1)!)).to.equal('OFF');
-      await until(() => flame.value === false, 2000, 'the switch to show the effect stopped');
+      await until(() => flame.value === false, { timeoutMs: 2000, what: 'the switch to show the effect stopped' });
     });
   });
 
@@ -473,7 +473,7 @@ describe('homebridge platform', function () {
       const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-')), 'scenes.json');
       const config = { scenes: { file, switches: true, fadeS: 0, fades: [{ scene: 'Evening', fadeS: 0 }] } };
       const first = await platformRig(config, fleet);
-      await until(() => first.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => first.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       fleet.light(S(1)).setState({ power: 'on', color: { hue: 30, saturation: 1, brightness: 0.2, kelvin: 3500 } });
       await first.platform.service!.captureScene('Evening', `id:${S(1)}`);
       await first.close();
@@ -492,14 +492,14 @@ describe('homebridge platform', function () {
     it('follows the scene list without a restart: scenes captured here or by another process, and deleted ones', async () => {
       const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-')), 'scenes.json');
       rig = await platformRig({ scenes: { file, switches: true, fadeS: 0 } }, fleet);
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       const accessory = (): PlatformAccessoryType | undefined => rig!.fake.registered.find((a) => a.displayName === 'Lightwire Scenes');
       const switches = (): string[] =>
         (accessory()?.services ?? [])
           .filter((s) => s.UUID === hap.Service.Switch.UUID)
           .map((s) => s.displayName)
           .sort();
-      await until(() => accessory() !== undefined, 5000, 'the scenes accessory');
+      await until(() => accessory() !== undefined, { timeoutMs: 5000, what: 'the scenes accessory' });
       expect(switches()).to.deep.equal([]);
       // Captured over the embedded HTTP API (the same service).
       await rig.platform.service!.captureScene('Evening', `id:${S(1)}`);
@@ -507,12 +507,12 @@ describe('homebridge platform', function () {
       // Captured by the CLI, which shares the file: picked up by the file watch.
       const cli = await SceneStore.open(file);
       const morning = await cli.capture('Morning', [rig.platform.service!.light(S(2))!]);
-      await until(() => switches().length === 2, 5000, 'the Morning switch');
+      await until(() => switches().length === 2, { timeoutMs: 5000, what: 'the Morning switch' });
       expect(switches()).to.deep.equal(['Evening', 'Morning']);
       const on = accessory()!.services.find((s) => s.displayName === 'Morning')!.getCharacteristic(hap.Characteristic.On);
       expect((await hapWrite(on, true)).status).to.equal(0);
       await cli.remove(morning.uuid);
-      await until(() => switches().length === 1, 5000, 'the Morning switch to go');
+      await until(() => switches().length === 1, { timeoutMs: 5000, what: 'the Morning switch to go' });
       expect(switches()).to.deep.equal(['Evening']);
       expect(rig.log.text('info')).to.contain('Scenes changed: 1 scene switch(es).');
     });
@@ -520,7 +520,7 @@ describe('homebridge platform', function () {
     it('starts the lights with a scenes.file it cannot open (a folder), saying so as a scenes problem', async () => {
       const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-'));
       rig = await platformRig({ scenes: { file: dir, switches: true } }, fleet);
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
       expect(rig.log.text('warn')).to.match(/Scenes \(scenes\.file\): scene file .*: cannot read it: EISDIR.*; the lights work without scenes\./);
       expect(rig.log.text('error')).to.not.contain('Cannot start the LAN client');
     });
@@ -547,7 +547,7 @@ describe('homebridge platform', function () {
     it('logs an HTTP API that cannot start and keeps the lights', async () => {
       rig = await platformRig({ http: { enabled: true, host: '0.0.0.0', port: 3457 } }, fleet);
       expect(rig.log.text('error')).to.contain('HTTP API not started');
-      await until(() => rig!.platform.lights.size === 11, 5000, '11 lights');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
     });
   });
 
@@ -572,7 +572,7 @@ describe('homebridge platform', function () {
       });
       await rig.platform.launch();
       expect(rig.log.text('error')).to.contain('Cannot start the LAN client (bind EADDRNOTAVAIL 0.0.0.0); trying again in 0.2 s.');
-      await until(() => rig!.platform.lights.size === 11, 5000, 'the lights after the retry');
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: 'the lights after the retry' });
       expect(attempts).to.equal(2);
     });
   });
@@ -580,7 +580,7 @@ describe('homebridge platform', function () {
   describe('shutdown', () => {
     it('stops the service, answers later writes with -70402 and starts nothing more', async () => {
       rig = await platformRig({}, fleet);
-      await until(() => rig!.platform.lights.has(S(1)), 5000, 'light 1');
+      await until(() => rig!.platform.lights.has(S(1)), { timeoutMs: 5000, what: 'light 1' });
       const on = characteristic(lightbulbOf(accessoryOf(rig, S(1))), 'On');
       await rig.close();
       expect(rig.platform.service!.started).to.equal(false);
@@ -639,7 +639,8 @@ describe('homebridge platform', function () {
       await rig.close();
       fail();
       await launching;
-      await new Promise((r) => setTimeout(r, 150));
+      // A negative window: no second attempt. It outlasts startRetryMs (50 ms here) three times.
+      await quietFor(150);
       expect(attempts).to.equal(1);
       expect(rig.log.text('error')).not.to.contain('trying again');
       rig = undefined;
@@ -673,7 +674,7 @@ describe('homebridge platform: LIFX Switch relays', function () {
 
   it('offers each relay of a LIFX Switch as a Switch, read from the cache and written to the device', async () => {
     rig = await platformRig({ discovery: { refreshIntervalS: 1 } }, fleet);
-    await until(() => (rig!.platform.lights.get(SWITCH)?.relayCount ?? 0) === 4, 5000, '4 relay switches');
+    await until(() => (rig!.platform.lights.get(SWITCH)?.relayCount ?? 0) === 4, { timeoutMs: 5000, what: '4 relay switches' });
     const accessory = rig.platform.lights.get(SWITCH)!.accessory;
     expect(lightbulbOfMaybe(accessory)).to.equal(undefined);
     expect(accessory.category).to.equal(hap.Categories.SWITCH);
@@ -693,17 +694,17 @@ describe('homebridge platform: LIFX Switch relays', function () {
 
     // Switched at the wall: HomeKit hears of it with the next background read.
     device.setState({ relays: ['on', 'off', 'on', 'off'] });
-    await until(() => relay(0).value === true, 3000, 'relay 0 pushed as on');
+    await until(() => relay(0).value === true, { timeoutMs: 3000, what: 'relay 0 pushed as on' });
   });
 
   it('answers a relay of an unreachable Switch with -70402', async () => {
     // The relays come with the service's reads (its refresh reads what the first read, 400 ms here, left out).
     rig = await platformRig({ discovery: { offlineAfterMisses: 1, refreshIntervalS: 1 } }, fleet);
-    await until(() => (rig!.platform.lights.get(SWITCH)?.relayCount ?? 0) === 4, 5000, '4 relay switches');
+    await until(() => (rig!.platform.lights.get(SWITCH)?.relayCount ?? 0) === 4, { timeoutMs: 5000, what: '4 relay switches' });
     fleet.light(SWITCH).setFaults({ offline: true });
     try {
       await rig.platform.service!.relays(SWITCH).catch(() => undefined);
-      await until(() => rig!.platform.service!.light(SWITCH)?.online === false, 3000, 'the Switch offline');
+      await until(() => rig!.platform.service!.light(SWITCH)?.online === false, { timeoutMs: 3000, what: 'the Switch offline' });
       const relay = rig.platform.lights.get(SWITCH)!.accessory.getServiceById(hap.Service.Switch, SUBTYPE.relay(0))!.getCharacteristic(hap.Characteristic.On);
       expect(await hapRead(relay)).to.deep.equal({ status: COMMUNICATION_FAILURE });
       const write = await hapWrite(relay, true);
@@ -756,7 +757,7 @@ describe('homebridge platform: names HomeKit accepts', function () {
   it('names accessories and services so HAP-NodeJS accepts them, keeping the labels in the log', async () => {
     const warnings = await hapNameWarnings(async () => {
       rig = await platformRig({ lights: { effects: ['flame'] }, discovery: { refreshIntervalS: 1 } }, fleet);
-      await until(() => rig!.platform.lights.size === 8 && rig!.platform.lights.get(N(8))!.relayCount === 4, 5000, '8 accessories and 4 relays');
+      await until(() => rig!.platform.lights.size === 8 && rig!.platform.lights.get(N(8))!.relayCount === 4, { timeoutMs: 5000, what: '8 accessories and 4 relays' });
     });
     expect(warnings).to.deep.equal([]);
     const names = [1, 2, 3, 4, 5].map((n) => accessory(n).displayName);
@@ -792,10 +793,10 @@ describe('homebridge platform: names HomeKit accepts', function () {
       expect(old.displayName).to.equal('Old');
       expect(nameOf(lightbulbOf(old))).to.equal('Old');
       await rig.platform.launch();
-      await until(() => rig!.platform.lights.has(N(2)), 5000, 'light 2');
+      await until(() => rig!.platform.lights.has(N(2)), { timeoutMs: 5000, what: 'light 2' });
       fleet.light(N(2)).setState({ label: 'Porch 🌙' });
       await rig.platform.service!.refresh(`id:${N(2)}`);
-      await until(() => accessory(2).displayName === 'Porch', 3000, 'the new label');
+      await until(() => accessory(2).displayName === 'Porch', { timeoutMs: 3000, what: 'the new label' });
     });
     try {
       expect(warnings).to.deep.equal([]);
@@ -808,7 +809,7 @@ describe('homebridge platform: names HomeKit accepts', function () {
 
   it('gives a light named after its product the same name after a restart, from this cache and an older one', async () => {
     rig = await platformRig({}, fleet);
-    await until(() => rig!.platform.lights.has(N(5)) && rig!.platform.service!.light(N(5))?.product !== null, 5000, 'light 5 and its product');
+    await until(() => rig!.platform.lights.has(N(5)) && rig!.platform.service!.light(N(5))?.product !== null, { timeoutMs: 5000, what: 'light 5 and its product' });
     const added = accessory(5);
     // Its label ("💡💡") has nothing HomeKit can use: it is named after its product, which its cache entry keeps.
     expect(added.displayName).to.equal('LIFX Color 006005');
@@ -827,8 +828,9 @@ describe('homebridge platform: names HomeKit accepts', function () {
       // Restored before the light is found, then found: no rename at either step (a Name update each, before).
       expect(cached.displayName, which).to.equal('LIFX Color 006005');
       await rig.platform.launch();
-      await until(() => rig!.platform.service!.light(N(5))?.product !== null && (cached.context as LightContext).productName === 'LIFX Color', 5000, `light 5 (${which})`);
-      await new Promise((r) => setTimeout(r, 50));
+      await until(() => rig!.platform.service!.light(N(5))?.product !== null && (cached.context as LightContext).productName === 'LIFX Color', { timeoutMs: 5000, what: `light 5 (${which})` });
+      // The rename a product read could bring happens as its view is handled; let the loop go round past it.
+      await turns();
       expect(accessory(5), which).to.equal(cached);
       expect(names, which).to.deep.equal([]);
       expect(cached.displayName, which).to.equal('LIFX Color 006005');
@@ -843,7 +845,7 @@ describe('homebridge platform: names HomeKit accepts', function () {
     const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-')), 'scenes.json');
     const config = { scenes: { file, switches: true } };
     const first = await platformRig(config, fleet);
-    await until(() => first.platform.lights.has(N(1)), 5000, 'light 1');
+    await until(() => first.platform.lights.has(N(1)), { timeoutMs: 5000, what: 'light 1' });
     await first.platform.service!.captureScene('Movie 🎬', `id:${N(1)}`);
     await first.platform.service!.captureScene('🎬', `id:${N(1)}`);
     await first.close();

@@ -1,5 +1,5 @@
 // Regenerates config.schema.json from the option table (homebridge-plugin/config.ts):
-//   node --import tsx test/homebridge/write-config-schema.ts
+//   node --import tsx test/homebridge-plugin/write-config-schema.ts
 // config.test.ts fails while the committed file differs from what this writes.
 
 import { writeFileSync } from 'node:fs';

@@ -9,18 +9,19 @@ import { mkdtempSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { COMMANDS } from '../../core/cli/commands.js';
-import { startServer, type RunningServer } from '../../core/http/server.js';
-import { defaultFleet, Fleet, idFromLabel, startControlServer, type ControlServer, type DefaultFleet } from '../../core/simulator/index.js';
-import { LightClient } from '../../core/discovery/client.js';
-import { LightService } from '../../core/control/service.js';
-import { captureIO } from '../helpers/cli-io.js';
-import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
+import { COMMANDS } from '../../../core/cli/commands.js';
+import { startServer, type RunningServer } from '../../../core/http/server.js';
+import { defaultFleet, Fleet, idFromLabel, startControlServer, type ControlServer, type DefaultFleet } from '../../../core/simulator/index.js';
+import { LightClient } from '../../../core/discovery/client.js';
+import { LightService } from '../../../core/control/service.js';
+import { captureIO } from '../../helpers/cli-io.js';
+import { serviceRig, type ServiceRig } from '../../helpers/service-rig.js';
 import { launchChromium, median, serveFleet, type Served } from './helpers.js';
+import { quietFor, until } from '../../helpers/wait.js';
 
 const LIGHTS = 12;
 const LOSSY = 11;
-const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '..', '..', 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
+const SHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(__dirname, '..', '..', '..', 'docs', 'images') : mkdtempSync(path.join(os.tmpdir(), 'lightwire-shots-'));
 
 function fleetInput(): DefaultFleet {
   const fleet = defaultFleet(LIGHTS);
@@ -32,14 +33,6 @@ function fleetInput(): DefaultFleet {
 async function patchLight(served: Pick<Served, 'control'>, serial: string, body: unknown): Promise<void> {
   const res = await fetch(`${served.control.url}/lights/${serial}`, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (!res.ok) throw new Error(`control endpoint: ${res.status} ${await res.text()}`);
-}
-
-async function until(check: () => boolean, ms: number, what: string): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /**
@@ -81,6 +74,7 @@ function attackScript(target: string): string {
     frame.name = 'sink';
     document.body.append(frame, form);
     form.submit();
+    // In the page: the form's POST goes out before the script returns (the test checks no light changed after).
     await new Promise((r) => setTimeout(r, 500));
     return out;
   })()`;
@@ -129,7 +123,7 @@ describe('dashboard in Chromium against lightwire serve', function () {
     const light = served.fleet.lights[0]!;
     const before = light.state.power;
     await page.click(`.light[data-serial="${light.serial}"] .swatch`);
-    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    await until(() => light.state.power !== before, { timeoutMs: 3000, what: 'the light to change power' });
     expect(light.state.power).to.equal(before === 'on' ? 'off' : 'on');
     await page.waitForFunction(
       ([serial, want]) => document.querySelector(`.light[data-serial="${serial}"]`)?.classList.contains(want as string) === true,
@@ -151,12 +145,12 @@ describe('dashboard in Chromium against lightwire serve', function () {
       (e as HTMLInputElement).value = '35';
       e.dispatchEvent(new Event('input'));
     });
-    await until(() => Math.abs(warm.state.color.brightness - 0.35) < 0.01, 3000, 'brightness 35 %');
+    await until(() => Math.abs(warm.state.color.brightness - 0.35) < 0.01, { timeoutMs: 3000, what: 'brightness 35 %' });
     await page.$eval('#kelvin', (e, k) => {
       (e as HTMLInputElement).value = String(k);
       e.dispatchEvent(new Event('input'));
     }, Number(max));
-    await until(() => warm.state.color.kelvin === Number(max), 3000, `kelvin ${max}`);
+    await until(() => warm.state.color.kelvin === Number(max), { timeoutMs: 3000, what: `kelvin ${max}` });
     await page.waitForSelector('#panel-results li.ok');
     await page.click('#panel-close');
   });
@@ -185,7 +179,8 @@ describe('dashboard in Chromium against lightwire serve', function () {
     const samples: number[] = [];
     for (let i = 0; i < 8; i++) {
       const want = light.state.power === 'on' ? 'off' : 'on';
-      // At a random moment, as changes made elsewhere come: not in step with the server's reads.
+      // Not a wait for anything: the change comes at a random moment, as changes made elsewhere do, not in step
+      // with the server's reads.
       await new Promise((r) => setTimeout(r, Math.random() * 700));
       const t0 = Date.now();
       await patchLight(served, light.serial, { state: { power: want } });
@@ -228,7 +223,9 @@ describe('dashboard in Chromium against lightwire serve', function () {
       expect(outcome['read page']).to.equal('threw TypeError');
       expect(outcome['read doctor']).to.equal('threw TypeError');
       expect(outcome.stream).to.not.equal('got a snapshot');
-      await new Promise((r) => setTimeout(r, 300));
+      // A negative window: the forged requests changed no light. A fast write reaches a virtual light within a few
+      // ms; 300 ms outlasts that.
+      await quietFor(300);
       expect(served.fleet.lights.map((l) => l.state.power)).to.deep.equal(before);
       await evil.close();
     } finally {
@@ -310,7 +307,7 @@ describe('dashboard in Chromium against lightwire serve --token', function () {
     const light = served.fleet.lights[0]!;
     const before = light.state.power;
     await page.click(`.light[data-serial="${light.serial}"] .swatch`);
-    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    await until(() => light.state.power !== before, { timeoutMs: 3000, what: 'the light to change power' });
     // The v1 API still wants the token from anything that is not the page.
     expect((await fetch(`${served.apiUrl}/lights/all`)).status).to.equal(401);
   });
@@ -393,7 +390,8 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
   });
 
   it('loads without an error in the console (no /favicon.ico 404)', async () => {
-    await new Promise((r) => setTimeout(r, 500));
+    // A negative window: no console error (the favicon request goes out as the page loads). 500 ms outlasts it.
+    await quietFor(500);
     expect(errors).to.deep.equal([]);
   });
 
@@ -506,7 +504,7 @@ describe('dashboard in Chromium across a server restart', function () {
     const light = rig.fleet.lights[0]!;
     const before = light.state.power;
     await page.click(`.light[data-serial="${light.serial}"] .swatch`);
-    await until(() => light.state.power !== before, 3000, 'the light to change power');
+    await until(() => light.state.power !== before, { timeoutMs: 3000, what: 'the light to change power' });
     await page.close();
     await server!.close();
   });
@@ -635,7 +633,7 @@ describe('dashboard in Chromium: no light, one light, odd labels, a replaced ses
       (e as HTMLInputElement).value = '240';
       e.dispatchEvent(new Event('input'));
     });
-    await until(() => Math.abs(desk.state.color.hue - 240) < 1 && desk.state.color.saturation > 0.99, 3000, 'a blue light');
+    await until(() => Math.abs(desk.state.color.hue - 240) < 1 && desk.state.color.saturation > 0.99, { timeoutMs: 3000, what: 'a blue light' });
     expect(await page.inputValue('#saturation')).to.equal('100');
     await page.click('#panel-close');
   });
@@ -645,7 +643,7 @@ describe('dashboard in Chromium: no light, one light, odd labels, a replaced ses
     await context.clearCookies();
     const before = desk.state.power;
     await page.click(`.light[data-serial="${DESK}"] .swatch`);
-    await until(() => desk.state.power !== before, 5000, 'the light to change power');
+    await until(() => desk.state.power !== before, { timeoutMs: 5000, what: 'the light to change power' });
     await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"] .result`)?.textContent === '✓', DESK, { timeout: 3000 });
     // Another tab of this browser whose session the server forgot: its new session replaces the cookie of this one.
     await context.clearCookies();
@@ -654,7 +652,7 @@ describe('dashboard in Chromium: no light, one light, odd labels, a replaced ses
     await other.waitForFunction(() => document.querySelectorAll('.light').length === 4, undefined, { timeout: 10_000 });
     const again = desk.state.power;
     await page.click(`.light[data-serial="${DESK}"] .swatch`);
-    await until(() => desk.state.power !== again, 5000, 'the light to change power from the first tab');
+    await until(() => desk.state.power !== again, { timeoutMs: 5000, what: 'the light to change power from the first tab' });
     await other.close();
   });
 });

@@ -35,7 +35,7 @@ const schemaFile = (): { pluginAlias: string; pluginType: string; singular: bool
 
 describe('homebridge config', () => {
   describe('config.schema.json', () => {
-    it('is exactly what the option table generates (regenerate: node --import tsx test/homebridge/write-config-schema.ts)', () => {
+    it('is exactly what the option table generates (regenerate: node --import tsx test/homebridge-plugin/write-config-schema.ts)', () => {
       expect(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')).to.equal(configSchemaText());
     });
 

@@ -5,13 +5,14 @@ import { expect } from 'chai';
 import type { FastifyInstance } from 'fastify';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import vm from 'node:vm';
-import { DASHBOARD_JS } from '../../core/http/dashboard/client-js.js';
-import { dashboardAssetBytes, dashboardOf } from '../../core/http/dashboard.js';
-import { dashboardPage } from '../../core/http/dashboard/page.js';
-import { SessionStore, readCookie, sameSecret } from '../../core/http/dashboard/session.js';
-import { parseAction } from '../../core/http/dashboard/actions.js';
-import { isLightwireError } from '../../core/errors.js';
-import { apiRig, contractFleet, DESK, LEFT, type ApiRig } from '../http/helpers.js';
+import { DASHBOARD_JS } from '../../../core/http/dashboard/client-js.js';
+import { dashboardAssetBytes, dashboardOf } from '../../../core/http/dashboard.js';
+import { dashboardPage } from '../../../core/http/dashboard/page.js';
+import { SessionStore, readCookie, sameSecret } from '../../../core/http/dashboard/session.js';
+import { parseAction } from '../../../core/http/dashboard/actions.js';
+import { isLightwireError } from '../../../core/errors.js';
+import { apiRig, contractFleet, DESK, LEFT, type ApiRig } from '../helpers.js';
+import { until } from '../../helpers/wait.js';
 
 const COOKIE = 'lightwire_session_0';
 const SWITCH = 'd073d5000009';
@@ -324,13 +325,8 @@ describe('dashboard: sessions and the Origin rule', function () {
           if (event && data) events.push({ event, data: JSON.parse(data) });
         }
       });
-      const waitFor = async (pred: () => boolean, ms: number): Promise<void> => {
-        const until = Date.now() + ms;
-        while (!pred()) {
-          if (Date.now() > until) throw new Error(`timed out; events: ${events.map((e) => e.event).join(',')}`);
-          await new Promise((r) => setTimeout(r, 5));
-        }
-      };
+      const waitFor = (pred: () => boolean, timeoutMs: number): Promise<unknown> =>
+        until(pred, { timeoutMs, what: () => `the event; events: ${events.map((e) => e.event).join(',')}` });
       await waitFor(() => events.some((e) => e.event === 'snapshot'), 2000);
       const snapshot = events.find((e) => e.event === 'snapshot')!.data;
       expect(snapshot.lights.map((l: { serial: string }) => l.serial).sort()).to.deep.equal(contractFleet().lights.map((l) => l.serial).sort());
@@ -404,13 +400,6 @@ describe('dashboard: sessions and the Origin rule', function () {
     const change = async (): Promise<void> => {
       await rig.service.toggle(`id:${DESK}`, { durationS: 0 });
     };
-    const until = async (check: () => boolean, what: string): Promise<void> => {
-      const end = Date.now() + 3000;
-      while (!check()) {
-        if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    };
 
     it('sends lights only, as /v1 lists them: not a Switch', async () => {
       expect(rig.service.views().map((v) => v.serial)).to.include(SWITCH);
@@ -431,7 +420,7 @@ describe('dashboard: sessions and the Origin rule', function () {
           clock += 7 * 60 * 60 * 1000;
           const before = w.events.length;
           await change();
-          await until(() => w.events.slice(before).includes('lights'), 'a lights event');
+          await until(() => w.events.slice(before).includes('lights'), { timeoutMs: 3000, what: 'a lights event' });
         }
         const res = await fetch(`${base}/api/action`, {
           method: 'POST',

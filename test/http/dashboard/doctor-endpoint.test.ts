@@ -3,8 +3,8 @@
 
 import { expect } from 'chai';
 import { readlinkSync } from 'node:fs';
-import type { DoctorReport } from '../../core/index.js';
-import { apiRig, contractFleet, DESK, type ApiRig } from '../http/helpers.js';
+import type { DoctorReport } from '../../../core/index.js';
+import { apiRig, contractFleet, DESK, type ApiRig } from '../helpers.js';
 
 describe('dashboard: /api/doctor', function () {
   this.timeout(30_000);

@@ -3,8 +3,9 @@
 
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { defaultFleet } from '../../core/simulator/index.js';
+import { defaultFleet } from '../../../core/simulator/index.js';
 import { launchChromium, serveFleet, type Served } from './helpers.js';
+import { until } from '../../helpers/wait.js';
 
 const LIGHTS = 500;
 
@@ -24,13 +25,11 @@ describe('dashboard with 500 lights', function () {
     browser = await launchChromium();
     served = await serveFleet(defaultFleet(LIGHTS), ['--wait-ms', '20000', '--expect', String(LIGHTS)]);
     // Every light known to serve before the page opens (lights found late would arrive as events instead).
-    const end = Date.now() + 60_000;
-    for (;;) {
-      const lights = (await (await fetch(`${served.apiUrl}/lights/all`)).json()) as unknown[];
-      if (lights.length === LIGHTS) break;
-      if (Date.now() > end) throw new Error(`serve knows ${lights.length} of ${LIGHTS} lights`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    let known = 0;
+    await until(
+      async () => (known = ((await (await fetch(`${served.apiUrl}/lights/all`)).json()) as unknown[]).length) === LIGHTS,
+      { timeoutMs: 60_000, everyMs: 200, what: () => `serve to know all ${LIGHTS} lights (it knows ${known})` },
+    );
   });
 
   after(async () => {

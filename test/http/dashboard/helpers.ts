@@ -2,13 +2,14 @@
 // and `lightwire serve` run in this process against a virtual fleet on loopback with its control endpoint.
 
 import path from 'node:path';
-import { COMMANDS } from '../../core/cli/commands.js';
-import { defaultFleet, Fleet, startControlServer, type ControlServer, type FleetInput } from '../../core/simulator/index.js';
-import { captureIO, type CapturedIO } from '../helpers/cli-io.js';
+import { COMMANDS } from '../../../core/cli/commands.js';
+import { defaultFleet, Fleet, startControlServer, type ControlServer, type FleetInput } from '../../../core/simulator/index.js';
+import { captureIO, type CapturedIO } from '../../helpers/cli-io.js';
+import { until } from '../../helpers/wait.js';
 
-export { launchChromium } from '../helpers/chromium.js';
+export { launchChromium } from '../../helpers/chromium.js';
 
-const NO_SCENES = path.join(__dirname, '..', 'http', 'fixtures', 'no-such-scenes.json');
+const NO_SCENES = path.join(__dirname, '..', 'fixtures', 'no-such-scenes.json');
 
 export interface Served {
   readonly fleet: Fleet;
@@ -33,13 +34,15 @@ export async function serveFleet(input: FleetInput = defaultFleet(12), extraArgs
   if (serve === undefined) throw new Error('lightwire serve is not a registered command');
   const args = ['--port', '0', '--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--scenes', NO_SCENES, ...extraArgs];
   const done = serve.run(args, io);
-  const until = Date.now() + 60_000;
-  let match: RegExpExecArray | null = null;
-  while ((match = /LIFX HTTP API v1 at (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(io.out())) === null) {
-    if (Date.now() > until) throw new Error(`serve did not start: ${io.err()}`);
-    const early = await Promise.race([done, new Promise<null>((r) => setTimeout(() => r(null), 20))]);
-    if (early !== null) throw new Error(`serve exited with ${early}: ${io.err()}`);
-  }
+  let exited: number | null = null;
+  void done.then((code) => (exited = code));
+  const match = await until(
+    () => {
+      if (exited !== null) throw new Error(`serve exited with ${exited}: ${io.err()}`);
+      return /LIFX HTTP API v1 at (http:\/\/127\.0\.0\.1:\d+)\/v1/.exec(io.out());
+    },
+    { timeoutMs: 60_000, what: () => `serve to start: ${io.err()}` },
+  );
   const origin = match[1]!;
   return {
     fleet,
