@@ -5,16 +5,19 @@
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { STOP_GRACE_MS } from '../../core/cli/main.js';
 import { listenAdvice, parseServeArgs } from '../../core/cli/serve.js';
 import { simulateCommand } from '../../core/cli/simulate.js';
 import { defaultFleet, Fleet } from '../../core/simulator/index.js';
 import { captureIO } from '../helpers/cli-io.js';
-import { quietFor, until } from '../helpers/wait.js';
+import { until } from '../helpers/wait.js';
 
 const MAIN = path.join(__dirname, '../../core/cli/main.ts');
 const NO_SCENES = path.join(__dirname, 'no-such-dir', 'scenes.json');
+/** Makes a `lightwire` process's mkdir never return (test/fixtures/preload). */
+const STUCK_MKDIR = path.join(__dirname, '../fixtures/preload/stuck-mkdir.cjs');
 
 function listening(port = 0): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -34,10 +37,10 @@ interface Child {
 }
 
 /** `lightwire ARGS` in a process of its own, as a user starts it (no loader from the test runner but tsx). */
-function lightwire(args: readonly string[]): Child {
+function lightwire(args: readonly string[], nodeArgs: readonly string[] = []): Child {
   const env: NodeJS.ProcessEnv = { ...process.env, LIGHTWIRE_SCENES: NO_SCENES };
   delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -86,20 +89,19 @@ describe('lightwire serve and simulate as processes', function () {
   });
 
   it('exits (1) soon after SIGTERM even when the command is stuck in work it cannot interrupt', async () => {
-    // Node's recursive mkdir never returns for a folder under /proc (it loops on ENOENT): a scene file there keeps
-    // `scene capture` busy after it found the lights. The process must not outlive a SIGTERM by more than a few s.
+    // A scene capture whose folder creation never returns (a preload makes mkdir hang and hold the event loop, as
+    // Node's recursive mkdir under /proc once did): the process must not outlive a SIGTERM by more than STOP_GRACE_MS.
     const fleet = new Fleet(defaultFleet(1), { port: 0 });
     await fleet.start();
     try {
-      const child = lightwire(['scene', 'capture', 'Stuck', '--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--scenes', '/proc/lightwire-no-such-dir/scenes.json']);
+      const scenes = path.join(os.tmpdir(), `lightwire-stuck-${process.pid}`, 'scenes.json');
+      const child = lightwire(['scene', 'capture', 'Stuck', '--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--scenes', scenes], ['--require', STUCK_MKDIR]);
       try {
-        await until(() => /answered in \d+ ms/.test(child.err()), { timeoutMs: 20_000, everyMs: 25, what: () => `a light to answer: ${child.err()}` });
-        // Not a condition: the capture reaches its scene-file write (the mkdir that never returns) after the lights
-        // answered, with nothing to observe from outside; 300 ms lets it get there before the signal.
-        await quietFor(300);
+        await until(() => child.err().includes('test preload: mkdir is stuck'), { timeoutMs: 20_000, everyMs: 25, what: () => `the capture stuck in mkdir: ${child.err()}` });
         child.kill('SIGTERM');
         const [code] = await within(child.exited, STOP_GRACE_MS + 3000, 'scene capture after SIGTERM');
         expect(code, child.err()).to.equal(1);
+        expect(child.err()).to.match(/still busy 5 s after SIGTERM; exiting without a clean stop/);
         expect(child.err()).to.not.match(/\n\s+at /);
       } finally {
         child.kill('SIGKILL');
