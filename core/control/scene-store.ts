@@ -1,9 +1,11 @@
 // The local scene store: scenes captured from lights, kept in one JSON file that other processes may share.
-// The cloud keeps scenes for its users; a local server needs its own store.
+// The cloud keeps scenes for its users; a local server needs its own store. This file is the store: the scenes in
+// memory, the queue of changes and their events; the file on disk (stamp, read, atomic write) is scene-disk.ts.
 
 import * as path from 'node:path';
 import { fsPromises, nodeCrypto } from '../builtins.js';
 import { LightwireError } from '../errors.js';
+import { moveAside, readScenes, sameStamp, stampOfFile, writeScenes, type FileStamp, type SceneStoreFs } from './scene-disk.js';
 import {
   compareScenes,
   errorText,
@@ -12,8 +14,6 @@ import {
   LOCAL_ACCOUNT_UUID,
   makeScene,
   parameterInvalid,
-  parseFile,
-  SCENE_FILE_VERSION,
   sceneNameProblem,
   stateOfLight,
   UUID_RE,
@@ -24,8 +24,8 @@ import type { LightView } from './types.js';
 
 const SERIAL_RE = /^[0-9a-f]{12}$/i;
 
-/** The parts of node:fs/promises the store uses; tests pass one that fails on purpose. */
-export type SceneStoreFs = Pick<typeof import('node:fs/promises'), 'readFile' | 'open' | 'rename' | 'unlink' | 'mkdir' | 'lstat' | 'stat'>;
+/** The parts of node:fs/promises the store uses (declared with the file's code, scene-disk.ts). */
+export type { SceneStoreFs } from './scene-disk.js';
 
 export interface SceneWatchOptions {
   /** How often the file is looked at; SCENE_FILE_CHECK_MS by default. */
@@ -36,21 +36,6 @@ export interface SceneWatchOptions {
 
 /** How often watch() looks at the scene file for changes made by other processes. */
 export const SCENE_FILE_CHECK_MS = 2000;
-
-/** What the file was when the store last read or wrote it: another process's write changes at least one of these. */
-interface FileStamp {
-  readonly ino: number;
-  readonly size: number;
-  readonly mtimeMs: number;
-}
-
-function stampOf(stats: { readonly ino: number; readonly size: number; readonly mtimeMs: number }): FileStamp {
-  return { ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
-}
-
-function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
-  return a === b || (a !== null && b !== null && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs);
-}
 
 export interface SceneStoreOptions {
   /** Owner written into captured scenes (`account.uuid`); default LOCAL_ACCOUNT_UUID. */
@@ -161,11 +146,11 @@ export class SceneStore {
   static async open(filePath: string, options?: SceneStoreOptions): Promise<SceneStore> {
     const o = resolveOptions(filePath, options);
     const target = path.resolve(filePath);
-    const stamp = await stampOfFile(o, target);
+    const stamp = await stampOfFile(o.fs, target);
     if (stamp === null) return new SceneStore(target, o, new Map(), null, null);
-    const scenes = await readScenes(o, target);
+    const scenes = await readScenes(o.fs, target);
     if (!(scenes instanceof Invalid)) return new SceneStore(target, o, scenes, null, stamp);
-    const movedTo = o.readOnly ? null : await moveAside(o, target, scenes.message);
+    const movedTo = o.readOnly ? null : await moveAside(o.fs, target, scenes.message, o.now());
     const problem = new LightwireError('SCENE_STORE_CORRUPT', { path: target, movedTo, reason: scenes.message });
     o.log(problem.message);
     // Moved aside, there is no file now; left where it is (read-only), it is what this store has seen.
@@ -337,7 +322,7 @@ export class SceneStore {
         throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: 'it was opened read-only' });
       }
       if (next !== this.scenes) {
-        this.seen = await this.write(next);
+        this.seen = await writeScenes(this.options.fs, this.filePath, next);
         this.replace(next);
       }
       return result;
@@ -355,9 +340,9 @@ export class SceneStore {
 
   /** In the queue: takes in what another process did to the file since this store last read or wrote it. */
   private async follow(): Promise<boolean> {
-    const stamp = await stampOfFile(this.options, this.filePath);
+    const stamp = await stampOfFile(this.options.fs, this.filePath);
     if (sameStamp(stamp, this.seen)) return false;
-    const next = stamp === null ? new Map<string, Scene>() : await readScenes(this.options, this.filePath);
+    const next = stamp === null ? new Map<string, Scene>() : await readScenes(this.options.fs, this.filePath);
     if (next instanceof Invalid) {
       throw new LightwireError('SCENE_STORE_FAILED', {
         path: this.filePath,
@@ -382,118 +367,12 @@ export class SceneStore {
       }
     }
   }
-
-  /** Writes the file atomically; resolves with what it now is on disk. */
-  private async write(scenes: ReadonlyMap<string, Scene>): Promise<FileStamp> {
-    const { fs } = this.options;
-    const dir = path.dirname(this.filePath);
-    const body = `${JSON.stringify({ version: SCENE_FILE_VERSION, scenes: [...scenes.values()].sort(compareScenes) }, null, 2)}\n`;
-    const temp = path.join(dir, `.${path.basename(this.filePath)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
-    let created = false;
-    let stamp: FileStamp;
-    try {
-      await ensureDirectory(fs, dir);
-      const handle = await fs.open(temp, 'wx', 0o644);
-      created = true;
-      try {
-        await handle.writeFile(body, 'utf8');
-        await handle.sync();
-        // The temp file's own stamp: renamed, it is the scene file (the same inode), whatever else happens to the
-        // path later.
-        stamp = stampOf(await handle.stat());
-      } finally {
-        await handle.close();
-      }
-      await fs.rename(temp, this.filePath);
-      created = false;
-    } catch (err) {
-      if (created) await fs.unlink(temp).catch(() => {});
-      throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: `cannot write it: ${errorText(err)}` });
-    }
-    await syncDirectory(fs, dir);
-    return stamp;
-  }
 }
 
 function withScene(scenes: ReadonlyMap<string, Scene>, scene: Scene): Map<string, Scene> {
   const next = new Map(scenes);
   next.set(scene.uuid, scene);
   return next;
-}
-
-/**
- * Creates `dir` and its missing parents, one level at a time. Not mkdir({ recursive: true }): Node 24's spins for ever
- * where a parent cannot be created (a path under /proc), and the host process with it.
- */
-async function ensureDirectory(fs: SceneStoreFs, dir: string): Promise<void> {
-  const missing: string[] = [];
-  for (let at = dir; ; ) {
-    try {
-      if ((await fs.stat(at)).isDirectory()) break;
-      throw Object.assign(new Error(`${at} is not a directory`), { code: 'ENOTDIR' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    missing.push(at);
-    const parent = path.dirname(at);
-    if (parent === at) break;
-    at = parent;
-  }
-  for (const d of missing.reverse()) {
-    try {
-      await fs.mkdir(d);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-}
-
-/** Makes the rename durable. Best effort: some platforms and file systems cannot open a directory. */
-async function syncDirectory(fs: SceneStoreFs, dir: string): Promise<void> {
-  try {
-    const handle = await fs.open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // The file itself was fsynced before the rename; the directory entry is the only thing at risk.
-  }
-}
-
-function cannotRead(target: string, err: unknown): LightwireError<'SCENE_STORE_FAILED'> {
-  return new LightwireError('SCENE_STORE_FAILED', { path: target, reason: `cannot read it: ${errorText(err)}` });
-}
-
-/**
- * The file's stamp; null when there is no file. Taken before the file is read, so that a write landing in between is
- * seen by the next look.
- */
-async function stampOfFile(o: ResolvedOptions, target: string): Promise<FileStamp | null> {
-  try {
-    return stampOf(await o.fs.stat(target));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw cannotRead(target, err);
-  }
-}
-
-/** The file's scenes, an Invalid when it does not parse (a file removed since its stamp was taken has none). */
-async function readScenes(o: ResolvedOptions, target: string): Promise<Map<string, Scene> | Invalid> {
-  let text: string;
-  try {
-    text = await o.fs.readFile(target, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
-    throw cannotRead(target, err);
-  }
-  try {
-    return parseFile(text);
-  } catch (err) {
-    if (!(err instanceof Invalid)) throw err;
-    return err;
-  }
 }
 
 /** The same scenes, value for value (a file re-read after a touch changes nothing). */
@@ -504,29 +383,4 @@ function sameScenes(a: ReadonlyMap<string, Scene>, b: ReadonlyMap<string, Scene>
     if (other === undefined || JSON.stringify(other) !== JSON.stringify(scene)) return false;
   }
   return true;
-}
-
-/** Renames a corrupt file to `<file>.corrupt-<epoch ms>[-n]`, never over an existing file. */
-async function moveAside(o: ResolvedOptions, target: string, reason: string): Promise<string> {
-  const base = `${target}.corrupt-${Math.floor(o.now())}`;
-  try {
-    for (let n = 1; ; n += 1) {
-      const candidate = n === 1 ? base : `${base}-${n}`;
-      const taken = await o.fs.lstat(candidate).then(
-        () => true,
-        (err: NodeJS.ErrnoException) => {
-          if (err.code === 'ENOENT') return false;
-          throw err;
-        },
-      );
-      if (taken) continue;
-      await o.fs.rename(target, candidate);
-      return candidate;
-    }
-  } catch (err) {
-    throw new LightwireError('SCENE_STORE_FAILED', {
-      path: target,
-      reason: `it is not valid (${reason}) and cannot be moved aside: ${errorText(err)}`,
-    });
-  }
 }
