@@ -48,6 +48,12 @@ function union(a: FeatureSet, b: FeatureSet): FeatureSet {
   return out as FeatureSet;
 }
 
+/** One key per vendor, product and firmware: the registry's own resolution. */
+function modelKey(product: Product): string {
+  const fw = product.firmware;
+  return `${product.vendorId}:${product.productId}@${fw ? `${fw.major}.${fw.minor}` : '-'}`;
+}
+
 export class CapabilityProber {
   private readonly models = new Map<string, ModelProbe>();
 
@@ -71,8 +77,7 @@ export class CapabilityProber {
    * the next read of the light's facts.
    */
   async probe(serial: string, device: DeviceAddress, product: Product, timeoutMs: number): Promise<Product> {
-    const fw = product.firmware;
-    const key = `${product.vendorId}:${product.productId}@${fw ? `${fw.major}.${fw.minor}` : '-'}`;
+    const key = modelKey(product);
     let model = this.models.get(key);
     if (model === undefined) {
       model = { asking: undefined, features: undefined, product: undefined, rounds: 0 };
@@ -85,6 +90,11 @@ export class CapabilityProber {
     if (probed === undefined) return product;
     if (!probed.capabilities.isLight) this.notLights.add(serial);
     return probed;
+  }
+
+  /** What earlier probes of `product`'s model found (without asking anything), or `product` when none answered yet. */
+  known(product: Product): Product {
+    return this.models.get(modelKey(product))?.product ?? product;
   }
 
   /** One probe of a model: what it found joins what earlier probes did. */

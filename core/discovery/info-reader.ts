@@ -56,6 +56,8 @@ export class InfoReader {
     if (fw) facts.firmware = { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs };
     if (version !== undefined) {
       product = this.productOf(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
+      // A model probed before keeps what it was found to do while it is probed again.
+      if (!product.known) product = this.prober.known(product);
       facts.product = product;
     }
     if (group !== undefined) {
