@@ -117,7 +117,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
     };
   }
 
-  /** First reads holding a slot of the window (FirstReadQueue). */
+  /** First reads holding a slot of the window (FirstReadQueue); the first-read tests check it returns to 0. */
   private get firstReadsActive(): number {
     return this.firstReads.active;
   }
