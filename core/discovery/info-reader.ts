@@ -1,0 +1,124 @@
+// InfoReader: one job, turning a light's facts replies into registry facts: product and firmware (GetVersion,
+// GetHostFirmware), group and location (https://lan.developer.lifx.com/docs/groups-and-locations), Wi-Fi signal and
+// uptime (https://lan.developer.lifx.com/docs/information-messages), and with them the infrared level and the
+// firmware effect running, which only lights with those capabilities have
+// (https://lan.developer.lifx.com/docs/querying-the-device-for-data). A product the registry does not know is
+// handed to the capability prober. Sharing one read between callers stays with the client.
+
+import { LightwireError } from '../errors.js';
+import {
+  ENUMS,
+  fractionFromWire,
+  nsToSeconds,
+  PRODUCTS,
+  signalQuality,
+  signalToRssi,
+  type FirmwareVersion,
+  type KnownPacket,
+  type MessageName,
+  type Product,
+} from '../protocol/index.js';
+import { NO_PAYLOAD, type DeviceAddress, type ReplyOf } from '../transport/requester.js';
+import { PRODUCT_CACHE_LIMIT, type CapabilityProber } from './capability-prober.js';
+import type { FactValues } from './registry.js';
+import type { ReadHost } from './state-reader.js';
+
+/** What a light's facts read asks, all at once. */
+const INFO_READS = ['GetVersion', 'GetHostFirmware', 'GetGroup', 'GetLocation', 'GetWifiInfo', 'GetInfo'] as const satisfies readonly MessageName[];
+
+export class InfoReader {
+  /** Resolved products are immutable: lights of the same model and firmware share one. */
+  private readonly products = new Map<string, Product>();
+
+  /** @param report where a failure that is no coded error goes (the client's `error` event) */
+  constructor(
+    private readonly host: ReadHost,
+    private readonly prober: CapabilityProber,
+    private readonly report: (err: Error) => void,
+  ) {}
+
+  /** Reads product, firmware, label, group, location, wifi and uptime (then infrared and effect). Never rejects for a light's silence. */
+  async read(serial: string, timeoutMs: number): Promise<void> {
+    const device = this.host.addressOf(serial);
+    if (!device) return;
+    const registry = this.host.registry;
+    // The six facts with one promise (getEach), not one per request: less held while they are in flight.
+    const replies = await this.host.requester.getEach(device, INFO_READS, { timeoutMs });
+    const version = this.replyOrNone(replies[0]!);
+    const firmware = this.replyOrNone(replies[1]!);
+    const group = this.replyOrNone(replies[2]!);
+    const location = this.replyOrNone(replies[3]!);
+    const wifi = this.replyOrNone(replies[4]!);
+    const info = this.replyOrNone(replies[5]!);
+    const facts: FactValues = {};
+    let product: Product | undefined;
+    const fw = firmware?.payload;
+    if (fw) facts.firmware = { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs };
+    if (version !== undefined) {
+      product = this.productOf(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
+      // A model probed before keeps what it was found to do while it is probed again.
+      if (!product.known) product = this.prober.known(product);
+      facts.product = product;
+    }
+    if (group !== undefined) {
+      facts.group = { id: group.payload.group, label: group.payload.label, updatedAtNs: group.payload.updatedAtNs };
+    }
+    if (location !== undefined) {
+      facts.location = { id: location.payload.location, label: location.payload.label, updatedAtNs: location.payload.updatedAtNs };
+    }
+    if (wifi !== undefined) {
+      // A float32 on the wire: a device may send NaN or infinity, which is no signal.
+      const signal = Number.isFinite(wifi.payload.signal) ? wifi.payload.signal : 0;
+      facts.wifi = { signal, rssi: signal > 0 ? signalToRssi(signal) : 0, quality: signalQuality(signal) };
+    }
+    if (info !== undefined) facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
+    // Saved as they arrived; a product the registry does not know (the vendor adds some every few months) is then
+    // asked what it can do, and saved again with it.
+    registry.update(serial, facts);
+    if (product !== undefined && !product.known) {
+      const probed = await this.prober.probe(serial, device, product, timeoutMs);
+      if (probed !== product) registry.update(serial, { product: (product = probed) });
+    }
+    const caps = product?.capabilities;
+    // Infrared and the effect are what our writes set too: a reply to a read sent before a write does not undo it.
+    const mark = registry.mark();
+    if (caps?.infrared) {
+      const ir = await this.readOrNone(device, 'GetInfrared', timeoutMs);
+      if (ir !== undefined) registry.update(serial, { infrared: fractionFromWire(ir.payload.brightness) }, mark);
+    }
+    // The firmware effect running, for List Lights' `effect`.
+    if (caps?.multizone) {
+      const fx = await this.readOrNone(device, 'GetMultiZoneEffect', timeoutMs);
+      if (fx !== undefined) registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
+    } else if (caps?.matrix) {
+      const fx = await this.readOrNone(device, 'GetTileEffect', timeoutMs);
+      if (fx !== undefined) registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
+    }
+  }
+
+  /** A read without a payload: its reply, or undefined when it failed (a failure that is no coded error is reported). */
+  private readOrNone<N extends 'GetInfrared' | 'GetMultiZoneEffect' | 'GetTileEffect'>(device: DeviceAddress, name: N, timeoutMs: number): Promise<ReplyOf<N> | undefined> {
+    return this.host.requester.get(device, name, NO_PAYLOAD as never, { timeoutMs }).then(undefined, (err: unknown) => {
+      if (!(err instanceof LightwireError)) this.report(err as Error);
+      return undefined;
+    }) as Promise<ReplyOf<N> | undefined>;
+  }
+
+  /** A reply of the facts read, or undefined when it failed (a failure that is no coded error is reported). */
+  private replyOrNone<R extends KnownPacket>(reply: R | Error): R | undefined {
+    if (!(reply instanceof Error)) return reply;
+    if (!(reply instanceof LightwireError)) this.report(reply);
+    return undefined;
+  }
+
+  /** The product of a (vendor, product, firmware), shared by every light of that model. */
+  private productOf(vendor: number, productId: number, firmware: FirmwareVersion | null): Product {
+    const key = firmware === null ? `${vendor}:${productId}` : `${vendor}:${productId}@${firmware.major}.${firmware.minor}`;
+    let product = this.products.get(key);
+    if (product === undefined) {
+      product = PRODUCTS.get(vendor, productId, firmware === null ? null : Object.freeze(firmware));
+      if (this.products.size < PRODUCT_CACHE_LIMIT) this.products.set(key, product);
+    }
+    return product;
+  }
+}
