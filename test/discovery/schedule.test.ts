@@ -97,30 +97,7 @@ describe('LightClient broadcast schedule (fake timers)', () => {
     // Every light answers every read (its state and its facts), so only first transmissions are counted, and every
     // first read is over within milliseconds: a light whose facts went unanswered would hold its first-read slot
     // until they time out, and the lights behind it would be first read (not refreshed) in batches seconds later.
-    endpoint.respond = (packet, to) => {
-      const serial = packet.header.target;
-      const answer = (): void => {
-        switch (packet.name) {
-          case 'GetColor':
-            return endpoint.reply(packet, serial, 'LightState', { color: { hue: 0, saturation: 0, brightness: 65535, kelvin: 3500 }, power: 65535, label: 'x' }, to);
-          case 'GetVersion':
-            return endpoint.reply(packet, serial, 'StateVersion', { vendor: 1, product: 27 }, to);
-          case 'GetHostFirmware':
-            return endpoint.reply(packet, serial, 'StateHostFirmware', { buildNs: 0n, versionMinor: 80, versionMajor: 3 }, to);
-          case 'GetGroup':
-            return endpoint.reply(packet, serial, 'StateGroup', { group: 'ab'.repeat(16), label: 'Room', updatedAtNs: 1n }, to);
-          case 'GetLocation':
-            return endpoint.reply(packet, serial, 'StateLocation', { location: 'cd'.repeat(16), label: 'Home', updatedAtNs: 1n }, to);
-          case 'GetWifiInfo':
-            return endpoint.reply(packet, serial, 'StateWifiInfo', { signal: 1e-5 }, to);
-          case 'GetInfo':
-            return endpoint.reply(packet, serial, 'StateInfo', { timeNs: 0n, uptimeNs: 1n, downtimeNs: 0n }, to);
-          default:
-            return undefined;
-        }
-      };
-      setTimeout(answer, 1);
-    };
+    answerReads(endpoint);
     await client.start(endpoint);
     await clock.tickAsync(1);
     const { source, sequence } = endpoint.sentOf('GetService')[0]!.packet.header;
