@@ -9,7 +9,7 @@
 //
 // Pure data: no imports beyond the protocol's limits and the capability type.
 
-import { DEFAULT_DURATION_S, DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type Capabilities } from '../protocol/index.js';
+import { DEFAULT_DURATION_S, DURATION_MAX_S, type Capabilities } from '../protocol/index.js';
 
 /** What a parameter holds; requests.ts has one check (and one text) per kind. */
 export type ParamKind =
@@ -108,7 +108,7 @@ const durationParam = <const P extends Pick<ParamDecl, 'description'> & Partial<
   param({ v1: 'duration', key: 'durationS', kind: 'number', min: 0, max: DURATION_MAX_S, unit: 's', ...extra });
 const DURATION = durationParam({ default: 'service', description: `How long the change takes. Seconds, 0 to ${DURATION_MAX_S} (100 years).` });
 
-export const SET_STATE_PARAMS = [
+const SET_STATE_PARAMS = [
   POWER,
   param({ v1: 'color', key: 'color', kind: 'color', description: 'The colour to set.' }),
   param({ v1: 'brightness', key: 'brightness', kind: 'number', min: 0, max: 1, unit: 'fraction', description: '0.0 to 1.0; overrides any brightness inside color.' }),
@@ -380,11 +380,3 @@ export const EFFECT_OPERATIONS: readonly (OperationDecl & { readonly effect: Non
 export function staticDefault(p: ParamDecl): number | boolean | string | undefined {
   return p.default === 'service' ? DEFAULT_DURATION_S : p.default;
 }
-
-/** Colours given as numbers: kelvin within the range every product's is clamped into. */
-export const COLOR_NUMBER_RANGES = Object.freeze({
-  hue: { min: 0, max: 360 },
-  saturation: { min: 0, max: 1 },
-  brightness: { min: 0, max: 1 },
-  kelvin: { min: KELVIN_MIN, max: KELVIN_MAX },
-});

@@ -19,7 +19,7 @@ import {
   type Hsbk,
   type Payload,
 } from '../protocol/index.js';
-import { MAX_PERIOD_S, OPERATIONS, staticDefault } from './catalogue.js';
+import { MAX_PERIOD_S } from './catalogue.js';
 import {
   WAVEFORM,
   colorChangeMessage,
@@ -35,29 +35,12 @@ import {
 import type { Checked, CheckedValues } from './requests.js';
 import type { LightView, PartialHsbk, Plan, PlannedMessage } from './types.js';
 
-/** An effect parameter's default, as the catalogue declares it. */
-function declaredDefault<T>(operation: keyof typeof OPERATIONS, v1: string): T {
-  const p = (OPERATIONS[operation].params as readonly { v1: string; default?: unknown }[]).find((x) => x.v1 === v1);
-  return staticDefault(p as never) as T;
-}
-
-/** Defaults from the HTTP API's parameter tables, as the catalogue declares them (and Home Assistant's SKY speed). */
-export const EFFECT_DEFAULTS = Object.freeze({
-  waveformPeriodS: declaredDefault<number>('breathe', 'period'), // breathe/pulse `period`
-  waveformCycles: declaredDefault<number>('breathe', 'cycles'), // breathe/pulse `cycles`
-  persist: declaredDefault<boolean>('breathe', 'persist'),
-  powerOn: declaredDefault<boolean>('breathe', 'power_on'), // every effect's `power_on`
-  peak: declaredDefault<number>('breathe', 'peak'), // breathe `peak`
-  movePeriodS: declaredDefault<number>('move', 'period'), // Move
-  direction: declaredDefault<MoveDirection>('move', 'direction'),
-  morphPeriodS: declaredDefault<number>('morph', 'period'), // Morph
-  flamePeriodS: declaredDefault<number>('flame', 'period'), // Flame
-  // Clouds, Sunrise and Sunset: a maintained client knows only `duration` and `power_on`; Home Assistant's
-  // effect_sky defaults speed to 50 s.
-  skyPeriodS: 50,
-  powerOff: declaredDefault<boolean>('effectsOff', 'power_off'), // Effects Off
-  stop: declaredDefault<boolean>('clean', 'stop'), // Clean
-});
+/**
+ * The speed of Clouds, Sunrise and Sunset when no duration sets it: not an HTTP parameter (a maintained client knows
+ * only `duration` and `power_on`); Home Assistant's effect_sky defaults it to 50 s. Every other default is the
+ * catalogue's, filled in by the parser.
+ */
+const SKY_PERIOD_S = 50;
 
 const MZ_OFF = enumValue(ENUMS.MultiZoneEffectType, 'OFF');
 const MZ_MOVE = enumValue(ENUMS.MultiZoneEffectType, 'MOVE');
@@ -173,14 +156,14 @@ export function planMove(request: Checked<'move'> & Instance, light: LightView):
 export function planMorph(request: Checked<'morph'> & Instance, light: LightView): Plan {
   const palette = request.palette ?? DEFAULT_MORPH_PALETTE;
   const caps = light.capabilities;
-  return tileEffect(request, light, EFFECT_DEFAULTS.morphPeriodS, TILE_MORPH, zeros(8), () =>
+  return tileEffect(request, light, TILE_MORPH, zeros(8), () =>
     palette.map((c) => hsbkToWire(resolveColor(requestedColor(c, undefined, caps), PALETTE_BASE, caps) ?? PALETTE_BASE)),
   );
 }
 
 /** Flame, matrix lights only: SetTileEffect type FLAME (colours fixed by firmware), speed, duration. */
 export function planFlame(request: Checked<'flame'> & Instance, light: LightView): Plan {
-  return tileEffect(request, light, EFFECT_DEFAULTS.flamePeriodS, TILE_FLAME, zeros(8), () => []);
+  return tileEffect(request, light, TILE_FLAME, zeros(8), () => []);
 }
 
 /** Clouds, Sunrise and Sunset take the same parameters. */
@@ -192,7 +175,7 @@ export type SkyRequest = CheckedValues<'clouds'> & Instance;
  */
 export function planClouds(request: SkyRequest, light: LightView): Plan {
   const parameters = [SKY_CLOUDS, SKY_CLOUD_SATURATION_MIN, SKY_CLOUD_SATURATION_MAX, 0, 0, 0, 0, 0];
-  return tileEffect(request, light, EFFECT_DEFAULTS.skyPeriodS, TILE_SKY, parameters, () => []);
+  return tileEffect(request, light, TILE_SKY, parameters, () => []);
 }
 
 /**
@@ -213,7 +196,7 @@ function sunEffect(request: SkyRequest, light: LightView, skyType: number): Plan
   // The speed is a u32 of ms: a sunrise longer than 49.7 days rises at that pace and then holds.
   const periodS = durationS !== undefined && durationS > 0 ? Math.min(durationS, MAX_PERIOD_S) : undefined;
   const parameters = [skyType, 0, 0, 0, 0, 0, 0, 0];
-  return tileEffect({ ...request, periodS }, light, EFFECT_DEFAULTS.skyPeriodS, TILE_SKY, parameters, () => []);
+  return tileEffect({ ...request, periodS }, light, TILE_SKY, parameters, () => []);
 }
 
 interface TileEffectRequest {
@@ -227,12 +210,12 @@ interface TileEffectRequest {
 function tileEffect(
   request: TileEffectRequest,
   light: LightView,
-  defaultPeriodS: number,
   type: number,
   parameters: number[],
   palette: () => Payload<'SetTileEffect'>['settings']['palette'],
 ): Plan {
-  const periodS = request.periodS ?? defaultPeriodS;
+  // Morph and Flame always carry a period (the catalogue's default); the sky effects, one set by their duration.
+  const periodS = request.periodS ?? SKY_PERIOD_S;
   const { durationS, powerOn, instanceId: instanceid } = request;
   if (!light.capabilities.matrix || light.capabilities.kelvinRange === null) return plan([]);
 

@@ -10,8 +10,8 @@
 
 import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S, type PowerState } from '../protocol/index.js';
-import { OPERATIONS, COLOR_NUMBER_RANGES, type OperationName, type ParamDecl } from './catalogue.js';
-import { parseColor, withBrightness } from './colors.js';
+import { OPERATIONS, type OperationName, type ParamDecl } from './catalogue.js';
+import { COLOR_RANGES, parseColor, withBrightness } from './colors.js';
 import type { PartialHsbk, StateChange } from './types.js';
 
 /** Whose names a request uses: the HTTP API's (and Node-RED's) or the library's. */
@@ -172,16 +172,19 @@ export interface ParseContext {
 
 const nameIn = (p: ParamDecl, vocabulary: Vocabulary): string => (vocabulary === 'v1' ? p.v1 : p.key);
 
+/** The components of a colour given as numbers (each within its COLOR_RANGES range; kelvin as every product clamps it). */
+const COLOR_COMPONENTS = ['hue', 'saturation', 'brightness', 'kelvin'] as const;
+
 /** Checks a colour given as numbers and returns it as the planner's partial colour. */
 export function colorFromNumbers(input: unknown, field = 'color'): PartialHsbk {
   if (!isRecord(input)) throw invalid(field, CHECK_TEXT.color);
   const out: { -readonly [K in keyof PartialHsbk]: number } = {};
   for (const key of Object.keys(input)) {
-    if (!Object.hasOwn(COLOR_NUMBER_RANGES, key)) throw invalid(`${field}.${key}`, CHECK_TEXT.colorKey);
-    const k = key as keyof typeof COLOR_NUMBER_RANGES;
+    if (!(COLOR_COMPONENTS as readonly string[]).includes(key)) throw invalid(`${field}.${key}`, CHECK_TEXT.colorKey);
+    const k = key as (typeof COLOR_COMPONENTS)[number];
     const v = input[key];
     if (v === undefined) continue;
-    const { min, max } = COLOR_NUMBER_RANGES[k];
+    const { min, max } = COLOR_RANGES[k];
     if (!inRange(v, min, max)) throw invalid(`${field}.${key}`, got(CHECK_TEXT.number(min, max), v));
     out[k] = k === 'kelvin' ? Math.round(v) : v;
   }
