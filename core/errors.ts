@@ -175,6 +175,15 @@ export const ERRORS = {
   ),
   // core/cli: a flag or argument the command cannot use; `flag` is the flag as the user typed it.
   CLI_USAGE: spec<{ reason: string; flag?: string }>(400, (p) => p.reason),
+  // core/control: pixels and themes (issue 29).
+  PIXELS_OUT_OF_CANVAS: spec<{ label: string; area: string; canvas: string }>(
+    422,
+    (p) => `the pixels (${p.area}) do not fit '${p.label}', whose canvas is ${p.canvas} pixels`,
+  ),
+  THEME_UNKNOWN: spec<{ theme: string; close: readonly string[] }>(
+    422,
+    (p) => `there is no theme named ${quoted(p.theme)}${p.close.length > 0 ? `; close names: ${p.close.join(', ')}` : ''} (lightwire themes lists them)`,
+  ),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

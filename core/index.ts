@@ -21,6 +21,8 @@ export {
   type SkyRequest,
   type StateDeltaRequest,
   type CycleRequest,
+  type PaintRequest,
+  type ThemeRequest,
   type EffectsOffRequest,
   type CleanRequest,
   type ToggleRequest,
@@ -39,12 +41,14 @@ export type {
   RelayState,
 } from './control/types.js';
 export { uuidFromSerial, type V1Light, type V1Capabilities } from './control/views.js';
+export { themeList, themePalette } from './control/themes.js';
+export type { TileGeometry } from './control/types.js';
 export { COLOR_RANGES, type ValidatedColor } from './control/colors.js';
 export { MAX_SELECTORS } from './control/selectors.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
 export { parseRequest, refusal, itemRefusal, type RequestOf, type Checked } from './control/requests.js';
-export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
+export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, THEME_NAMES, MAX_CANVAS, isV1, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';
 export type { SceneActivation, SceneOverrides } from './control/scene-activation.js';

@@ -7,9 +7,10 @@
 // table, the dashboard's effect buttons and Homebridge's effect switches. test/control/catalogue.test.ts walks it
 // against every face.
 //
-// Pure data: no imports beyond the protocol's limits and the capability type.
+// Pure data: no imports beyond the protocol's limits, the capability type and the themes' names.
 
 import { DEFAULT_DURATION_S, DURATION_MAX_S, type Capabilities } from '../protocol/index.js';
+import { THEME_PALETTES } from './theme-palettes.js';
 
 /** What a parameter holds; requests.ts has one check (and one text) per kind. */
 export type ParamKind =
@@ -29,7 +30,11 @@ export type ParamKind =
   /** A Set State hash (the parameters of setState). */
   | 'state'
   /** A list of Set State hashes (minItems..maxItems); with `selector` each carries its own selector. */
-  | 'states';
+  | 'states'
+  /** Rows of colours, top to bottom (minItems..maxItems rows of as many colours each). */
+  | 'grid'
+  /** A non-empty string; `values` (when given) are what the operation knows, checked by the operation's own rule. */
+  | 'text';
 
 /** The unit of a number, as its name says it (seconds, 0-1 fraction, degrees, kelvin, a count). */
 export type ParamUnit = 's' | 'fraction' | 'degrees' | 'kelvin' | 'count';
@@ -80,6 +85,11 @@ export interface OperationDecl {
   readonly firmware?: 'MOVE' | 'MORPH' | 'FLAME' | 'SKY';
   /** How the service knows what the light shows before planning: read its state, or not at all. */
   readonly read: 'state' | 'none';
+  /**
+   * The HTTP API that serves it: `v1` (the default; the cloud's contract, paths under /v1) or `lightwire`, Lightwire's
+   * own endpoints beside /v1 (under /lightwire), for what the cloud API has no endpoint for.
+   */
+  readonly api?: 'v1' | 'lightwire';
 }
 
 const param = <const P extends ParamDecl>(p: P): P => p;
@@ -98,6 +108,10 @@ export const MAX_STATES = 50;
 export const CYCLE_STATES_MIN = 2;
 export const CYCLE_STATES_MAX = 5;
 /** The properties of a scene's states that Activate Scene can leave unchanged. */
+/** Set64 and CopyFrameBuffer address pixels with u8 coordinates: a canvas is at most 256 pixels across. */
+export const MAX_CANVAS = 256;
+/** The themes a Paint Theme knows, in the palette file's order. */
+export const THEME_NAMES: readonly string[] = Object.freeze(Object.keys(THEME_PALETTES));
 export const SCENE_IGNORE_KEYS = Object.freeze(['power', 'infrared', 'duration', 'intensity', 'hue', 'saturation', 'brightness', 'kelvin'] as const);
 
 // ---- Set State (https://api.developer.lifx.com/docs/set-state) ----
@@ -355,9 +369,46 @@ export const OPERATIONS = {
     ],
     read: 'state',
   },
+  // ---- pixels and themes (issue 29): Lightwire's own endpoints, beside /v1 ----
+  paint: {
+    name: 'paint',
+    summary: 'Paint Pixels (matrix)',
+    method: 'PUT',
+    path: '/lights/:selector/pixels',
+    scope: 'control',
+    api: 'lightwire',
+    params: [
+      param({ v1: 'pixels', key: 'pixels', kind: 'grid', minItems: 1, maxItems: MAX_CANVAS, description: `Rows of colours, top to bottom, painted from (x, y); give this or color.` }),
+      param({ v1: 'color', key: 'color', kind: 'color', description: 'One colour for the rectangle x, y, width, height; give this or pixels.' }),
+      param({ v1: 'x', key: 'x', kind: 'number', min: 0, max: MAX_CANVAS - 1, unit: 'count', default: 0, description: 'Column of the left edge, 0 at the left of the canvas (the tiles of a chain side by side).' }),
+      param({ v1: 'y', key: 'y', kind: 'number', min: 0, max: MAX_CANVAS - 1, unit: 'count', default: 0, description: 'Row of the top edge, 0 at the top.' }),
+      param({ v1: 'width', key: 'width', kind: 'number', min: 1, max: MAX_CANVAS, unit: 'count', description: 'Columns of the rectangle of color (default: to the right edge).' }),
+      param({ v1: 'height', key: 'height', kind: 'number', min: 1, max: MAX_CANVAS, unit: 'count', description: 'Rows of the rectangle of color (default: to the bottom edge).' }),
+      DURATION,
+      POWER_ON,
+    ],
+    needs: 'matrix',
+    read: 'state',
+  },
+  theme: {
+    name: 'theme',
+    summary: 'Paint Theme',
+    method: 'PUT',
+    path: '/lights/:selector/theme',
+    scope: 'control',
+    api: 'lightwire',
+    params: [
+      param({ v1: 'theme', key: 'theme', kind: 'text', required: true, values: THEME_NAMES, description: 'The theme\'s name (GET /lightwire/themes lists them).' }),
+      DURATION,
+      POWER_ON,
+    ],
+    read: 'state',
+  },
 } as const satisfies Readonly<Record<string, OperationDecl>>;
 
 export type OperationName = keyof typeof OPERATIONS;
+/** The operations of Lightwire's own API (beside /v1), and of the cloud's. */
+export const isV1 = (o: OperationDecl): boolean => (o.api ?? 'v1') === 'v1';
 /** The operations that act on a selector (all but Set States and Activate Scene). */
 export type SelectorOperationName = Exclude<OperationName, 'setStates' | 'activateScene'>;
 /** The effects: firmware effects, waveforms, Effects Off and Clean. */

@@ -1,7 +1,7 @@
 // Shared shapes of the light service (core/control): what selectors, colour strings, the planner, the
 // executor and the faces agree on. All in user units: degrees, 0-1 fractions, seconds, kelvin.
 
-import type { RelayFact } from '../discovery/registry.js';
+import type { RelayFact, TileFact } from '../discovery/registry.js';
 import type { Capabilities, FirmwareVersion, Hsbk, MessageName, Payload, PowerState, Product, SignalQuality } from '../protocol/index.js';
 
 /** Some of hue (degrees), saturation, brightness (0-1) and kelvin: what a colour string sets. */
@@ -43,6 +43,10 @@ export interface LightView {
   readonly infrared: number | null;
   /** Current colour of each zone, multizone lights only, when read. */
   readonly zones: readonly Hsbk[] | null;
+  /** The tiles of a matrix light (size and place, as the device reports them), when read. */
+  readonly chain: readonly TileFact[] | null;
+  /** Current colour of each pixel of each tile (row by row from the top left), matrix lights only, when read. */
+  readonly pixels: readonly (readonly Hsbk[])[] | null;
   /** Epoch ms of the last packet from the light. */
   readonly lastSeenAt: number;
   /** Where the light answers (IPv4). */
@@ -118,3 +122,6 @@ export interface LightResult {
 
 /** One relay of a LIFX Switch: 0-based index, and whether it is on. */
 export type RelayState = RelayFact;
+
+/** One tile of a matrix light: its width and height in pixels, and where the user placed it. */
+export type TileGeometry = TileFact;

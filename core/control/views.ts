@@ -41,6 +41,8 @@ export function lightView(record: LightRecord, names: GroupNames): LightView {
     color: f.color?.value ?? null,
     infrared: f.infrared?.value ?? null,
     zones: f.zones?.value ?? null,
+    chain: f.chain?.value ?? null,
+    pixels: f.pixels?.value ?? null,
     lastSeenAt: record.lastSeenAt,
     address: record.address,
     effect: f.effect?.value ?? 'OFF',

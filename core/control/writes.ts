@@ -8,6 +8,8 @@ import { MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperatio
 import { applyDelta, nextCycleState } from './delta.js';
 import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
 import { planEffect } from './operations.js';
+import { paintable, paintNeedsPixels, planPaint } from './paint.js';
+import { planTheme, themeNeedsRead } from './themes.js';
 import { planSetState, usesZones } from './planner.js';
 import { stateChangeOf, trustedChange, type Checked, type CheckedChange, type SetStateRequest } from './requests.js';
 import { parseSelectors } from './selectors.js';
@@ -66,6 +68,10 @@ export class Writes {
         return this.delta(selector, checked as unknown as Checked<'stateDelta'>, fast);
       case 'cycle':
         return this.cycle(selector, checked as unknown as Checked<'cycle'>, fast);
+      case 'paint':
+        return this.paint(selector, checked as unknown as Checked<'paint'>, fast);
+      case 'theme':
+        return this.theme(selector, checked as unknown as Checked<'theme'>, fast);
       default: {
         const effect = name as EffectOperationName;
         const decl = OPERATIONS[effect];
@@ -145,6 +151,26 @@ export class Writes {
     }
     for (const t of targets) planFor(t.light, t.zones);
     return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read });
+  }
+
+  /**
+   * Paint Pixels on the matrix lights a selector names (others are left out; none: CAPABILITY_MISSING). Planned from
+   * what the service knows, except a light whose chain is unknown or that keeps part of its picture: it is read first.
+   */
+  private async paint(selector: string, request: Checked<'paint'>, fast: boolean): Promise<LightResult[]> {
+    const targets = this.context.resolve(selector).filter((t) => paintable(t.light.capabilities));
+    if (targets.length === 0) throw new LightwireError('CAPABILITY_MISSING', { selector, operation: 'paint pixels', capability: 'matrix' });
+    const planFor: PlanFor = (light) => planPaint(request, light, this.context.defaultDurationS);
+    // A grid that does not fit a light whose size is known is refused before anything is sent.
+    for (const t of targets) planFor(t.light, t.zones);
+    return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read: 'none', zonesOf: (light) => paintNeedsPixels(request, light) });
+  }
+
+  /** Paint Theme: the palette over every light named; a strip or matrix whose size is not known yet is read first. */
+  private async theme(selector: string, request: Checked<'theme'>, fast: boolean): Promise<LightResult[]> {
+    const targets = this.context.resolve(selector);
+    const planFor = planTheme(request, targets, this.context.defaultDurationS);
+    return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read: 'none', zonesOf: themeNeedsRead });
   }
 
   private async delta(selector: string, request: Checked<'stateDelta'>, fast: boolean): Promise<LightResult[]> {

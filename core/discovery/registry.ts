@@ -28,6 +28,17 @@ export interface FirmwareInfo extends FirmwareVersion {
   readonly buildNs: bigint;
 }
 
+/** One tile of a matrix light's chain as StateDeviceChain reports it (https://lan.developer.lifx.com/docs/tile-control). */
+export interface TileFact {
+  /** Pixels per row. */
+  readonly width: number;
+  /** Rows. */
+  readonly height: number;
+  /** Where the user placed the tile, in tile widths (user_x, user_y). */
+  readonly userX: number;
+  readonly userY: number;
+}
+
 /** One relay of a LIFX Switch: 0-based index, and whether it is on. */
 export interface RelayFact {
   readonly index: number;
@@ -47,6 +58,10 @@ export interface LightFacts {
   readonly infrared?: Fact<number>;
   /** Colour of each zone, multizone lights. */
   readonly zones?: Fact<readonly Hsbk[]>;
+  /** The tiles of a matrix light (their size and place), from its StateDeviceChain. */
+  readonly chain?: Fact<readonly TileFact[]>;
+  /** Colour of each pixel of each tile, row by row from the top left, matrix lights (Get64). */
+  readonly pixels?: Fact<readonly (readonly Hsbk[])[]>;
   /** The firmware effect running (MOVE, MORPH, FLAME, SKY) or OFF. */
   readonly effect?: Fact<string>;
   /** Relays of a LIFX Switch, by index. */
@@ -117,11 +132,18 @@ function sameZones(a: readonly Hsbk[], b: readonly Hsbk[]): boolean {
   return true;
 }
 
+function samePixels(a: readonly (readonly Hsbk[])[], b: readonly (readonly Hsbk[])[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameZones(a[i]!, b[i]!)) return false;
+  return true;
+}
+
 /** How a fact's new value is compared with the one held: colours (a strip's zones, on every refresh) by name. */
-const SAME_FACT: { readonly [K in keyof LightFacts]?: (a: never, b: never) => boolean } = { color: sameHsbk, zones: sameZones };
+const SAME_FACT: { readonly [K in keyof LightFacts]?: (a: never, b: never) => boolean } = { color: sameHsbk, zones: sameZones, pixels: samePixels };
 
 /** The facts a write sets; a read may not replace them while the write's transition runs. */
-export type WrittenFact = 'power' | 'color' | 'zones' | 'infrared';
+export type WrittenFact = 'power' | 'color' | 'zones' | 'pixels' | 'infrared';
 
 /** When a write set a fact (a mark()) and until when (registry clock, ms) its transition runs. */
 interface Pin {

@@ -3,7 +3,7 @@
 
 import { packageInfo } from '../index.js';
 import type { JsonSchema } from './json-schema.js';
-import { ENDPOINTS, ERROR_RESPONSE, REMOVED_ENDPOINTS, SCENE_PARAM, SELECTOR_PARAM, type Endpoint } from './schemas.js';
+import { endpointsOf, ERROR_RESPONSE, REMOVED_ENDPOINTS, SCENE_PARAM, SELECTOR_PARAM, type Api, type Endpoint } from './schemas.js';
 
 export interface OpenApiDocument {
   readonly openapi: string;
@@ -82,13 +82,13 @@ function operation(e: Endpoint): Operation {
   };
 }
 
-export function openApiDocument(prefix: string): OpenApiDocument {
+export function openApiDocument(prefix: string, api: Api = 'v1'): OpenApiDocument {
   const paths: Record<string, Record<string, Operation>> = {};
-  for (const e of ENDPOINTS) {
+  for (const e of endpointsOf(api)) {
     const key = openApiPath(e.path);
     paths[key] = { ...paths[key], [e.method.toLowerCase()]: operation(e) };
   }
-  for (const r of REMOVED_ENDPOINTS) {
+  for (const r of api === 'v1' ? REMOVED_ENDPOINTS : []) {
     paths[openApiPath(r.path)] = {
       [r.method.toLowerCase()]: {
         operationId: `removed${r.path.endsWith('color') ? 'Color' : 'Power'}`,
@@ -102,13 +102,19 @@ export function openApiDocument(prefix: string): OpenApiDocument {
   }
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Lightwire: the LIFX HTTP API v1, served locally',
-      version: packageInfo().version,
-      description:
-        'A local copy of https://api.lifx.com/v1 backed by the LAN protocol. Unknown parameters are not errors: ' +
-        'they come back in `warnings`. Form bodies are accepted as well as JSON.',
-    },
+    info: api === 'v1'
+      ? {
+          title: 'Lightwire: the LIFX HTTP API v1, served locally',
+          version: packageInfo().version,
+          description:
+            'A local copy of https://api.lifx.com/v1 backed by the LAN protocol. Unknown parameters are not errors: ' +
+            'they come back in `warnings`. Form bodies are accepted as well as JSON.',
+        }
+      : {
+          title: 'Lightwire\'s own endpoints, beside the LIFX HTTP API v1',
+          version: packageInfo().version,
+          description: 'What the cloud API has no endpoint for (pixels, themes), with the same tokens, scopes, bodies and answers as /v1.',
+        },
     servers: [{ url: prefix }],
     security: [{ bearer: [] }, { basic: [] }],
     components: {

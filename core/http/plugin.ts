@@ -16,14 +16,14 @@ import formbody from '@fastify/formbody';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { SetStatesOperation, SetStatesResult, WriteOptions } from '../index.js';
-import { clipped, itemRefusal, LightwireError, OPERATIONS, refusal, type OperationName } from '../index.js';
+import { clipped, itemRefusal, LightwireError, OPERATIONS, refusal, themeList, type OperationName } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
 import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem, type DescribeFailure } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, types, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
 import { ListCache, followLightEvents } from './list-cache.js';
 import { openApiDocument } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
-import { ENDPOINTS, paramAt, REMOVED_ENDPOINTS, type Endpoint, type OperationId, type Scope } from './schemas.js';
+import { endpointsOf, paramAt, REMOVED_ENDPOINTS, type Api, type Endpoint, type OperationId, type Scope } from './schemas.js';
 import type { LightApi } from './service-api.js';
 
 /** Largest request body; 50 states with 25 selectors each fit easily. */
@@ -50,6 +50,11 @@ export interface HttpApiOptions {
   readonly log?: (line: string) => void;
   /** Clock for rate limits and light ages (tests). */
   readonly now?: () => number;
+  /**
+   * Which endpoints this mount serves: `v1` (the cloud's, mount it at /v1; the default) or `lightwire` (Lightwire's
+   * own, mount it at /lightwire). Both share tokens, scopes, limits, bodies and error answers.
+   */
+  readonly api?: Api;
 }
 
 interface Resolved {
@@ -223,19 +228,21 @@ function pathRegex(path: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-const ROUTE_MATCHERS = ENDPOINTS.map((e) => ({ method: e.method as string, re: pathRegex(e.path) }));
+const ROUTE_MATCHERS = (api: Api): { method: string; re: RegExp }[] => endpointsOf(api).map((e) => ({ method: e.method as string, re: pathRegex(e.path) }));
+const MATCHERS: Readonly<Record<Api, { method: string; re: RegExp }[]>> = { v1: ROUTE_MATCHERS('v1'), lightwire: ROUTE_MATCHERS('lightwire') };
 
 /** Why a path is not found: the methods it does answer, or the Validate Color hint (klarstil's PUT /color). */
-function notFoundHint(method: string, path: string): string {
-  const methods = [...new Set(ROUTE_MATCHERS.filter((m) => m.re.test(path)).map((m) => m.method))];
-  if (path === '/color') return 'Validate Color is GET /v1/color?string=<colour string>';
+function notFoundHint(method: string, path: string, api: Api, prefix: string): string {
+  const methods = [...new Set(MATCHERS[api].filter((m) => m.re.test(path)).map((m) => m.method))];
+  if (path === '/color' && api === 'v1') return 'Validate Color is GET /v1/color?string=<colour string>';
   if (methods.length > 0 && !methods.includes(method)) return `this path answers ${methods.join(', ')}`;
-  return 'see GET /v1/openapi.json for the endpoints';
+  return `see GET ${prefix}/openapi.json for the endpoints`;
 }
 
 export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: FastifyInstance, options: HttpApiOptions) => {
   const o = resolveHttpApiOptions(options);
   const open = o.tokens.size === 0;
+  const api: Api = options.api ?? 'v1';
 
   // List Lights answers from a cache that any change of the lights clears (list-cache.ts).
   const cache = new ListCache(options.now ?? Date.now);
@@ -326,7 +333,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
   app.setNotFoundHandler((request) => {
     const full = rawPath(request.raw.url);
     const path = full.startsWith(app.prefix) ? full.slice(app.prefix.length) : full;
-    throw new LightwireError('ROUTE_NOT_FOUND', { method: request.method, path: full, hint: notFoundHint(request.method, path) });
+    throw new LightwireError('ROUTE_NOT_FOUND', { method: request.method, path: full, hint: notFoundHint(request.method, path, api, app.prefix) });
   });
 
   // ---- CORS preflight (only with tokens: without, web pages are refused above) ----
@@ -344,7 +351,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
   // ---- step 3-5: the endpoints ----
   const segmentIndex = (path: string, param: string): number => `${app.prefix}${path}`.split('/').indexOf(`:${param}`);
 
-  for (const endpoint of ENDPOINTS) {
+  for (const endpoint of endpointsOf(api)) {
     const selectorAt = segmentIndex(endpoint.path, 'selector');
     app.route({
       method: endpoint.method,
@@ -408,7 +415,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
     return { results: await service.perform(operation, selector, service.check(operation, p, V1), write) };
   }
 
-  for (const removed of REMOVED_ENDPOINTS) {
+  for (const removed of api === 'v1' ? REMOVED_ENDPOINTS : []) {
     app.route({
       method: removed.method,
       url: removed.path,
@@ -419,7 +426,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
     });
   }
 
-  const document = openApiDocument(app.prefix);
+  const document = openApiDocument(app.prefix, api);
   app.get('/openapi.json', { config: { public: true } satisfies RouteConfig }, async (_request, reply) => reply.send(document));
 };
 
@@ -439,6 +446,8 @@ function read(service: LightApi, id: OperationId, p: Params, selector: () => str
       return allLights(service).map((l) => ({ selector: `id:${l.id}`, label: l.label }));
     case 'listSceneSelectors':
       return service.listScenes().map((s) => ({ selector: `scene_id:${s.uuid}`, label: s.name }));
+    case 'listThemes':
+      return themeList();
     default:
       throw new Error(`no reader for ${id}`);
   }

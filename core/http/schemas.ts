@@ -86,6 +86,15 @@ export function paramSchema(p: ParamDecl): JsonSchema {
           ? openObject({ selector: { type: 'string', description: 'Which lights this state is for.' }, ...SET_STATE_FIELDS }, ['selector'])
           : setStateHash('One Set State hash.'),
       };
+    case 'grid':
+      return {
+        type: 'array',
+        ...listBounds(p),
+        description: p.description,
+        items: { type: 'array', minItems: 1, ...(p.maxItems !== undefined ? { maxItems: p.maxItems } : {}), items: colorString('One pixel.') },
+      };
+    case 'text':
+      return { type: 'string', minLength: 1, description: p.description, ...(p.values !== undefined ? { examples: [...p.values.slice(0, 3)] } : {}) };
   }
 }
 
@@ -121,10 +130,16 @@ export function paramAt(operation: OperationName, field: string): { readonly par
   let params: readonly ParamDecl[] = OPERATIONS[operation].params;
   let found: ParamDecl | undefined;
   let item = false;
+  let row = false;
   for (const token of tokens) {
     if (typeof token === 'number') {
       if (found === undefined || item) return undefined;
-      if (found.kind === 'colors' || found.kind === 'enumList') item = true;
+      // A grid's pixel is two indices deep (`pixels[2][5]`): a row (said as the grid is), then one of its colours.
+      if (found.kind === 'grid' && !row) {
+        row = true;
+        continue;
+      }
+      if (found.kind === 'colors' || found.kind === 'enumList' || found.kind === 'grid') item = true;
       else if (found.kind !== 'states') return undefined;
       continue;
     }
@@ -337,10 +352,14 @@ export const ERROR_RESPONSE: JsonSchema = {
 /** The HTTP operationId of each write: the catalogue's name, or its own `operationId`. */
 type WriteId = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly operationId: infer I extends string } ? I : N }[OperationName];
 
-export type OperationId = 'listLights' | 'listScenes' | 'validateColor' | 'listDeviceSelectors' | 'listSceneSelectors' | WriteId;
+export type OperationId = 'listLights' | 'listScenes' | 'validateColor' | 'listDeviceSelectors' | 'listSceneSelectors' | 'listThemes' | WriteId;
+
+/** Which API serves an endpoint: the cloud's v1 (under /v1), or Lightwire's own beside it (under /lightwire). */
+export type Api = 'v1' | 'lightwire';
 
 export interface Endpoint {
   readonly id: OperationId;
+  readonly api: Api;
   readonly method: 'GET' | 'PUT' | 'POST';
   /** Fastify's form, relative to /v1: `:selector` is the selector path segment, `:scene` is `scene_id:<uuid>`. */
   readonly path: string;
@@ -360,6 +379,7 @@ function write(name: OperationName): Endpoint {
   const operation: OperationDecl = OPERATIONS[name];
   return {
     id: (operation.operationId ?? operation.name) as OperationId,
+    api: operation.api ?? 'v1',
     method: operation.method,
     path: operation.path,
     summary: operation.summary,
@@ -373,15 +393,34 @@ function write(name: OperationName): Endpoint {
 
 const WRITES = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => n !== 'activateScene').map(write);
 
+/** List Themes: each theme's name and palette (Lightwire's own, beside /v1). */
+export const THEMES_RESPONSE: JsonSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['name', 'palette'],
+    properties: {
+      name: { type: 'string' },
+      palette: { type: 'array', items: { type: 'object', properties: { hue: { type: 'number' }, saturation: { type: 'number' }, brightness: { type: 'number' }, kelvin: { type: 'number' } } } },
+    },
+  },
+};
+
 export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
-  { id: 'listLights', method: 'GET', path: '/lights/:selector', summary: 'List Lights', scope: 'read', status: 200, response: LIGHTS_RESPONSE },
+  { id: 'listLights', api: 'v1', method: 'GET', path: '/lights/:selector', summary: 'List Lights', scope: 'read', status: 200, response: LIGHTS_RESPONSE },
   ...WRITES,
-  { id: 'listScenes', method: 'GET', path: '/scenes', summary: 'List Scenes', scope: 'read', status: 200, response: SCENES_RESPONSE },
+  { id: 'listScenes', api: 'v1', method: 'GET', path: '/scenes', summary: 'List Scenes', scope: 'read', status: 200, response: SCENES_RESPONSE },
   write('activateScene'),
-  { id: 'validateColor', method: 'GET', path: '/color', summary: 'Validate Color', scope: 'read', query: VALIDATE_COLOR_QUERY, status: 200, response: VALIDATED_COLOR },
-  { id: 'listDeviceSelectors', method: 'GET', path: '/selectors/devices', summary: 'Selectors of every light (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
-  { id: 'listSceneSelectors', method: 'GET', path: '/selectors/scenes', summary: 'Selectors of every scene (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
+  { id: 'validateColor', api: 'v1', method: 'GET', path: '/color', summary: 'Validate Color', scope: 'read', query: VALIDATE_COLOR_QUERY, status: 200, response: VALIDATED_COLOR },
+  { id: 'listDeviceSelectors', api: 'v1', method: 'GET', path: '/selectors/devices', summary: 'Selectors of every light (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
+  { id: 'listSceneSelectors', api: 'v1', method: 'GET', path: '/selectors/scenes', summary: 'Selectors of every scene (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
+  { id: 'listThemes', api: 'lightwire', method: 'GET', path: '/themes', summary: 'List Themes', scope: 'read', status: 200, response: THEMES_RESPONSE },
 ] satisfies Endpoint[]);
+
+/** The endpoints one API serves. */
+export function endpointsOf(api: Api): readonly Endpoint[] {
+  return ENDPOINTS.filter((e) => e.api === api);
+}
 
 /** Endpoints the v1 API removed (deprecated during v1beta1): they answer 410 and name what replaced them. */
 export const REMOVED_ENDPOINTS: readonly { readonly method: 'PUT'; readonly path: string; readonly replacement: string }[] = Object.freeze([

@@ -20,6 +20,8 @@ export const DEFAULT_PORT = 3000;
 /** The longest path segment (a selector): 25 selectors of percent-encoded labels fit in 8 KiB. */
 export const MAX_PARAM_CHARS = 8192;
 export const API_PREFIX = '/v1';
+/** Lightwire's own endpoints (pixels, themes), beside the cloud's: the v1 contract stays exactly the cloud's. */
+export const LIGHTWIRE_PREFIX = '/lightwire';
 /**
  * A whole request (headers and body) must arrive within this, and its headers within HEADERS_TIMEOUT_MS: a slow
  * client cannot hold a connection for long. Writes then answer within the service's deadline.
@@ -206,13 +208,16 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     return undefined;
   });
   const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, closeGraceMs: _closeGraceMs, dashboard, ...api } = options;
-  void app.register(lightwireApi, {
-    ...api,
-    prefix: API_PREFIX,
-    limiter,
-    ...(extra.requireHttps ? { requireHttps: true } : {}),
-    ...(extra.httpsBaseUrl ? { httpsBaseUrl: extra.httpsBaseUrl } : {}),
-  });
+  for (const [prefix, which] of [[API_PREFIX, 'v1'], [LIGHTWIRE_PREFIX, 'lightwire']] as const) {
+    void app.register(lightwireApi, {
+      ...api,
+      api: which,
+      prefix,
+      limiter,
+      ...(extra.requireHttps ? { requireHttps: true } : {}),
+      ...(extra.httpsBaseUrl ? { httpsBaseUrl: extra.httpsBaseUrl } : {}),
+    });
+  }
   if (dashboard !== false && !extra.plain) mountDashboard(app, { ...(typeof dashboard === 'object' ? dashboard : {}), service: options.service, ...(options.tokens ? { tokens: options.tokens } : {}), ...(options.now ? { now: options.now } : {}) });
   app.setNotFoundHandler((request, reply) => {
     const path = rawPath(request.raw.url);

@@ -34,6 +34,8 @@ function light(serial: string, over: Partial<LightView> = {}): LightView {
     address: '127.0.0.2',
     effect: 'OFF',
     relays: null,
+    chain: null,
+    pixels: null,
     firmware: null,
     wifi: null,
     ...over,

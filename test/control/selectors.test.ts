@@ -64,6 +64,8 @@ function light(
     address: '127.0.0.2',
     effect: 'OFF',
     relays: null,
+    chain: null,
+    pixels: null,
     firmware: null,
     wifi: null,
   });
