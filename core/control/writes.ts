@@ -158,8 +158,9 @@ export class Writes {
    * what the service knows, except a light whose chain is unknown or that keeps part of its picture: it is read first.
    */
   private async paint(selector: string, request: Checked<'paint'>, fast: boolean): Promise<LightResult[]> {
-    const targets = this.context.resolve(selector).filter((t) => paintable(t.light.capabilities));
+    let targets = this.context.resolve(selector).filter((t) => paintable(t.light.capabilities));
     if (targets.length === 0) throw new LightwireError('CAPABILITY_MISSING', { selector, operation: 'paint pixels', capability: 'matrix' });
+    if (fast) targets = await this.sized(targets, (light) => light.chain === null);
     const planFor: PlanFor = (light) => planPaint(request, light, this.context.defaultDurationS);
     // A grid that does not fit a light whose size is known is refused before anything is sent.
     for (const t of targets) planFor(t.light, t.zones);
@@ -168,9 +169,20 @@ export class Writes {
 
   /** Paint Theme: the palette over every light named; a strip or matrix whose size is not known yet is read first. */
   private async theme(selector: string, request: Checked<'theme'>, fast: boolean): Promise<LightResult[]> {
-    const targets = this.context.resolve(selector);
+    let targets = this.context.resolve(selector);
+    if (fast) targets = await this.sized(targets, themeNeedsRead);
     const planFor = planTheme(request, targets, this.context.defaultDurationS);
     return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read: 'none', zonesOf: themeNeedsRead });
+  }
+
+  /**
+   * Fast mode plans from what the service knows, but a picture needs the light's size: a light whose chain (or zone
+   * count) was never read is read once first, then planned from its new view.
+   */
+  private async sized(targets: readonly ResolvedLight[], unknown: (light: LightView) => boolean): Promise<ResolvedLight[]> {
+    return Promise.all(
+      targets.map(async (t) => (t.light.online && unknown(t.light) ? { ...t, light: (await this.context.reread(t.light.serial)) ?? t.light } : t)),
+    );
   }
 
   private async delta(selector: string, request: Checked<'stateDelta'>, fast: boolean): Promise<LightResult[]> {

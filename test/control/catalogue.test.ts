@@ -15,7 +15,8 @@ import { EFFECTS as HOMEKIT_EFFECTS } from '../../homebridge-plugin/effects.js';
 import { EFFECTS as NODE_RED_EFFECTS, parsePayload } from '../../nodes/payload.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const document = openApiDocument('/v1');
+const documents = { v1: openApiDocument('/v1'), lightwire: openApiDocument('/lightwire', 'lightwire') };
+const prefixOf = (o: OperationDecl): string => ((o.api ?? 'v1') === 'v1' ? '/v1' : '/lightwire');
 
 /** A value each kind of parameter takes, within the declared range. */
 function validValue(p: ParamDecl): unknown {
@@ -38,12 +39,27 @@ function validValue(p: ParamDecl): unknown {
       return { power: 'on' };
     case 'states':
       return Array.from({ length: p.minItems ?? 1 }, () => (p.selector ? { selector: 'all', power: 'on' } : { power: 'on' }));
+    case 'grid':
+      return [['red', 'blue']];
+    case 'text':
+      return p.values?.[0] ?? 'text';
   }
 }
 
+/**
+ * The parameters a request needs besides `except`, valid: the required ones, and for Paint Pixels (whose rule asks for
+ * one of pixels and color) a colour unless the grid is what is given.
+ */
+function needed(o: OperationDecl, vocabulary: 'v1' | 'library', except?: ParamDecl): Record<string, unknown> {
+  const name = (q: ParamDecl): string => (vocabulary === 'v1' ? q.v1 : q.key);
+  const out = Object.fromEntries(o.params.filter((q) => q.required === true && q !== except).map((q) => [name(q), validValue(q)]));
+  if (o.name === 'paint' && except?.key !== 'pixels' && except?.key !== 'color') out.color = 'red';
+  return out;
+}
+
 function requestBody(operation: OperationDecl): JsonSchema {
-  const op = document.paths[openApiPath(operation.path)]?.[operation.method.toLowerCase()];
-  expect(op, `${operation.name}: ${operation.method} ${operation.path} in openapi.json`).to.not.equal(undefined);
+  const op = documents[operation.api ?? 'v1'].paths[openApiPath(operation.path)]?.[operation.method.toLowerCase()];
+  expect(op, `${operation.name}: ${operation.method} ${prefixOf(operation)}${operation.path} in openapi.json`).to.not.equal(undefined);
   expect(op!.operationId).to.equal(operation.operationId ?? operation.name);
   expect(op!.summary).to.equal(operation.summary);
   expect(op!['x-lightwire-scope']).to.equal(operation.scope);
@@ -63,7 +79,7 @@ describe('the operation catalogue', () => {
         if (p.kind === 'enum' || p.kind === 'enumList') expect(p.values, `${o.name}.${p.v1}`).to.have.length.above(0);
         if (p.default !== undefined && p.default !== 'service') {
           // A default is itself a value the parser accepts.
-          const required = Object.fromEntries(o.params.filter((q) => q.required === true).map((q) => [q.key, validValue(q)]));
+          const required = needed(o, 'library');
           expect(() => parseRequest(o.name as never, { ...required, [p.key]: p.default }, { vocabulary: 'library', defaultDurationS: 1 }), `${o.name}.${p.key}`).to.not.throw();
         }
       }
@@ -72,7 +88,7 @@ describe('the operation catalogue', () => {
 
   describe('HTTP (openapi.json)', () => {
     for (const operation of OPERATION_LIST) {
-      it(`${operation.name}: ${operation.method} /v1${operation.path} with every parameter as declared`, () => {
+      it(`${operation.name}: ${operation.method} ${prefixOf(operation)}${operation.path} with every parameter as declared`, () => {
         const body = requestBody(operation);
         for (const p of operation.params) {
           const schema = body.properties?.[p.v1];
@@ -156,9 +172,9 @@ describe('the operation catalogue', () => {
           const bad = p.kind === 'number' ? 'x' : p.kind === 'boolean' ? 'yes' : 7;
           const errorOf = (vocabulary: 'v1' | 'library'): { code: string; field: string; reason: string } => {
             // Every other required parameter is given, valid, so the bad one is the only fault.
-            const others = operation.params.filter((q) => q.required === true && q !== p).map((q) => [vocabulary === 'v1' ? q.v1 : q.key, validValue(q)]);
+            const others = needed(operation, vocabulary, p);
             try {
-              parseRequest(operation.name as never, { ...Object.fromEntries(others), [vocabulary === 'v1' ? p.v1 : p.key]: bad }, { vocabulary, defaultDurationS: 1 });
+              parseRequest(operation.name as never, { ...others, [vocabulary === 'v1' ? p.v1 : p.key]: bad }, { vocabulary, defaultDurationS: 1 });
             } catch (err) {
               if (isLightwireError(err, 'PARAMETER_INVALID')) return { code: err.code, field: err.params.field, reason: err.params.reason };
               throw err;
