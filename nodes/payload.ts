@@ -31,7 +31,12 @@ export type Operation =
   | { readonly kind: 'toggle'; readonly request: Checked<'toggle'>; readonly fast: boolean }
   | { readonly kind: 'effect'; readonly effect: EffectOperationName; readonly request: Checked<EffectOperationName>; readonly fast: boolean }
   | { readonly kind: 'scene'; readonly scene: string; readonly request: Checked<'activateScene'>; readonly fast: boolean }
+  | { readonly kind: 'paint'; readonly request: Checked<'paint'>; readonly fast: boolean }
+  | { readonly kind: 'theme'; readonly request: Checked<'theme'>; readonly fast: boolean }
   | { readonly kind: 'capture'; readonly name: string };
+
+/** A payload with any of these is Paint Pixels (a grid, or a rectangle of one colour), not Set State. */
+const PAINT_KEYS = ['pixels', 'x', 'y', 'width', 'height'] as const;
 
 /** What the node itself adds to every message: its own defaults, overridden by the message. */
 export interface NodeDefaults {
@@ -60,7 +65,7 @@ function nonEmptyString(field: string, value: unknown): string {
 }
 
 /** The catalogue's parser, in the HTTP API's names, fields prefixed `payload.`; `handled` are the node's own keys. */
-function check<N extends 'setState' | 'toggle' | 'activateScene' | EffectOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[]): Checked<N> {
+function check<N extends 'setState' | 'toggle' | 'activateScene' | 'paint' | 'theme' | EffectOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[]): Checked<N> {
   return parseRequest(name, input, { vocabulary: 'v1', prefix: 'payload.', strict: true, ignore: handled });
 }
 
@@ -81,7 +86,9 @@ function toggle(input: Record<string, unknown>, defaults: NodeDefaults, fast: bo
 /**
  * msg.payload -> one operation. Forms: an object (power, color, brightness, infrared, duration, fast);
  * "on" / "off" / "toggle"; true / false; any other string is a colour; a number 0-1 is a brightness;
- * {effect: name, ...} for every effect in EFFECTS; {scene: name or uuid, duration?}; {capture: name}.
+ * {effect: name, ...} for every effect in EFFECTS; {scene: name or uuid, duration?}; {capture: name};
+ * {theme: name, duration?} (Paint Theme); {pixels: [[colour, ...], ...], x?, y?} or {color, x?, y?, width?, height?}
+ * with any of x, y, width, height (Paint Pixels on matrix lights).
  * A payload that throws while it is read (a getter, a proxy) is PARAMETER_INVALID too.
  */
 export function parsePayload(payload: unknown, defaults: NodeDefaults): Operation {
@@ -132,6 +139,8 @@ function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
     if (extra !== undefined) throw invalid(`payload.${extra}`, 'is not a parameter here; use capture');
     return { kind: 'capture', name: nonEmptyString('payload.capture', payload.capture) };
   }
+  if (payload.theme !== undefined) return { kind: 'theme', request: check('theme', withDuration(payload, defaults), ['fast']), fast };
+  if (PAINT_KEYS.some((k) => payload[k] !== undefined)) return { kind: 'paint', request: check('paint', withDuration(payload, defaults), ['fast']), fast };
   if (payload.toggle !== undefined) {
     if (payload.toggle !== true) throw invalid('payload.toggle', 'must be true');
     return toggle(payload, defaults, fast);
@@ -179,6 +188,10 @@ export async function runOperation(service: LightService, selector: () => string
       return { results: await service.perform('toggle', selector(), op.request, { fast: op.fast }) };
     case 'effect':
       return { results: await service.perform(op.effect, selector(), op.request, { fast: op.fast }) };
+    case 'paint':
+      return { results: await service.perform('paint', selector(), op.request, { fast: op.fast }) };
+    case 'theme':
+      return { results: await service.perform('theme', selector(), op.request, { fast: op.fast }) };
     case 'scene':
       // The service finds a scene by its uuid or by its name.
       return { results: await service.activateScene(op.scene, op.request, { fast: op.fast }) };
