@@ -8,5 +8,6 @@ import { listCommand, setCommand } from './lights.js';
 import { sceneCommand } from './scene.js';
 import { serveCommand } from './serve.js';
 import { simulateCommand } from './simulate.js';
+import { themeCommand, themesCommand } from './theme.js';
 
-export const COMMANDS: readonly Command[] = [serveCommand, simulateCommand, discoverCommand, listCommand, setCommand, sceneCommand, doctorCommand, decodeCommand];
+export const COMMANDS: readonly Command[] = [serveCommand, simulateCommand, discoverCommand, listCommand, setCommand, themeCommand, themesCommand, sceneCommand, doctorCommand, decodeCommand];
