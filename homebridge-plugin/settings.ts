@@ -13,5 +13,6 @@ export const SUBTYPE = Object.freeze({
   infrared: 'infrared',
   relay: (index: number): string => `relay-${index}`,
   effect: (kind: string): string => `effect-${kind}`,
+  theme: (name: string): string => `theme-${name}`,
   scene: (uuid: string): string => `scene-${uuid}`,
 });

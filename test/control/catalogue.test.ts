@@ -4,14 +4,14 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
+import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, THEME_NAMES, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
 import { checkText, parseRequest } from '../../core/control/requests.js';
 import { DASHBOARD_EFFECTS, parseAction } from '../../core/http/dashboard/actions.js';
 import { openApiDocument, openApiPath } from '../../core/http/openapi.js';
 import type { JsonSchema } from '../../core/http/json-schema.js';
 import { isLightwireError } from '../../core/errors.js';
 import { EFFECT_KINDS } from '../../homebridge-plugin/config.js';
-import { EFFECTS as HOMEKIT_EFFECTS } from '../../homebridge-plugin/effects.js';
+import { EFFECTS as HOMEKIT_EFFECTS, themesFor } from '../../homebridge-plugin/effects.js';
 import { EFFECTS as NODE_RED_EFFECTS, parsePayload } from '../../nodes/payload.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -161,6 +161,36 @@ describe('the operation catalogue', () => {
       }
       const schema = JSON.parse(readFileSync(path.join(ROOT, 'config.schema.json'), 'utf8')) as { schema: { properties: { lights: { properties: { effects: { items: { enum: string[] } } } } } } };
       expect(schema.schema.properties.lights.properties.effects.items.enum).to.deep.equal([...FIRMWARE_EFFECTS]);
+    });
+  });
+
+  describe('pixels and themes on every face', () => {
+    const d = { fast: false };
+    it('Node-RED: {theme} is Paint Theme, {pixels} and a rectangle {color, x, ...} are Paint Pixels, each with every parameter', () => {
+      for (const name of ['paint', 'theme'] as const) {
+        const operation: OperationDecl = OPERATIONS[name];
+        const payload: Record<string, unknown> = {};
+        for (const p of operation.params) if (!(name === 'paint' && p.key === 'color')) payload[p.v1] = validValue(p);
+        const parsed = parsePayload(payload, d);
+        expect(parsed.kind).to.equal(name);
+        if (parsed.kind !== name) continue;
+        for (const p of operation.params) if (!(name === 'paint' && p.key === 'color')) expect(parsed.request, `${name}.${p.v1}`).to.have.property(p.key);
+      }
+      expect(parsePayload({ color: 'red', x: 1, width: 2 }, d).kind).to.equal('paint');
+      expect(parsePayload({ color: 'red' }, d).kind).to.equal('setState');
+    });
+    it('the dashboard: op theme and op paint, checked by the catalogue\'s parser', () => {
+      expect(parseAction({ op: 'theme', selector: 'all', theme: 'autumn' })).to.deep.include({ op: 'theme', selector: 'all' });
+      expect(parseAction({ op: 'paint', selector: 'all', color: 'red', x: 1, y: 2, width: 1, height: 1 })).to.deep.include({ op: 'paint' });
+      expect(() => parseAction({ op: 'theme', selector: 'all', theme: 'nope' })).to.throw(/no theme named/);
+    });
+    it('Homebridge: a theme switch for each theme named that the catalogue knows', () => {
+      expect(themesFor(['autumn', 'nope', 'bias_lighting']).map((t) => [t.theme, t.title])).to.deep.equal([
+        ['autumn', 'Theme Autumn'],
+        ['bias_lighting', 'Theme Bias Lighting'],
+      ]);
+      const schema = JSON.parse(readFileSync(path.join(ROOT, 'config.schema.json'), 'utf8')) as { schema: { properties: { lights: { properties: { themes: { items: { enum: string[] } } } } } } };
+      expect(schema.schema.properties.lights.properties.themes.items.enum).to.deep.equal([...THEME_NAMES]);
     });
   });
 
