@@ -187,6 +187,9 @@ export class PixelPrediction {
   private readonly back = new Map<string, WireHsbk[]>();
   private pixels: Hsbk[][] | null;
   touched = false;
+  // Neighbouring pixels of one colour share one (read-only) colour object, as a read's do (pixels.ts): heap per light.
+  private lastWire: WireHsbk | undefined;
+  private lastColor: Hsbk | undefined;
 
   constructor(
     private readonly chain: readonly TileFact[] | null,
@@ -219,7 +222,7 @@ export class PixelPrediction {
         if (col >= tile.width || row >= tile.height) continue;
         const i = row * tile.width + col;
         if (target !== undefined) target[i] = p.colors[k]!;
-        else this.pixels![t]![i] = hsbkFromWire(p.colors[k]!);
+        else this.pixels![t]![i] = this.color(p.colors[k]!);
       }
       if (visible) this.touched = true;
     }
@@ -236,11 +239,20 @@ export class PixelPrediction {
       for (let dy = 0; dy < height; dy++) {
         for (let dx = 0; dx < width; dx++) {
           const wire = src[(p.srcY + dy) * tile.width + p.srcX + dx];
-          if (wire !== undefined) this.pixels[t]![(p.dstY + dy) * tile.width + p.dstX + dx] = hsbkFromWire(wire);
+          if (wire !== undefined) this.pixels[t]![(p.dstY + dy) * tile.width + p.dstX + dx] = this.color(wire);
         }
       }
       this.touched = true;
     }
+  }
+
+  private color(wire: WireHsbk): Hsbk {
+    const last = this.lastWire;
+    if (last === undefined || last.hue !== wire.hue || last.saturation !== wire.saturation || last.brightness !== wire.brightness || last.kelvin !== wire.kelvin) {
+      this.lastWire = wire;
+      this.lastColor = hsbkFromWire(wire);
+    }
+    return this.lastColor!;
   }
 
   private backOf(t: number, fb: number, tile: TileFact): WireHsbk[] {

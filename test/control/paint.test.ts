@@ -5,6 +5,7 @@ import { isLightwireError } from '../../core/errors.js';
 import type { LightInput } from '../../core/simulator/fleet-file.js';
 import { themePalette } from '../../core/control/themes.js';
 import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
+import { until } from '../helpers/wait.js';
 
 const TILE = 'd073d5000021';
 const CANDLE = 'd073d5000022';
@@ -32,6 +33,30 @@ describe('Paint Pixels and Paint Theme on virtual matrix lights, strips and bulb
     rig = await serviceRig({ lights });
   });
   afterEach(() => rig.close());
+
+  it('carries the chain and pixels of matrix lights in their views, read with their state (Get64), and reads no pixels of other lights', async () => {
+    // The first reads (pixels need the product, known once its info is read) are over first.
+    await until(() => [TILE, CAPSULE].every((s) => rig.service.light(s)?.pixels != null), { timeoutMs: 3000, what: 'the first reads of the matrix lights' });
+    rig.fleet.light(CAPSULE).setState({ color: { hue: 120, saturation: 1, brightness: 1, kelvin: 3500 } });
+    rig.fleet.clearRecords();
+    await Promise.all([TILE, CAPSULE, STRIP, BULB].map((s) => rig.service.refreshLight(s)));
+    const tile = rig.service.light(TILE)!;
+    expect(tile.chain!.map((t) => [t.width, t.height])).to.deep.equal([[8, 8], [8, 8]]);
+    expect(tile.pixels!.map((p) => p.length)).to.deep.equal([64, 64]);
+    const capsule = rig.service.light(CAPSULE)!;
+    expect(capsule.pixels![0]!.every((c) => Math.round(c.hue) === 120)).to.equal(true);
+    // One colour object for a tile in one colour (heap per light), and two Get64 for the 128 pixels (bands of 4 rows).
+    expect(new Set(capsule.pixels![0]).size).to.equal(1);
+    expect(rig.fleet.light(CAPSULE).received('Get64')).to.have.length(2);
+    expect(rig.fleet.light(TILE).received('Get64')).to.have.length(1);
+    // The chain is read once, not with every state read.
+    expect(rig.fleet.light(TILE).received('GetDeviceChain')).to.have.length(0);
+    expect(rig.fleet.light(STRIP).received('Get64')).to.have.length(0);
+    expect(rig.fleet.light(BULB).received('Get64')).to.have.length(0);
+    expect(rig.service.light(BULB)!.pixels).to.equal(null);
+    // List Lights keeps the cloud's shape: no pixels there.
+    expect(Object.keys(rig.service.list(`id:${TILE}`)[0]!)).to.not.include('pixels');
+  });
 
   it('paints a 16 x 8 light from one grid: two Set64 into the back buffer, then one CopyFrameBuffer, and powers it on', async () => {
     const grid = Array.from({ length: 8 }, (_, row) => Array.from({ length: 16 }, (_, col) => `hue:${(row * 16 + col) * 2} saturation:1 brightness:1 kelvin:3500`));
