@@ -8,10 +8,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { LightClient } from '../core/discovery/client.js';
-import { LightService } from '../core/control/service.js';
-import { paletteAt, themePalette } from '../core/control/themes.js';
-import type { FleetInput } from '../core/simulator/fleet-file.js';
+import { LightClient, LightService } from '../core/index.js';
+import type { FleetInput } from '../core/simulator/index.js';
 import { median } from './lib/figures.js';
 import { assertPrivateNetns, guardLoopbackSends } from './lib/net-guard.js';
 import type { PaintFleetReply, PaintFleetRequest, PaintTarget } from './lib/paint-fleet.js';
@@ -137,13 +135,14 @@ async function themeStrips(reps: number): Promise<Record<string, number[]>> {
       await fleet.ask({ type: 'reset', color: START });
       await Promise.all(serials.map((s) => client.refreshState(s)));
       const theme = THEMES[k % THEMES.length]!;
-      const palette = themePalette(theme);
-      // Each strip's place along the palette is its place in the selection (the selector's order): as themes.ts spreads it.
-      const targets = service.resolve('all').map((t, j): PaintTarget => ({
-        serial: t.light.serial,
-        part: 'zones',
-        hues: Array.from({ length: ZONES }, (_, i) => paletteAt(palette, j + (i / (ZONES - 1)) * (palette.length - 1)).hue),
-      }));
+      // What the theme makes each strip show, learnt from an untimed run (no copy of the spreading rule here), then
+      // every strip back to the start colour and quiet before the timed run.
+      await service.theme('all', { theme, durationS: 0 });
+      const learnt = (await fleet.ask({ type: 'snapshot', part: 'zones' })) as Extract<PaintFleetReply, { type: 'snapshot' }>;
+      const targets = learnt.targets;
+      if (targets.some((t) => new Set(t.hues.map(Math.round)).size < 2)) throw new Error(`${theme}: a strip shows one colour`);
+      await fleet.ask({ type: 'reset', color: START });
+      await Promise.all(serials.map((s) => client.refreshState(s)));
       await fleet.watch(targets);
       await sleep(QUIET_MS);
       const started = epochNow();

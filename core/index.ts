@@ -48,7 +48,7 @@ export { MAX_SELECTORS } from './control/selectors.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
 export { parseRequest, refusal, itemRefusal, type RequestOf, type Checked } from './control/requests.js';
-export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, THEME_NAMES, MAX_CANVAS, isV1, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
+export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, THEME_NAMES, MAX_CANVAS, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';
 export type { SceneActivation, SceneOverrides } from './control/scene-activation.js';

@@ -4,8 +4,7 @@
 // light's state changes).
 
 import { parentPort, workerData } from 'node:worker_threads';
-import { Fleet, type VirtualLight } from '../../core/simulator/index.js';
-import type { FleetInput } from '../../core/simulator/fleet-file.js';
+import { Fleet, type FleetInput, type VirtualLight } from '../../core/simulator/index.js';
 import type { Hsbk } from '../../core/protocol/index.js';
 import { guardLoopbackSends } from './net-guard.js';
 
@@ -22,6 +21,8 @@ export type PaintFleetRequest =
   | { readonly type: 'reset'; readonly color: Hsbk }
   | { readonly type: 'watch'; readonly targets: readonly PaintTarget[] }
   | { readonly type: 'pending' }
+  /** What every light shows now (the hue of each pixel of its first tile, or of each zone): a call's outcome. */
+  | { readonly type: 'snapshot'; readonly part: 'pixels' | 'zones' }
   | { readonly type: 'stop' };
 
 export type PaintFleetReply =
@@ -30,7 +31,8 @@ export type PaintFleetReply =
   | { readonly type: 'watching' }
   | { readonly type: 'shown'; readonly atEpochMs: number }
   | { readonly type: 'stopped' }
-  | { readonly type: 'pending'; readonly count: number; readonly example: string };
+  | { readonly type: 'pending'; readonly count: number; readonly example: string }
+  | { readonly type: 'snapshot'; readonly targets: readonly PaintTarget[] };
 
 const epochNow = (): number => performance.timeOrigin + performance.now();
 
@@ -80,6 +82,12 @@ async function main(): Promise<void> {
         port.postMessage({ type: 'pending', count: pending.size, example } satisfies PaintFleetReply);
         return;
       }
+      case 'snapshot':
+        port.postMessage({
+          type: 'snapshot',
+          targets: fleet.lights.map((l) => ({ serial: l.serial, part: m.part, hues: ((m.part === 'pixels' ? l.state.tiles?.[0] : l.state.zones) ?? []).map((c) => c.hue) })),
+        } satisfies PaintFleetReply);
+        return;
       case 'stop':
         void fleet.stop().then(() => {
           port.postMessage({ type: 'stopped' } satisfies PaintFleetReply);

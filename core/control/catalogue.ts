@@ -407,8 +407,6 @@ export const OPERATIONS = {
 } as const satisfies Readonly<Record<string, OperationDecl>>;
 
 export type OperationName = keyof typeof OPERATIONS;
-/** The operations of Lightwire's own API (beside /v1), and of the cloud's. */
-export const isV1 = (o: OperationDecl): boolean => (o.api ?? 'v1') === 'v1';
 /** The operations that act on a selector (all but Set States and Activate Scene). */
 export type SelectorOperationName = Exclude<OperationName, 'setStates' | 'activateScene'>;
 /** The effects: firmware effects, waveforms, Effects Off and Clean. */
