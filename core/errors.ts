@@ -180,9 +180,10 @@ export const ERRORS = {
     422,
     (p) => `the pixels (${p.area}) do not fit '${p.label}', whose canvas is ${p.canvas} pixels`,
   ),
-  THEME_UNKNOWN: spec<{ theme: string; close: readonly string[] }>(
+  // `close`: the nearest names, comma-separated.
+  THEME_UNKNOWN: spec<{ theme: string; close: string }>(
     422,
-    (p) => `there is no theme named ${quoted(p.theme)}${p.close.length > 0 ? `; close names: ${p.close.join(', ')}` : ''} (lightwire themes lists them)`,
+    (p) => `there is no theme named ${quoted(p.theme)}${p.close ? `; close names: ${p.close}` : ''} (lightwire themes lists them)`,
   ),
 } as const;
 

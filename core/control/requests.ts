@@ -389,7 +389,7 @@ const RULES: Partial<Record<OperationName, (request: Record<string, unknown>, na
   // A theme of the palette file; otherwise the names closest to the one given.
   theme: (r) => {
     const theme = (r.theme as string).toLowerCase().replace(/[\s-]+/g, '_');
-    if (!THEME_NAMES.includes(theme)) throw new LightwireError('THEME_UNKNOWN', { theme: r.theme as string, close: closeNames(theme, THEME_NAMES) });
+    if (!THEME_NAMES.includes(theme)) throw new LightwireError('THEME_UNKNOWN', { theme: r.theme as string, close: closeNames(theme, THEME_NAMES).join(', ') });
     r.theme = theme;
   },
 };

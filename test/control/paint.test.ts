@@ -140,6 +140,6 @@ describe('Paint Pixels and Paint Theme on virtual matrix lights, strips and bulb
   it('refuses an unknown theme with the names closest to it', async () => {
     const err = await rig.service.theme('all', { theme: 'christmass' }).then(() => undefined, (e: unknown) => e);
     expect(isLightwireError(err, 'THEME_UNKNOWN')).to.equal(true);
-    expect((err as { params: { close: string[] } }).params.close[0]).to.equal('christmas');
+    expect((err as { params: { close: string } }).params.close.split(', ')[0]).to.equal('christmas');
   });
 });
