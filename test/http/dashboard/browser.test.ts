@@ -152,6 +152,14 @@ describe('dashboard in Chromium against lightwire serve', function () {
     }, Number(max));
     await until(() => warm.state.color.kelvin === Number(max), { timeoutMs: 3000, what: `kelvin ${max}` });
     await page.waitForSelector('#panel-results li.ok');
+    // Renamed in place: the name field holds the label; a new one reaches the light (SetLabel), the card and the title.
+    expect(await page.inputValue('#rename')).to.equal(warm.state.label);
+    await page.fill('#rename', 'Reading lamp ✨');
+    await page.click('#rename-save');
+    await until(() => warm.state.label === 'Reading lamp ✨', { timeoutMs: 3000, what: 'the light renamed' });
+    await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"] .label`)?.textContent === 'Reading lamp ✨', warm.serial, { timeout: 3000 });
+    expect(await page.textContent('#panel-title')).to.equal('Reading lamp ✨');
+    expect(warm.received('SetLabel').map((p) => p.payload)).to.deep.equal([{ label: 'Reading lamp ✨' }]);
     await page.click('#panel-close');
   });
 
