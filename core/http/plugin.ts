@@ -381,7 +381,8 @@ async function apiPlugin(app: FastifyInstance, options: HttpApiOptions, api: Api
         }
         if (endpoint.status === 200) return reply.code(200).send(read(o.service, endpoint.id, p, () => selectorSegment(request, selectorAt)));
 
-        const fast = (flag(p, 'fast') ?? flag(p, 'async')) === true;
+        // Renaming has no fast mode: there `fast` is an unknown parameter like any other.
+        const fast = endpoint.body?.properties?.fast !== undefined && (flag(p, 'fast') ?? flag(p, 'async')) === true;
         const write: WriteOptions = { fast };
         let body: Record<string, unknown>;
         try {

@@ -22,6 +22,11 @@ describe('HTTP renaming endpoints (/lightwire, beside /v1)', function () {
       expect(res.statusCode).to.equal(207);
       expect(res.json()).to.deep.equal({ results: [{ id: LEFT, label: 'Left lamp', status: 'ok' }] });
       expect(state(LEFT).label).to.equal('Left lamp');
+      // No fast mode: `fast` is an unknown parameter here, and the write is confirmed all the same.
+      const fast = await rig.call({ method: 'PUT', url: `/lightwire/lights/id:${LEFT}/label`, payload: { label: 'Left', fast: true } });
+      expect(fast.statusCode).to.equal(207);
+      expect(fast.json()).to.deep.equal({ results: [{ id: LEFT, label: 'Left', status: 'ok' }], warnings: [{ warning: 'Unknown params', unknown_params: { fast: true } }] });
+      await rig.call({ method: 'PUT', url: `/lightwire/lights/id:${LEFT}/label`, payload: { label: 'Left lamp' } });
       // List Lights sees the new label at once.
       const listed = await rig.call({ method: 'GET', url: '/v1/lights/label:Left%20lamp' });
       expect(listed.json().map((l: { id: string }) => l.id)).to.deep.equal([LEFT]);
