@@ -163,6 +163,28 @@ describe('dashboard in Chromium against lightwire serve', function () {
     await page.click('#panel-close');
   });
 
+  it('renames a group from its panel: every member gets the name with one updated_at, and the page shows it', async () => {
+    const members = served.fleet.lights.filter((l) => l.state.group.label === 'Bedroom');
+    expect(members.length).to.be.above(1);
+    const before = members[0]!.state.group;
+    await page.click('.group:has(h3:text-is("Bedroom")) .group-more');
+    await page.waitForSelector('#panel:not([hidden])');
+    expect(await page.textContent('#panel-title')).to.equal('Bedroom');
+    expect(await page.inputValue('#rename')).to.equal('Bedroom');
+    await page.fill('#rename', 'Guest room');
+    await page.click('#rename-save');
+    await until(() => members.every((l) => l.state.group.label === 'Guest room'), { timeoutMs: 3000, what: 'every member renamed' });
+    expect(new Set(members.map((l) => `${l.state.group.id} ${l.state.group.updatedAtNs}`)).size).to.equal(1);
+    expect(members[0]!.state.group.id).to.equal(before.id);
+    await page.waitForFunction(() => [...document.querySelectorAll('.group-head h3')].some((e) => e.textContent === 'Guest room'), undefined, { timeout: 3000 });
+    expect(await page.textContent('#panel-title')).to.equal('Guest room');
+    // Back as it was, from the same field.
+    await page.fill('#rename', 'Bedroom');
+    await page.click('#rename-save');
+    await until(() => members.every((l) => l.state.group.label === 'Bedroom'), { timeoutMs: 3000, what: 'the name back' });
+    await page.click('#panel-close');
+  });
+
   it('a change made by the CLI (lightwire set) shows on the page within a second', async () => {
     const light = served.fleet.lights[2]!;
     const want = light.state.power === 'on' ? 'off' : 'on';
