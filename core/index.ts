@@ -45,6 +45,7 @@ export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.
 export type { Selector, SelectorKind } from './control/types.js';
 export { parseRequest, refusal, itemRefusal, type RequestOf, type Checked } from './control/requests.js';
 export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
+export { LABEL_MAX_BYTES, NAMING_OPERATIONS, type NamingOperationName, type RenameOperationName } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';
 export type { SceneActivation, SceneOverrides } from './control/scene-activation.js';

@@ -8,6 +8,7 @@
 import {
   EFFECT_OPERATIONS,
   LightwireError,
+  NAMING_OPERATIONS,
   clipped,
   parseRequest,
   quoted,
@@ -15,6 +16,8 @@ import {
   type EffectOperationName,
   type LightResult,
   type LightService,
+  type NamingOperationName,
+  type RenameOperationName,
   type Scene,
 } from '../core/index.js';
 
@@ -31,7 +34,16 @@ export type Operation =
   | { readonly kind: 'toggle'; readonly request: Checked<'toggle'>; readonly fast: boolean }
   | { readonly kind: 'effect'; readonly effect: EffectOperationName; readonly request: Checked<EffectOperationName>; readonly fast: boolean }
   | { readonly kind: 'scene'; readonly scene: string; readonly request: Checked<'activateScene'>; readonly fast: boolean }
-  | { readonly kind: 'capture'; readonly name: string };
+  | { readonly kind: 'capture'; readonly name: string }
+  | { readonly kind: 'naming'; readonly operation: NamingOperationName; readonly request: Checked<NamingOperationName> };
+
+/**
+ * The renaming operations by their payload key: `{label: "Desk"}`, `{group: "Kitchen"}`, `{location: "Home"}` act on
+ * the selector's lights; `{rename_group: {from, to}}` and `{rename_location: {from, to}}` rename by name.
+ */
+export const NAMING_PAYLOADS: Readonly<Record<string, NamingOperationName>> = Object.freeze(
+  Object.fromEntries(NAMING_OPERATIONS.map((o) => [o.naming.payload, o.name as NamingOperationName])),
+);
 
 /** What the node itself adds to every message: its own defaults, overridden by the message. */
 export interface NodeDefaults {
@@ -60,8 +72,19 @@ function nonEmptyString(field: string, value: unknown): string {
 }
 
 /** The catalogue's parser, in the HTTP API's names, fields prefixed `payload.`; `handled` are the node's own keys. */
-function check<N extends 'setState' | 'toggle' | 'activateScene' | EffectOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[]): Checked<N> {
-  return parseRequest(name, input, { vocabulary: 'v1', prefix: 'payload.', strict: true, ignore: handled });
+function check<N extends 'setState' | 'toggle' | 'activateScene' | EffectOperationName | NamingOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[], prefix = 'payload.'): Checked<N> {
+  return parseRequest(name, input, { vocabulary: 'v1', prefix, strict: true, ignore: handled });
+}
+
+/** A renaming payload: always confirmed (no `fast`); a rename's `{from, to}` is its own object, alone in the payload. */
+function naming(key: string, payload: Record<string, unknown>): Operation {
+  const operation = NAMING_PAYLOADS[key]!;
+  if (NAMING_OPERATIONS.find((o) => o.name === operation)!.naming.rename) {
+    const extra = Object.keys(payload).find((k) => k !== key);
+    if (extra !== undefined) throw invalid(`payload.${extra}`, `is not a parameter here; use ${key}`);
+    return { kind: 'naming', operation, request: check(operation, payload[key] as Record<string, unknown>, [], `payload.${key}.`) };
+  }
+  return { kind: 'naming', operation, request: check(operation, payload, []) };
 }
 
 /** The node's transition, for a message that gives none. */
@@ -81,7 +104,8 @@ function toggle(input: Record<string, unknown>, defaults: NodeDefaults, fast: bo
 /**
  * msg.payload -> one operation. Forms: an object (power, color, brightness, infrared, duration, fast);
  * "on" / "off" / "toggle"; true / false; any other string is a colour; a number 0-1 is a brightness;
- * {effect: name, ...} for every effect in EFFECTS; {scene: name or uuid, duration?}; {capture: name}.
+ * {effect: name, ...} for every effect in EFFECTS; {scene: name or uuid, duration?}; {capture: name};
+ * renaming (NAMING_PAYLOADS): {label}, {group}, {location}, {rename_group: {from, to}}, {rename_location: {from, to}}.
  * A payload that throws while it is read (a getter, a proxy) is PARAMETER_INVALID too.
  */
 export function parsePayload(payload: unknown, defaults: NodeDefaults): Operation {
@@ -116,6 +140,8 @@ function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
   if (!isRecord(payload)) {
     throw invalid('payload', 'must be an object, "on", "off", "toggle", a colour string, true/false or a brightness from 0 to 1');
   }
+  const renaming = Object.keys(payload).find((k) => Object.hasOwn(NAMING_PAYLOADS, k) && payload[k] !== undefined);
+  if (renaming !== undefined) return naming(renaming, payload);
   const fast = fastOf(payload, defaults);
   if (payload.effect !== undefined) {
     const name = nonEmptyString('payload.effect', payload.effect);
@@ -182,6 +208,8 @@ export async function runOperation(service: LightService, selector: () => string
     case 'scene':
       // The service finds a scene by its uuid or by its name.
       return { results: await service.activateScene(op.scene, op.request, { fast: op.fast }) };
+    case 'naming':
+      return { results: await (isRename(op.operation) ? service.rename(op.operation, op.request as Checked<RenameOperationName>) : service.perform(op.operation, selector(), op.request as Checked<typeof op.operation>)) };
     case 'capture': {
       const sel = selector();
       const scene = await service.captureScene(op.name, sel);
@@ -194,4 +222,8 @@ export async function runOperation(service: LightService, selector: () => string
       return { results, scene };
     }
   }
+}
+
+function isRename(name: NamingOperationName): name is RenameOperationName {
+  return name === 'renameGroup' || name === 'renameLocation';
 }

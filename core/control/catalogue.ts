@@ -5,7 +5,8 @@
 // light reports while it runs. Everything else is derived from it: the request parser (requests.ts), the HTTP
 // body schemas and OpenAPI document (core/http/schemas.ts), the HTTP-to-service mapping, the Node-RED payload
 // table, the dashboard's effect buttons and Homebridge's effect switches. test/control/catalogue.test.ts walks it
-// against every face.
+// against every face. The renaming operations (labels, groups, locations) have no v1 endpoint: they are served
+// beside /v1 (`api: 'lightwire'`), and Node-RED and the CLI name them by `naming`.
 //
 // Pure data: no imports beyond the protocol's limits and the capability type.
 
@@ -29,7 +30,9 @@ export type ParamKind =
   /** A Set State hash (the parameters of setState). */
   | 'state'
   /** A list of Set State hashes (minItems..maxItems); with `selector` each carries its own selector. */
-  | 'states';
+  | 'states'
+  /** A label (a light's, a group's, a location's): 1 to LABEL_MAX_BYTES bytes of UTF-8, no NUL. */
+  | 'label';
 
 /** The unit of a number, as its name says it (seconds, 0-1 fraction, degrees, kelvin, a count). */
 export type ParamUnit = 's' | 'fraction' | 'degrees' | 'kelvin' | 'count';
@@ -64,9 +67,23 @@ export interface OperationDecl {
   readonly operationId?: string;
   readonly summary: string;
   readonly method: 'PUT' | 'POST';
-  /** Relative to /v1, in Fastify's form: `:selector` is the selector segment, `:scene` is `scene_id:<uuid>`. */
+  /**
+   * Relative to its API's prefix (/v1, or /lightwire for `api: 'lightwire'`), in Fastify's form: `:selector` is the
+   * selector segment, `:scene` is `scene_id:<uuid>`.
+   */
   readonly path: string;
   readonly scope: 'control';
+  /** Not in the cloud's v1 contract: served beside it, at /lightwire (the renaming operations). */
+  readonly api?: 'lightwire';
+  /**
+   * A renaming operation: what it names (a light's label, its group, its location), the Node-RED payload key that asks
+   * for it, and whether it renames a group or location (OLD -> NEW) rather than acting on the selector's lights.
+   */
+  readonly naming?: {
+    readonly kind: 'label' | 'group' | 'location';
+    readonly payload: string;
+    readonly rename: boolean;
+  };
   readonly params: readonly ParamDecl[];
   /** A firmware or device effect: offered as `{effect: name}` in Node-RED and as a button on the dashboard. */
   readonly effect?: {
@@ -98,6 +115,11 @@ export const MAX_STATES = 50;
 export const CYCLE_STATES_MIN = 2;
 export const CYCLE_STATES_MAX = 5;
 /** The properties of a scene's states that Activate Scene can leave unchanged. */
+/**
+ * A label is 32 bytes of UTF-8 on the wire (SetLabel, SetGroup, SetLocation:
+ * https://lan.developer.lifx.com/docs/changing-a-device); a longer one is refused, never cut.
+ */
+export const LABEL_MAX_BYTES = 32;
 export const SCENE_IGNORE_KEYS = Object.freeze(['power', 'infrared', 'duration', 'intensity', 'hue', 'saturation', 'brightness', 'kelvin'] as const);
 
 // ---- Set State (https://api.developer.lifx.com/docs/set-state) ----
@@ -146,6 +168,12 @@ const SKY_PARAMS = [
 ] as const;
 
 const effectPath = (name: string): string => `/lights/:selector/effects/${name}`;
+
+// ---- renaming (https://lan.developer.lifx.com/docs/changing-a-device): served beside /v1 ----
+
+const labelParam = <const V extends string>(v1: V, description: string) =>
+  param({ v1, key: v1, kind: 'label', required: true, description: `${description} 1 to ${LABEL_MAX_BYTES} bytes of UTF-8.` });
+const RENAME_PARAMS = [labelParam('from', 'The current name.'), labelParam('to', 'The new name.')] as const;
 
 /**
  * Every write, in the order of the HTTP API's documentation. `as const` keeps each entry's parameter list as a
@@ -355,11 +383,70 @@ export const OPERATIONS = {
     ],
     read: 'state',
   },
+  setLabel: {
+    name: 'setLabel',
+    summary: 'Set Label (one light)',
+    method: 'PUT',
+    path: '/lights/:selector/label',
+    scope: 'control',
+    api: 'lightwire',
+    params: [labelParam('label', 'The light\'s new label.')],
+    naming: { kind: 'label', payload: 'label', rename: false },
+    read: 'none',
+  },
+  setGroup: {
+    name: 'setGroup',
+    summary: 'Move lights to a group by name (made when no group has it)',
+    method: 'PUT',
+    path: '/lights/:selector/group',
+    scope: 'control',
+    api: 'lightwire',
+    params: [labelParam('group', 'The group\'s name.')],
+    naming: { kind: 'group', payload: 'group', rename: false },
+    read: 'none',
+  },
+  setLocation: {
+    name: 'setLocation',
+    summary: 'Move lights to a location by name (made when no location has it)',
+    method: 'PUT',
+    path: '/lights/:selector/location',
+    scope: 'control',
+    api: 'lightwire',
+    params: [labelParam('location', 'The location\'s name.')],
+    naming: { kind: 'location', payload: 'location', rename: false },
+    read: 'none',
+  },
+  renameGroup: {
+    name: 'renameGroup',
+    summary: 'Rename a group (every online member)',
+    method: 'PUT',
+    path: '/groups/rename',
+    scope: 'control',
+    api: 'lightwire',
+    params: RENAME_PARAMS,
+    naming: { kind: 'group', payload: 'rename_group', rename: true },
+    read: 'none',
+  },
+  renameLocation: {
+    name: 'renameLocation',
+    summary: 'Rename a location (every online member)',
+    method: 'PUT',
+    path: '/locations/rename',
+    scope: 'control',
+    api: 'lightwire',
+    params: RENAME_PARAMS,
+    naming: { kind: 'location', payload: 'rename_location', rename: true },
+    read: 'none',
+  },
 } as const satisfies Readonly<Record<string, OperationDecl>>;
 
 export type OperationName = keyof typeof OPERATIONS;
-/** The operations that act on a selector (all but Set States and Activate Scene). */
-export type SelectorOperationName = Exclude<OperationName, 'setStates' | 'activateScene'>;
+/** The renaming operations: a light's label, its group or location, a group or location renamed. */
+export type NamingOperationName = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly naming: object } ? N : never }[OperationName];
+/** Renaming a group or a location (OLD -> NEW): no selector, the name says which. */
+export type RenameOperationName = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly naming: { readonly rename: true } } ? N : never }[OperationName];
+/** The operations that act on a selector (all but Set States, Activate Scene and the renames of groups and locations). */
+export type SelectorOperationName = Exclude<OperationName, 'setStates' | 'activateScene' | RenameOperationName>;
 /** The effects: firmware effects, waveforms, Effects Off and Clean. */
 export type EffectOperationName = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly effect: object } ? N : never }[OperationName];
 
@@ -371,6 +458,12 @@ export const FIRMWARE_EFFECTS: readonly FirmwareEffectName[] = Object.freeze(
 
 /** Every operation, in declaration order. */
 export const OPERATION_LIST: readonly OperationDecl[] = Object.freeze(Object.values(OPERATIONS));
+/** The operations of the cloud's v1 contract (everything but the renaming operations served beside it). */
+export const V1_OPERATIONS: readonly OperationDecl[] = Object.freeze(OPERATION_LIST.filter((o) => o.api === undefined));
+/** The renaming operations, in declaration order. */
+export const NAMING_OPERATIONS: readonly (OperationDecl & { readonly naming: NonNullable<OperationDecl['naming']> })[] = Object.freeze(
+  OPERATION_LIST.filter((o): o is OperationDecl & { naming: NonNullable<OperationDecl['naming']> } => o.naming !== undefined),
+);
 /** The effects, in declaration order. */
 export const EFFECT_OPERATIONS: readonly (OperationDecl & { readonly effect: NonNullable<OperationDecl['effect']> })[] = Object.freeze(
   OPERATION_LIST.filter((o): o is OperationDecl & { effect: NonNullable<OperationDecl['effect']> } => o.effect !== undefined),

@@ -24,6 +24,8 @@ export interface ExecuteOptions {
   readonly freshStateMs?: number;
   /** Lights whose zones are read too (and never planned from the cache), whatever `read` says of the others. */
   readonly zonesOf?: ((light: LightView) => boolean) | undefined;
+  /** Ask for the State reply as well as the ack (res_required: renaming, https://lan.developer.lifx.com/docs/changing-a-device). */
+  readonly withReply?: boolean;
 }
 
 /** How long what the service last read or wrote of a light is fresh enough to plan a confirmed write from. */
@@ -156,6 +158,16 @@ export function predict(plan: Plan, before: { readonly color: Hsbk | null; reado
             zonesTouched = true;
             settle('zones', p.durationMs);
           }
+          break;
+        // What renaming sets: stored as sent (a light keeps updated_at as given).
+        case 'SetLabel':
+          facts.label = m.payload.label;
+          break;
+        case 'SetGroup':
+          facts.group = { id: m.payload.group, label: m.payload.label, updatedAtNs: m.payload.updatedAtNs };
+          break;
+        case 'SetLocation':
+          facts.location = { id: m.payload.location, label: m.payload.label, updatedAtNs: m.payload.updatedAtNs };
           break;
         default:
           break;
@@ -322,7 +334,7 @@ export class Executor {
       // ok for a state the light never got, e.g. the middle ones of several zone messages in one step, or the older of
       // two writes to one light.
       const send = (m: PlannedMessage): Promise<unknown> =>
-        requester.set(device, m.name, m.payload as never, { timeoutMs: remaining(), coalesceKey: false });
+        requester.set(device, m.name, m.payload as never, { timeoutMs: remaining(), coalesceKey: false, withReply: options.withReply === true });
       for (const step of plan.steps) {
         // Zones sent with NO_APPLY show on the step's APPLY (https://lan.developer.lifx.com/docs/multizone-light-control): it goes out once they are all
         // acknowledged, so a NO_APPLY retransmitted after a loss never lands after it, unshown.

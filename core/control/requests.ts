@@ -10,7 +10,7 @@
 
 import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S, type PowerState } from '../protocol/index.js';
-import { OPERATIONS, type OperationName, type ParamDecl } from './catalogue.js';
+import { LABEL_MAX_BYTES, OPERATIONS, type OperationName, type ParamDecl } from './catalogue.js';
 import { COLOR_RANGES, parseColor, withBrightness } from './colors.js';
 import type { PartialHsbk, StateChange } from './types.js';
 
@@ -53,7 +53,9 @@ type InputValue<P> = P extends { readonly kind: 'power' }
                   ? readonly (SetStateRequest & { readonly selector: string })[]
                   : P extends { readonly kind: 'states' }
                     ? readonly SetStateRequest[]
-                    : never;
+                    : P extends { readonly kind: 'label' }
+                      ? string
+                      : never;
 
 type Key<P> = P extends { readonly key: infer K extends string } ? K : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
@@ -111,6 +113,8 @@ export const CHECK_TEXT = Object.freeze({
   list: (min: number | undefined, max: number | undefined): string =>
     min !== undefined && max !== undefined ? `must be a list of ${min} to ${max} items` : 'must be a list',
   object: 'must be an object',
+  label: `must be a string of 1 to ${LABEL_MAX_BYTES} bytes of UTF-8, not blank`,
+  labelNul: 'must not hold a NUL character (a light reads its label up to the first one)',
   unknown: (known: readonly string[]): string => `is not a parameter here; use ${known.join(', ')}`,
 });
 
@@ -133,6 +137,8 @@ export function checkText(p: ParamDecl): string {
       return CHECK_TEXT.list(p.minItems, p.maxItems);
     case 'state':
       return CHECK_TEXT.object;
+    case 'label':
+      return CHECK_TEXT.label;
   }
 }
 
@@ -227,7 +233,23 @@ function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseConte
       return stateHash(field, value, ctx, false);
     case 'states':
       return Object.freeze(checkList(p, field, value).map((s, i) => stateHash(`${field}[${i}]`, s, ctx, p.selector === true)));
+    case 'label':
+      return checkLabel(field, value);
   }
+}
+
+/**
+ * A label as a light stores it (https://lan.developer.lifx.com/docs/changing-a-device): surrounding whitespace is
+ * dropped (a selector's value is trimmed too, so such a label could never be named), a blank one is refused, and one
+ * longer than LABEL_MAX_BYTES bytes of UTF-8 is LABEL_TOO_LONG: refused whole, never cut mid-character.
+ */
+export function checkLabel(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(field, got(CHECK_TEXT.label, value));
+  const label = value.trim();
+  if (label.includes('\0')) throw invalid(field, CHECK_TEXT.labelNul);
+  const bytes = Buffer.byteLength(label, 'utf8');
+  if (bytes > LABEL_MAX_BYTES) throw new LightwireError('LABEL_TOO_LONG', { field, bytes, maxBytes: LABEL_MAX_BYTES, label: quoted(label) });
+  return label;
 }
 
 /** A check's text with the value it refused (cut to a few hundred characters: a hostile value must not grow it). */

@@ -2,14 +2,18 @@
 // lights, planned per light and run by the executor; one result per light. Set State and its kin (Set States,
 // Toggle, State Delta, Cycle) plan with the Set State planner; effects with their own (operations.ts).
 
+import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
 import { applyDelta, nextCycleState } from './delta.js';
 import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
+import { Naming } from './naming.js';
 import { planEffect } from './operations.js';
 import { planSetState, usesZones } from './planner.js';
 import { stateChangeOf, trustedChange, type Checked, type CheckedChange, type SetStateRequest } from './requests.js';
+import { sceneStateToChange } from './scene-activation.js';
+import type { Scene } from './scene-file.js';
 import { parseSelectors } from './selectors.js';
 import type { SetStatesOperation, SetStatesResult } from './service-types.js';
 import type { LightResult, LightView, Plan, RelayState, ResolvedLight } from './types.js';
@@ -27,6 +31,10 @@ export interface WriteContext {
   stateChange(request: SetStateRequest, prefix: string): CheckedChange;
   /** Reads a light now, then its view. */
   reread(serial: string): Promise<LightView | undefined>;
+  /** For renaming (naming.ts): the client, every device read (lights and switches), background trouble. */
+  readonly client: LightClient;
+  views(): LightView[];
+  error(err: Error): void;
 }
 
 function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVALID'> {
@@ -53,7 +61,12 @@ function fastPlanner(change: CheckedChange): PlanFor {
 
 
 export class Writes {
-  constructor(private readonly context: WriteContext) {}
+  /** Labels, groups and locations (naming.ts). */
+  readonly naming: Naming;
+
+  constructor(private readonly context: WriteContext) {
+    this.naming = new Naming(context);
+  }
 
   /** One checked operation on the lights a selector names. */
   perform<N extends SelectorOperationName>(name: N, selector: string, checked: Checked<N>, fast: boolean): Promise<LightResult[]> {
@@ -66,6 +79,13 @@ export class Writes {
         return this.delta(selector, checked as unknown as Checked<'stateDelta'>, fast);
       case 'cycle':
         return this.cycle(selector, checked as unknown as Checked<'cycle'>, fast);
+      // Renaming is always confirmed: a fast rename could not say which lights have the new name.
+      case 'setLabel':
+        return this.naming.setLabel(selector, checked as unknown as Checked<'setLabel'>);
+      case 'setGroup':
+        return this.naming.moveTo('group', selector, (checked as unknown as Checked<'setGroup'>).group);
+      case 'setLocation':
+        return this.naming.moveTo('location', selector, (checked as unknown as Checked<'setLocation'>).location);
       default: {
         const effect = name as EffectOperationName;
         const decl = OPERATIONS[effect];
@@ -102,6 +122,35 @@ export class Writes {
         return { operation, results: await this.apply(targets, change, fast) };
       }),
     );
+  }
+
+  /** Activate Scene: each stored state becomes a Set State on its selector, every one checked before anything is sent. */
+  async activateScene(scene: Scene, checked: Checked<'activateScene'>, fast: boolean): Promise<LightResult[]> {
+    const jobs = scene.states.map((state, i) => {
+      const change = sceneStateToChange(state, checked);
+      const request = {
+        ...(change.power !== undefined ? { power: change.power } : {}),
+        ...(change.colorString !== undefined ? { color: change.colorString } : change.color !== undefined && Object.keys(change.color).length > 0 ? { color: change.color } : {}),
+        ...(change.brightness !== undefined ? { brightness: change.brightness } : {}),
+        ...(change.infrared !== undefined ? { infrared: change.infrared } : {}),
+        durationS: change.durationS,
+      };
+      return { selector: change.selector, change: this.context.stateChange(request, `states[${i}].`) };
+    });
+    const results = await Promise.all(
+      jobs.map(async ({ selector, change }) => {
+        let targets: ResolvedLight[];
+        try {
+          targets = this.context.resolve(selector);
+        } catch (err) {
+          // A light of the scene that is gone is skipped; the others still change.
+          if (err instanceof LightwireError && err.code === 'LIGHTS_NOT_FOUND') return [];
+          throw err;
+        }
+        return this.apply(targets, change, fast);
+      }),
+    );
+    return results.flat();
   }
 
   /** Runs one checked change on resolved lights. */

@@ -42,6 +42,8 @@ export class InfoReader {
     const device = this.host.addressOf(serial);
     if (!device) return;
     const registry = this.host.registry;
+    // Group and location are what renaming writes too: a reply to a read sent before such a write does not undo it.
+    const asked = registry.mark();
     // The six facts with one promise (getEach), not one per request: less held while they are in flight.
     const replies = await this.host.requester.getEach(device, INFO_READS, { timeoutMs });
     const version = this.replyOrNone(replies[0]!);
@@ -74,7 +76,7 @@ export class InfoReader {
     if (info !== undefined) facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
     // Saved as they arrived; a product the registry does not know (the vendor adds some every few months) is then
     // asked what it can do, and saved again with it.
-    registry.update(serial, facts);
+    registry.update(serial, facts, asked);
     if (product !== undefined && !product.known) {
       const probed = await this.prober.probe(serial, device, product, timeoutMs);
       if (probed !== product) registry.update(serial, { product: (product = probed) });

@@ -10,6 +10,7 @@
 import {
   COLOR_RANGES,
   MAX_SELECTORS,
+  NAMING_OPERATIONS,
   OPERATIONS,
   staticDefault,
   type OperationDecl,
@@ -77,6 +78,9 @@ export function paramSchema(p: ParamDecl): JsonSchema {
       return { type: 'array', items: { type: 'string', enum: [...(p.values ?? [])] }, description: p.description };
     case 'state':
       return setStateHash(p.description);
+    // Its length is counted in bytes of UTF-8, which a schema cannot: the service's parser checks it (LABEL_TOO_LONG).
+    case 'label':
+      return { type: 'string', description: p.description };
     case 'states':
       return {
         type: 'array',
@@ -103,11 +107,11 @@ function setStateHash(description: string): JsonSchema {
   return openObject(SET_STATE_FIELDS, [], description);
 }
 
-/** An operation's request body: its declared parameters, plus `fast` and `async`. */
+/** An operation's request body: its declared parameters, plus `fast` and `async` (v1's writes: renaming is always confirmed). */
 export function bodyOf(operation: OperationDecl): JsonSchema {
   const params: readonly ParamDecl[] = operation.params;
   return openObject(
-    { ...Object.fromEntries(params.map((p) => [p.v1, paramSchema(p)])), ...WRITE_FLAGS },
+    { ...Object.fromEntries(params.map((p) => [p.v1, paramSchema(p)])), ...(operation.api === undefined ? WRITE_FLAGS : {}) },
     params.filter((p) => p.required === true).map((p) => p.v1),
   );
 }
@@ -371,7 +375,7 @@ function write(name: OperationName): Endpoint {
   };
 }
 
-const WRITES = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => n !== 'activateScene').map(write);
+const WRITES = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => n !== 'activateScene' && (OPERATIONS[n] as OperationDecl).api === undefined).map(write);
 
 export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
   { id: 'listLights', method: 'GET', path: '/lights/:selector', summary: 'List Lights', scope: 'read', status: 200, response: LIGHTS_RESPONSE },
@@ -382,6 +386,15 @@ export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
   { id: 'listDeviceSelectors', method: 'GET', path: '/selectors/devices', summary: 'Selectors of every light (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
   { id: 'listSceneSelectors', method: 'GET', path: '/selectors/scenes', summary: 'Selectors of every scene (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
 ] satisfies Endpoint[]);
+
+/**
+ * Renaming lights, groups and locations (https://lan.developer.lifx.com/docs/changing-a-device): endpoints of our own,
+ * served beside /v1 at NAMING_PREFIX (the cloud's v1 has none, and /v1 stays exactly the cloud's).
+ */
+export const NAMING_ENDPOINTS: readonly Endpoint[] = Object.freeze(NAMING_OPERATIONS.map((o) => write(o.name as OperationName)));
+
+/** Where NAMING_ENDPOINTS are served, beside /v1. */
+export const NAMING_PREFIX = '/lightwire';
 
 /** Endpoints the v1 API removed (deprecated during v1beta1): they answer 410 and name what replaced them. */
 export const REMOVED_ENDPOINTS: readonly { readonly method: 'PUT'; readonly path: string; readonly replacement: string }[] = Object.freeze([

@@ -11,7 +11,8 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { LightwireError, PORT_MAX, quoted } from '../index.js';
 import { isLoopbackHost, listenHostProblem, parseTokenSpec, type TokenSpec } from './auth.js';
 import { rawPath, toProblem } from './errors.js';
-import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, type HttpApiOptions } from './plugin.js';
+import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, namingApi, type HttpApiOptions } from './plugin.js';
+import { NAMING_PREFIX } from './schemas.js';
 import { RateLimiter } from './rate-limit.js';
 import { dashboardOf, mountDashboard, type DashboardOptions } from './dashboard.js';
 
@@ -206,13 +207,16 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     return undefined;
   });
   const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, closeGraceMs: _closeGraceMs, dashboard, ...api } = options;
-  void app.register(lightwireApi, {
-    ...api,
-    prefix: API_PREFIX,
-    limiter,
-    ...(extra.requireHttps ? { requireHttps: true } : {}),
-    ...(extra.httpsBaseUrl ? { httpsBaseUrl: extra.httpsBaseUrl } : {}),
-  });
+  // The cloud's v1 at /v1, and beside it our own renaming endpoints (the v1 contract has none), with the same rules.
+  for (const [plugin, prefix] of [[lightwireApi, API_PREFIX], [namingApi, NAMING_PREFIX]] as const) {
+    void app.register(plugin, {
+      ...api,
+      prefix,
+      limiter,
+      ...(extra.requireHttps ? { requireHttps: true } : {}),
+      ...(extra.httpsBaseUrl ? { httpsBaseUrl: extra.httpsBaseUrl } : {}),
+    });
+  }
   if (dashboard !== false && !extra.plain) mountDashboard(app, { ...(typeof dashboard === 'object' ? dashboard : {}), service: options.service, ...(options.tokens ? { tokens: options.tokens } : {}), ...(options.now ? { now: options.now } : {}) });
   app.setNotFoundHandler((request, reply) => {
     const path = rawPath(request.raw.url);

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
+import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, NAMING_OPERATIONS, V1_OPERATIONS, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
 import { checkText, parseRequest } from '../../core/control/requests.js';
 import { DASHBOARD_EFFECTS, parseAction } from '../../core/http/dashboard/actions.js';
 import { openApiDocument, openApiPath } from '../../core/http/openapi.js';
@@ -12,10 +12,13 @@ import type { JsonSchema } from '../../core/http/json-schema.js';
 import { isLightwireError } from '../../core/errors.js';
 import { EFFECT_KINDS } from '../../homebridge-plugin/config.js';
 import { EFFECTS as HOMEKIT_EFFECTS } from '../../homebridge-plugin/effects.js';
-import { EFFECTS as NODE_RED_EFFECTS, parsePayload } from '../../nodes/payload.js';
+import { EFFECTS as NODE_RED_EFFECTS, NAMING_PAYLOADS, parsePayload } from '../../nodes/payload.js';
+import { COMMANDS } from '../../core/cli/commands.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const document = openApiDocument('/v1');
+/** Each API's document: the cloud's v1, and the renaming endpoints served beside it. */
+const documents = { v1: openApiDocument('/v1'), lightwire: openApiDocument('/lightwire', 'lightwire') };
+const prefixOf = (o: OperationDecl): string => `/${o.api ?? 'v1'}`;
 
 /** A value each kind of parameter takes, within the declared range. */
 function validValue(p: ParamDecl): unknown {
@@ -38,11 +41,13 @@ function validValue(p: ParamDecl): unknown {
       return { power: 'on' };
     case 'states':
       return Array.from({ length: p.minItems ?? 1 }, () => (p.selector ? { selector: 'all', power: 'on' } : { power: 'on' }));
+    case 'label':
+      return 'Kitchen';
   }
 }
 
 function requestBody(operation: OperationDecl): JsonSchema {
-  const op = document.paths[openApiPath(operation.path)]?.[operation.method.toLowerCase()];
+  const op = documents[operation.api ?? 'v1'].paths[openApiPath(operation.path)]?.[operation.method.toLowerCase()];
   expect(op, `${operation.name}: ${operation.method} ${operation.path} in openapi.json`).to.not.equal(undefined);
   expect(op!.operationId).to.equal(operation.operationId ?? operation.name);
   expect(op!.summary).to.equal(operation.summary);
@@ -72,7 +77,7 @@ describe('the operation catalogue', () => {
 
   describe('HTTP (openapi.json)', () => {
     for (const operation of OPERATION_LIST) {
-      it(`${operation.name}: ${operation.method} /v1${operation.path} with every parameter as declared`, () => {
+      it(`${operation.name}: ${operation.method} ${prefixOf(operation)}${operation.path} with every parameter as declared`, () => {
         const body = requestBody(operation);
         for (const p of operation.params) {
           const schema = body.properties?.[p.v1];
@@ -83,11 +88,20 @@ describe('the operation catalogue', () => {
           if (p.maxItems !== undefined) expect(schema!.maxItems, `${operation.name}.${p.v1} maxItems`).to.equal(p.maxItems);
           expect(body.required ?? [], `${operation.name}.${p.v1} required`).to.satisfy((r: string[]) => r.includes(p.v1) === (p.required === true));
         }
-        // Nothing in the body that the catalogue does not declare, but the write flags every write takes.
+        // Nothing in the body that the catalogue does not declare, but the write flags every v1 write takes (renaming
+        // is always confirmed).
         const extra = Object.keys(body.properties ?? {}).filter((k) => !operation.params.some((p) => p.v1 === k));
-        expect(extra, operation.name).to.deep.equal(['fast', 'async']);
+        expect(extra, operation.name).to.deep.equal(operation.api === undefined ? ['fast', 'async'] : []);
       });
     }
+    it('keeps /v1 the cloud\'s: the renaming operations are served beside it, each document holding only its own', () => {
+      const ids = (api: 'v1' | 'lightwire') => Object.values(documents[api].paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
+      expect(NAMING_OPERATIONS.map((o) => o.name)).to.deep.equal(['setLabel', 'setGroup', 'setLocation', 'renameGroup', 'renameLocation']);
+      for (const o of NAMING_OPERATIONS) expect(o.api, o.name).to.equal('lightwire');
+      expect(ids('lightwire')).to.deep.equal(NAMING_OPERATIONS.map((o) => o.name));
+      for (const o of NAMING_OPERATIONS) expect(ids('v1'), o.name).to.not.include(o.name);
+      for (const o of V1_OPERATIONS) expect(ids('v1'), o.name).to.include(o.operationId ?? o.name);
+    });
   });
 
   describe('Node-RED (set-state payloads)', () => {
@@ -115,6 +129,32 @@ describe('the operation catalogue', () => {
     it('has no effect the catalogue does not declare', () => {
       expect(Object.keys(NODE_RED_EFFECTS)).to.deep.equal(EFFECT_OPERATIONS.map((o) => o.effect.name));
     });
+    for (const operation of NAMING_OPERATIONS) {
+      const key = operation.naming.payload;
+      it(`offers ${operation.name} as {${key}${operation.naming.rename ? ': {from, to}' : ''}} with every parameter`, () => {
+        expect(NAMING_PAYLOADS[key]).to.equal(operation.name);
+        const params = Object.fromEntries(operation.params.map((p) => [p.v1, validValue(p)]));
+        const parsed = parsePayload(operation.naming.rename ? { [key]: params } : params, d);
+        expect(parsed.kind).to.equal('naming');
+        if (parsed.kind !== 'naming') return;
+        expect(parsed.operation).to.equal(operation.name);
+        for (const p of operation.params) expect(parsed.request, `${operation.name}.${p.v1}`).to.have.property(p.key, 'Kitchen');
+      });
+    }
+    it('has no renaming payload the catalogue does not declare', () => {
+      expect(Object.keys(NAMING_PAYLOADS)).to.deep.equal(NAMING_OPERATIONS.map((o) => o.naming.payload));
+    });
+  });
+
+  describe('the CLI', () => {
+    it('offers every renaming operation as a command named by what it names, renames by --rename', () => {
+      for (const operation of NAMING_OPERATIONS) {
+        const command = COMMANDS.find((c) => c.name === operation.naming.kind);
+        expect(command, operation.name).to.not.equal(undefined);
+        if (operation.naming.rename) expect(command!.help, operation.name).to.contain(`lightwire ${operation.naming.kind} --rename OLD NEW`);
+        else expect(command!.help, operation.name).to.contain(`lightwire ${operation.naming.kind} SELECTOR`);
+      }
+    });
   });
 
   describe('the dashboard', () => {
@@ -131,6 +171,12 @@ describe('the operation catalogue', () => {
         expect(parseAction({ op: 'effect', selector: 'all', effect: operation.effect.name })).to.include({ effect: operation.effect.name });
       }
       expect(DASHBOARD_EFFECTS.length).to.equal(EFFECT_OPERATIONS.length - 1);
+    });
+    it('renames a light in place (setLabel) and a group or location (renameGroup, renameLocation)', () => {
+      expect(parseAction({ op: 'label', selector: 'id:d073d5000001', label: ' Desk ' })).to.deep.equal({ op: 'label', selector: 'id:d073d5000001', label: 'Desk' });
+      expect(parseAction({ op: 'rename', kind: 'group', from: 'Office', to: 'Study' })).to.deep.equal({ op: 'rename', kind: 'group', from: 'Office', to: 'Study' });
+      expect(parseAction({ op: 'rename', kind: 'location', from: 'Home', to: 'Flat' })).to.deep.include({ kind: 'location' });
+      expect(() => parseAction({ op: 'label', selector: 'id:d073d5000001', label: 'x'.repeat(33) })).to.throw().with.property('code', 'LABEL_TOO_LONG');
     });
   });
 

@@ -34,11 +34,13 @@ export type DashboardAction =
     }
   | { readonly op: 'effect'; readonly selector: string; readonly effect: string; readonly color?: string }
   | { readonly op: 'effectsOff'; readonly selector: string }
-  | { readonly op: 'scene'; readonly scene: string };
+  | { readonly op: 'scene'; readonly scene: string }
+  | { readonly op: 'label'; readonly selector: string; readonly label: string }
+  | { readonly op: 'rename'; readonly kind: 'group' | 'location'; readonly from: string; readonly to: string };
 
 const SELECTOR = /^(all|id:[0-9a-f]{12}|group_id:[0-9a-f]{32}|location_id:[0-9a-f]{32})$/;
 const SCENE_ID = /^[0-9a-fA-F-]{1,64}$/;
-const OPS = ['toggle', 'power', 'state', 'effect', 'effectsOff', 'scene'] as const;
+const OPS = ['toggle', 'power', 'state', 'effect', 'effectsOff', 'scene', 'label', 'rename'] as const;
 /** Waveform effects from the page: a few visible cycles. */
 const WAVEFORM_CYCLES = 3;
 const WAVEFORM_PERIOD_S = 1;
@@ -108,6 +110,17 @@ export function parseAction(body: unknown): DashboardAction {
       if (typeof b.scene !== 'string' || !SCENE_ID.test(b.scene)) throw invalid('scene', 'must be a scene id');
       return { op: 'scene', scene: b.scene };
     }
+    // Renaming in place: a light's label (the page names it by id), a group's or location's name (OLD -> NEW).
+    case 'label': {
+      const selector = selectorOf(b);
+      if (!selector.startsWith('id:')) throw invalid('selector', 'must be id:<serial>: a label is for one light');
+      return { op: 'label', selector, label: parseRequest('setLabel', { label: b.label }, { vocabulary: 'library' }).label };
+    }
+    case 'rename': {
+      if (b.kind !== 'group' && b.kind !== 'location') throw invalid('kind', 'must be "group" or "location"');
+      const { from, to } = parseRequest(b.kind === 'group' ? 'renameGroup' : 'renameLocation', { from: b.from, to: b.to }, { vocabulary: 'library' });
+      return { op: 'rename', kind: b.kind, from, to };
+    }
   }
 }
 
@@ -122,6 +135,10 @@ export async function runAction(service: DashboardService, action: DashboardActi
       return service.perform('effectsOff', action.selector, {});
     case 'scene':
       return service.activateScene(action.scene, {});
+    case 'label':
+      return service.perform('setLabel', action.selector, { label: action.label });
+    case 'rename':
+      return service.rename(action.kind === 'group' ? 'renameGroup' : 'renameLocation', { from: action.from, to: action.to });
     case 'state': {
       const color = {
         ...(action.hue !== undefined ? { hue: action.hue } : {}),

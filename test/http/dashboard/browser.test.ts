@@ -152,6 +152,36 @@ describe('dashboard in Chromium against lightwire serve', function () {
     }, Number(max));
     await until(() => warm.state.color.kelvin === Number(max), { timeoutMs: 3000, what: `kelvin ${max}` });
     await page.waitForSelector('#panel-results li.ok');
+    // Renamed in place: the name field holds the label; a new one reaches the light (SetLabel), the card and the title.
+    expect(await page.inputValue('#rename')).to.equal(warm.state.label);
+    await page.fill('#rename', 'Reading lamp ✨');
+    await page.click('#rename-save');
+    await until(() => warm.state.label === 'Reading lamp ✨', { timeoutMs: 3000, what: 'the light renamed' });
+    await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"] .label`)?.textContent === 'Reading lamp ✨', warm.serial, { timeout: 3000 });
+    expect(await page.textContent('#panel-title')).to.equal('Reading lamp ✨');
+    expect(warm.received('SetLabel').map((p) => p.payload)).to.deep.equal([{ label: 'Reading lamp ✨' }]);
+    await page.click('#panel-close');
+  });
+
+  it('renames a group from its panel: every member gets the name with one updated_at, and the page shows it', async () => {
+    const members = served.fleet.lights.filter((l) => l.state.group.label === 'Bedroom');
+    expect(members.length).to.be.above(1);
+    const before = members[0]!.state.group;
+    await page.click('.group:has(h3:text-is("Bedroom")) .group-more');
+    await page.waitForSelector('#panel:not([hidden])');
+    expect(await page.textContent('#panel-title')).to.equal('Bedroom');
+    expect(await page.inputValue('#rename')).to.equal('Bedroom');
+    await page.fill('#rename', 'Guest room');
+    await page.click('#rename-save');
+    await until(() => members.every((l) => l.state.group.label === 'Guest room'), { timeoutMs: 3000, what: 'every member renamed' });
+    expect(new Set(members.map((l) => `${l.state.group.id} ${l.state.group.updatedAtNs}`)).size).to.equal(1);
+    expect(members[0]!.state.group.id).to.equal(before.id);
+    await page.waitForFunction(() => [...document.querySelectorAll('.group-head h3')].some((e) => e.textContent === 'Guest room'), undefined, { timeout: 3000 });
+    expect(await page.textContent('#panel-title')).to.equal('Guest room');
+    // Back as it was, from the same field.
+    await page.fill('#rename', 'Bedroom');
+    await page.click('#rename-save');
+    await until(() => members.every((l) => l.state.group.label === 'Bedroom'), { timeoutMs: 3000, what: 'the name back' });
     await page.click('#panel-close');
   });
 
