@@ -175,6 +175,12 @@ export const ERRORS = {
   ),
   // core/cli: a flag or argument the command cannot use; `flag` is the flag as the user typed it.
   CLI_USAGE: spec<{ reason: string; flag?: string }>(400, (p) => p.reason),
+  // core/discovery/products-file: a products.json given at run time (service `products`, --products) that cannot be
+  // used; the bundled registry stays in use.
+  PRODUCTS_FILE_INVALID: spec<{ file: string; reason: string }>(
+    400,
+    (p) => `products file ${p.file} cannot be used (the bundled product registry stays in use): ${p.reason}`,
+  ),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;
