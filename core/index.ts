@@ -62,7 +62,6 @@ export {
   RELAYS_MAX,
   kelvinToMireds,
   miredsToKelvin,
-  PRODUCTS,
   ProductRegistry,
   type Hsbk,
   type PowerState,
