@@ -100,8 +100,9 @@ export function compareFirmware(a: FirmwareVersion, b: FirmwareVersion): number 
 
 /**
  * Extended multizone is the multizone messages' newer form (https://lan.developer.lifx.com/docs/multizone-messages):
- * a product without multizone has no zones for it. The vendor file grants it by an upgrade to at least one product
- * that has no multizone (pid 72); such a light must not be sent multizone messages, so the flag goes with multizone.
+ * a product without multizone has no zones for it. The vendor file grants it to at least one product that has no
+ * multizone (pid 72, by an upgrade entry); such a light must not be sent multizone messages, so the flag goes with
+ * multizone.
  */
 function hasExtendedMultizone(f: FeatureSet): boolean {
   return f.extended_multizone === true && f.multizone === true;
