@@ -184,6 +184,12 @@ export const ERRORS = {
     422,
     (p) => `selector '${clipped(p.selector)}' names ${p.count} lights; a label is for one light: name it by id:, or by a label only it has`,
   ),
+  // core/discovery/products-file: a products.json given at run time (service `products`, --products) that cannot be
+  // used; the bundled registry stays in use.
+  PRODUCTS_FILE_INVALID: spec<{ file: string; reason: string }>(
+    400,
+    (p) => `products file ${p.file} cannot be used (the bundled product registry stays in use): ${p.reason}`,
+  ),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

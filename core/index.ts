@@ -37,6 +37,7 @@ export type {
   ResolvedLight,
   ZoneRange,
   RelayState,
+  MatrixView,
 } from './control/types.js';
 export { uuidFromSerial, type V1Light, type V1Capabilities } from './control/views.js';
 export { COLOR_RANGES, type ValidatedColor } from './control/colors.js';
@@ -51,6 +52,7 @@ export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';
 export type { SceneActivation, SceneOverrides } from './control/scene-activation.js';
 export { LightClient, type LightClientOptions, type ClientEvents } from './discovery/client.js';
 export { interfaceBroadcastAddresses, type DiscoveryOptions, type DiscoveryOptionsInput, type StaticHost } from './discovery/options.js';
+export { loadProductsFile } from './discovery/products-file.js';
 export type { TransportOptions } from './transport/options.js';
 export {
   LIFX_PORT,
@@ -61,6 +63,7 @@ export {
   RELAYS_MAX,
   kelvinToMireds,
   miredsToKelvin,
+  ProductRegistry,
   type Hsbk,
   type PowerState,
   type Product,

@@ -150,6 +150,15 @@ export const CONFIG_SPEC = {
           maximum: 20,
           default: 3,
         },
+        productsFile: {
+          type: 'string',
+          title: 'Products file',
+          description:
+            'A newer products.json from LIFX (github.com/LIFX/products), for lights newer than this plugin: their names and colour temperatures. ' +
+            'Relative paths start in the Homebridge storage folder. A file that cannot be used is logged and the bundled products are used.',
+          minLength: 1,
+          placeholder: 'products.json',
+        },
         removeAfterHours: {
           type: 'integer',
           title: 'Remove unseen lights after (hours)',
@@ -500,10 +509,13 @@ export function serviceOptions(config: LightwireConfig, storagePath: string): Li
     ...(d.sweepSubnets.length > 0 ? { sweepSubnets: d.sweepSubnets } : {}),
   };
   const file = config.scenes.file;
+  const products = d.productsFile;
   return {
     discovery,
     defaultDurationS: config.lights.transitionS,
     ...(file === undefined ? {} : { scenes: path.resolve(storagePath, file) }),
+    // A products file that cannot be used is the service's `error` event (logged), never a stopped platform.
+    ...(products === undefined ? {} : { products: path.resolve(storagePath, products) }),
   };
 }
 

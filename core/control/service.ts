@@ -9,6 +9,7 @@ import { MAX_TIMER_MS } from '../builtins.js';
 import type { LightClient } from '../discovery/client.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
+import { loadProductsFile } from '../discovery/products-file.js';
 import { ServiceDoctor } from '../doctor/doctor.js';
 import type { DoctorReport } from '../doctor/report.js';
 import { inTurn } from '../in-turn.js';
@@ -62,6 +63,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Stops correcting out-of-date group and location names (naming.ts), from start() to stop(). */
   private unwatchNames: (() => void) | undefined;
   private startedClient = false;
+  /** A products.json to read at the first start() (option `products`); undefined once read or tried. */
+  private productsFile: string | undefined;
   private readyTimer: ReturnType<typeof setTimeout> | undefined;
   private firstRoundTimer: ReturnType<typeof setTimeout> | undefined;
   private firstRoundOver = false;
@@ -82,6 +85,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     this.expectLights = settings.expectLights;
     this.defaultDurationS = settings.defaultDurationS;
     this.random = settings.random;
+    this.productsFile = settings.productsFile;
     this.sceneRoom = new SceneRoom(settings.scenesFile, settings.sceneStore, (err) => this.backgroundError(err));
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
@@ -140,6 +144,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   private async open(): Promise<void> {
     if (this.running) return;
     await this.sceneRoom.open();
+    await this.openProducts();
     if (!this.client.started) {
       await this.client.start();
       this.startedClient = true;
@@ -155,6 +160,22 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       this.firstRoundOver = true;
       this.checkReady();
     }, FIRST_ROUND_MS);
+  }
+
+  /**
+   * Reads the products file (once) before any light is read. One that cannot be used costs the newer products, not
+   * the lights: it is reported (PRODUCTS_FILE_INVALID) and the registry the client had stays in use.
+   */
+  private async openProducts(): Promise<void> {
+    const file = this.productsFile;
+    if (file === undefined) return;
+    this.productsFile = undefined;
+    try {
+      this.client.useProducts(await loadProductsFile(file, this.client.products));
+    } catch (err) {
+      if (!(err instanceof LightwireError)) throw err;
+      this.backgroundError(err);
+    }
   }
 
   /**

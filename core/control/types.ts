@@ -28,6 +28,11 @@ export interface GroupRef {
  * One light as the service sees it: a frozen view built from the client's registry. Anything not read
  * yet is null; `capabilities` falls back to an unknown product's (a plain colour light).
  */
+export interface MatrixView {
+  readonly tiles: readonly { readonly width: number; readonly height: number }[];
+  readonly zoneCount: number;
+}
+
 export interface LightView {
   readonly serial: string;
   readonly label: string;
@@ -43,6 +48,11 @@ export interface LightView {
   readonly infrared: number | null;
   /** Current colour of each zone, multizone lights only, when read. */
   readonly zones: readonly Hsbk[] | null;
+  /**
+   * A matrix light's tiles as the device reports them (StateDeviceChain: each tile's width and height in zones) and
+   * their zones in all; matrix lights only, when read.
+   */
+  readonly matrix: MatrixView | null;
   /** Epoch ms of the last packet from the light. */
   readonly lastSeenAt: number;
   /** Where the light answers (IPv4). */

@@ -34,6 +34,12 @@ export interface RelayFact {
   readonly on: boolean;
 }
 
+/** One tile of a matrix light as the device reports it (StateDeviceChain): its zones across and down. */
+export interface TileFact {
+  readonly width: number;
+  readonly height: number;
+}
+
 export interface LightFacts {
   readonly label?: Fact<string>;
   readonly power?: Fact<PowerState>;
@@ -51,6 +57,8 @@ export interface LightFacts {
   readonly effect?: Fact<string>;
   /** Relays of a LIFX Switch, by index. */
   readonly relays?: Fact<readonly RelayFact[]>;
+  /** The tiles of a matrix light, as the device reports them (StateDeviceChain), never from a product table. */
+  readonly tiles?: Fact<readonly TileFact[]>;
 }
 
 export interface LightRecord {

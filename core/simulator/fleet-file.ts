@@ -24,7 +24,12 @@
 //                                             // inside the product's temperature_range)
 //       "infrared": 0.5,                      // 0-1, infrared products only, default 0
 //       "zoneCount": 16,                      // multizone products only: 1-255, default 16
+//       "zoneCount" defaults to the product's own (product-specs.ts: a Beam 80, a Neon 24; else 16)
 //       "tileCount": 5,                       // matrix products only: 1-16 for chains (the Tile), else 1
+//       "tileWidth": 5, "tileHeight": 6,      // matrix products only, 1-64 each: zones of each tile; default the
+//                                             // product's own (Candle 5x6, Tube 5x11, Luna 7x5, Capsule 16x8, …)
+//       "buttonCount": 4,                     // button products only (Switch, Dimmer Switch, Luna, Mirror), 1-32
+//       "relayCount": 4,                      // relay products only (Switch 4, Dimmer Switch 2), 1-8
 //       "wifiSignal": 1e-5,                   // StateWifiInfo.signal, default 1e-5 (-50 dBm)
 //       "faults": {                           // all optional; applied per datagram as faults.ts describes
 //         "lossInProbability": 0.1,           // 0-1: datagrams arriving at the light dropped before it sees them
@@ -51,6 +56,7 @@ import { PRODUCTS, capabilitiesFromFeatures, type FeatureSet, type FirmwareVersi
 import type { Hsbk, PowerState } from '../protocol/units.js';
 import { KELVIN_MAX, KELVIN_MIN } from '../protocol/limits.js';
 import { NO_FAULTS, type Faults, type MalformedMode } from './faults.js';
+import { DEFAULT_BUTTON_COUNT, DEFAULT_RELAY_COUNT, DEFAULT_TILE, productSpec } from './product-specs.js';
 
 // ---- input shapes (what a file or a PATCH body may contain) ----
 
@@ -98,6 +104,10 @@ export interface LightInput {
   readonly infrared?: number;
   readonly zoneCount?: number;
   readonly tileCount?: number;
+  readonly tileWidth?: number;
+  readonly tileHeight?: number;
+  readonly buttonCount?: number;
+  readonly relayCount?: number;
   readonly wifiSignal?: number;
   readonly faults?: FaultsInput;
 }
@@ -130,6 +140,13 @@ export interface LightSpec {
   readonly zoneCount: number;
   /** 0 unless matrix. */
   readonly tileCount: number;
+  /** Zones across and down each tile (StateDeviceChain); 0 unless matrix. */
+  readonly tileWidth: number;
+  readonly tileHeight: number;
+  /** 0 unless the product has buttons. */
+  readonly buttonCount: number;
+  /** 0 unless the product has relays. */
+  readonly relayCount: number;
   readonly wifiSignal: number;
   readonly faults: Faults;
 }
@@ -171,6 +188,10 @@ function defaultColor(caps: Product['capabilities']): Hsbk {
 }
 export const MAX_ZONES = 255;
 export const MAX_TILES = 16;
+/** StateDeviceChain gives each tile's width and height as a byte; 64 keeps a row inside one Set64. */
+export const MAX_TILE_SIDE = 64;
+export const MAX_BUTTONS = 32;
+export const MAX_RELAYS = 8;
 
 // ---- the validator ----
 
@@ -310,7 +331,7 @@ export function parseFaults(raw: unknown, path: string): Partial<Faults> {
 
 const LIGHT_KEYS = [
   'serial', 'product', 'vendor', 'features', 'label', 'firmware', 'group', 'location', 'power', 'color', 'infrared',
-  'zoneCount', 'tileCount', 'wifiSignal', 'faults',
+  'zoneCount', 'tileCount', 'tileWidth', 'tileHeight', 'buttonCount', 'relayCount', 'wifiSignal', 'faults',
 ] as const;
 
 function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
@@ -352,14 +373,24 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
   if (o.infrared !== undefined && !caps.infrared) onlyFor('infrared', 'infrared');
   const infrared = o.infrared === undefined ? 0 : number(o.infrared, join(path, 'infrared'), 0, 1);
   if (o.zoneCount !== undefined && !caps.multizone) onlyFor('zoneCount', 'multizone');
-  const zoneCount = !caps.multizone ? 0 : o.zoneCount === undefined ? DEFAULT_ZONE_COUNT : number(o.zoneCount, join(path, 'zoneCount'), 1, MAX_ZONES, true);
+  // The product's own build (product-specs.ts) unless the file says otherwise.
+  const spec = productSpec(product);
+  const counted = (key: 'tileWidth' | 'tileHeight' | 'buttonCount' | 'relayCount', has: boolean, what: string, fallback: number, max: number): number => {
+    if (o[key] !== undefined && !has) onlyFor(key, what);
+    return !has ? 0 : o[key] === undefined ? fallback : number(o[key], join(path, key), 1, max, true);
+  };
+  const zoneCount = !caps.multizone ? 0 : o.zoneCount === undefined ? (spec.zoneCount ?? DEFAULT_ZONE_COUNT) : number(o.zoneCount, join(path, 'zoneCount'), 1, MAX_ZONES, true);
   if (o.tileCount !== undefined && !caps.matrix) onlyFor('tileCount', 'matrix');
   const maxTiles = caps.chain ? MAX_TILES : 1;
   const tileCount = !caps.matrix
     ? 0
     : o.tileCount === undefined
-      ? (caps.chain ? DEFAULT_CHAIN_LENGTH : 1)
+      ? (caps.chain ? (spec.tileCount ?? DEFAULT_CHAIN_LENGTH) : 1)
       : number(o.tileCount, join(path, 'tileCount'), 1, maxTiles, true);
+  const tileWidth = counted('tileWidth', caps.matrix, 'matrix', spec.tileWidth ?? DEFAULT_TILE.width, MAX_TILE_SIDE);
+  const tileHeight = counted('tileHeight', caps.matrix, 'matrix', spec.tileHeight ?? DEFAULT_TILE.height, MAX_TILE_SIDE);
+  const buttonCount = counted('buttonCount', caps.buttons, 'button', spec.buttonCount ?? DEFAULT_BUTTON_COUNT, MAX_BUTTONS);
+  const relayCount = counted('relayCount', caps.relays, 'relay', spec.relayCount ?? DEFAULT_RELAY_COUNT, MAX_RELAYS);
   const wifiSignal = o.wifiSignal === undefined ? DEFAULT_WIFI_SIGNAL : number(o.wifiSignal, join(path, 'wifiSignal'), 0, 1e6);
   const faults = { ...NO_FAULTS, ...(o.faults === undefined ? {} : parseFaults(o.faults, join(path, 'faults'))) };
   return {
@@ -374,6 +405,10 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
     infrared,
     zoneCount,
     tileCount,
+    tileWidth,
+    tileHeight,
+    buttonCount,
+    relayCount,
     wifiSignal,
     faults,
   };

@@ -60,6 +60,7 @@ function light(
     color: null,
     infrared: null,
     zones: null,
+    matrix: null,
     lastSeenAt: 0,
     address: '127.0.0.2',
     effect: 'OFF',
