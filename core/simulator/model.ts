@@ -72,6 +72,8 @@ export interface LightStateView {
   readonly location: GroupView;
   readonly wifiSignal: number;
   readonly uptimeS: number;
+  /** Lights with an ambient light sensor: what it reads (lux). */
+  readonly lux?: number;
   readonly infrared?: number;
   readonly zones?: Hsbk[];
   /** Visible colours of each tile, row by row. */
@@ -100,6 +102,8 @@ export class DeviceModel {
   /** u16 maximum IR level. */
   infrared: number;
   wifiSignal: number;
+  /** Ambient light sensor reading (lux); null: no sensor, SensorGetAmbientLight goes unanswered. */
+  lux: number | null;
   bootMs: number;
   zones: ColorFade[];
   /** Zone colours sent with apply = NO_APPLY, shown on the next APPLY / APPLY_ONLY. */
@@ -126,6 +130,7 @@ export class DeviceModel {
     this.color = ColorFade.still(color);
     this.infrared = fractionToWire(spec.infrared);
     this.wifiSignal = spec.wifiSignal;
+    this.lux = spec.lux;
     this.bootMs = nowMs;
     this.zones = Array.from({ length: spec.zoneCount }, () => ColorFade.still(color));
     const { width, height } = tileGeometry(spec.product);
@@ -223,6 +228,7 @@ export class DeviceModel {
       location: groupView(this.location),
       wifiSignal: this.wifiSignal,
       uptimeS: Math.max(0, Math.round((nowMs - this.bootMs) / 1000)),
+      ...(this.lux !== null ? { lux: this.lux } : {}),
       ...(caps.infrared ? { infrared: fractionFromWire(this.infrared) } : {}),
       ...(caps.multizone ? { zones: this.zones.map((z) => hsbkFromWire(z.at(nowMs))) } : {}),
       ...(caps.matrix ? { tiles: this.tiles.map((t) => t.buffers.get(0)!.map((c) => hsbkFromWire(c.at(nowMs)))) } : {}),
@@ -241,6 +247,7 @@ export class DeviceModel {
     if (patch.infrared !== undefined && !caps.infrared) refused.push('infrared');
     if (patch.zones !== undefined && !caps.multizone) refused.push('zones');
     if (patch.relays !== undefined && !caps.relays) refused.push('relays');
+    if (patch.lux !== undefined && this.lux === null) refused.push('lux');
     return refused;
   }
 
@@ -252,6 +259,7 @@ export class DeviceModel {
       this.labelBytes = null;
     }
     if (patch.wifiSignal !== undefined) this.wifiSignal = patch.wifiSignal;
+    if (patch.lux !== undefined) this.lux = patch.lux;
     if (patch.group !== undefined) {
       this.group = groupFrom('group', patch.group, nowNs);
       this.groupLabelBytes = null;

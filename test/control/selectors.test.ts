@@ -66,6 +66,8 @@ function light(
     relays: null,
     firmware: null,
     wifi: null,
+    ambientLux: null,
+    buttons: null,
   });
 }
 

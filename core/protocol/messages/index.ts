@@ -56,5 +56,5 @@ export function isMessageName(name: string): name is MessageName {
   return Object.hasOwn(MESSAGES, name);
 }
 
-export { BUTTON_TARGETS, ENUMS, type ButtonTargetSpec } from './structs.js';
+export { BUTTON_TARGETS, ENUMS, enumName, type ButtonTargetSpec } from './structs.js';
 export type { MessageSpec, MultiReply } from './message.js';

@@ -37,6 +37,14 @@ export const ENUMS = {
   },
 } as const satisfies Record<string, Record<number, string>>;
 
+/**
+ * A value of an enum by its name, or by its number when the table has no name for it: firmware newer than our tables
+ * reports values we do not know (an effect added upstream), and those are shown as what they are, never as another.
+ */
+export function enumName(names: Readonly<Record<number, string>>, value: number): string {
+  return names[value] ?? String(value);
+}
+
 /** LightHsbk: wire units; core/protocol/units.ts converts. */
 export const Hsbk = struct([
   field('hue', u16, 'hue'),
