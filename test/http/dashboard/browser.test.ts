@@ -354,6 +354,8 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
     browser = await launchChromium();
     const fleet = defaultFleet(4); // Color 1 (Living Room), White to Warm 2 (Kitchen), Strip 3 (Bedroom), A19 4 (Office)
     fleet.lights.push({ serial: SWITCH, product: 70, label: 'Wall switch', group: { label: 'Living Room' }, location: { label: 'Home' } });
+    // The first light has an ambient light sensor (it answers SensorGetAmbientLight); the others have none.
+    (fleet.lights[0] as { lux?: number }).lux = 55;
     rig = await serviceRig(fleet);
     serials = rig.fleet.lights.slice(0, 4).map((l) => l.serial);
     // The service knows the Switch (it has relays); the page is to leave it out.
@@ -387,6 +389,17 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
     expect(await page.textContent('#summary')).to.match(/^4 lights · /);
     const living = await page.$$eval('.group', (gs) => gs.filter((g) => g.querySelector('h3')!.textContent === 'Living Room').map((g) => g.querySelector('.count')!.textContent));
     expect(living).to.deep.equal(['1 light']);
+  });
+
+  it('shows the ambient light reading on the card of a light with the sensor only, and a new reading after a refresh', async () => {
+    const [lamp, other] = serials as [string, string];
+    const metaHas = (serial: string, text: string): Promise<unknown> =>
+      page.waitForFunction(([s, t]) => document.querySelector(`.light[data-serial="${s}"] .meta`)?.textContent?.includes(t as string) === true, [serial, text], { timeout: 5000 });
+    await metaHas(lamp, '55 lux');
+    expect(await page.getAttribute(`.light[data-serial="${lamp}"]`, 'title')).to.include('ambient light 55 lux (raw sensor reading');
+    expect(await page.textContent(`.light[data-serial="${other}"] .meta`)).not.to.include('lux');
+    await patchAndRead([[lamp, { lux: 7.5 }]]);
+    await metaHas(lamp, '7.5 lux');
   });
 
   it('loads without an error in the console (no /favicon.ico 404)', async () => {
