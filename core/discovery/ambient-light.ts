@@ -4,7 +4,9 @@
 // like any light asked what it does not support (https://lan.developer.lifx.com/docs/querying-the-device-for-data).
 // The reading is the sensor's raw lux, not calibrated; with the light on it mostly measures the light's own output.
 // It rides on the state reads of the refresh schedule and never holds them up: a state read that answered starts
-// it, and nothing waits for it.
+// it, and nothing waits for it. Not the first read's: a new light's whole first read fits its quiet burst
+// (pacingQuietBurst), and a probe more would make part of it wait a pacing turn; the first state read after the
+// light's facts are known (its first background refresh) asks.
 
 import { LightwireError } from '../errors.js';
 import { NO_PAYLOAD } from '../transport/requester.js';
@@ -37,6 +39,7 @@ export class AmbientLightReader {
    */
   refresh(serial: string, timeoutMs: number): void {
     if (this.inFlight.has(serial) || !this.asks(serial) || !this.isLight(serial)) return;
+    if (this.host.registry.peek(serial)?.facts.product === undefined) return;
     const device = this.host.addressOf(serial);
     if (device === undefined) return;
     const known = this.answering.has(serial);

@@ -43,7 +43,8 @@ describe('homebridge LightSensor for the ambient light sensor', function () {
   it('is off by default: no light gets a LightSensor, even one whose sensor answered', async () => {
     rig = await platformRig({}, fleet);
     await until(() => rig!.platform.lights.size === 2, { what: 'two accessories' });
-    await until(() => rig!.platform.service!.light(LAMP)?.ambientLux === 42.5, { what: 'the lamp read' });
+    // The sensor is asked on a state refresh after the first read: refresh until the service has the reading.
+    await until(async () => (await rig!.platform.service!.refresh(`id:${LAMP}`), rig!.platform.service!.light(LAMP)?.ambientLux === 42.5), { what: 'the lamp read' });
     expect(sensorOf(accessory(LAMP))).to.equal(undefined);
     expect(sensorOf(accessory(BULB))).to.equal(undefined);
   });
@@ -51,7 +52,7 @@ describe('homebridge LightSensor for the ambient light sensor', function () {
   it('with lights.ambientLight, gives the light with the sensor a LightSensor showing its reading, and follows it', async () => {
     rig = await platformRig({ lights: { ambientLight: true } }, fleet);
     await until(() => rig!.platform.lights.size === 2, { what: 'two accessories' });
-    const sensor = await until(() => sensorOf(accessory(LAMP)), { what: 'the lamp\'s LightSensor' });
+    const sensor = await until(async () => (await rig!.platform.service!.refresh(`id:${LAMP}`), sensorOf(accessory(LAMP))), { what: 'the lamp\'s LightSensor' });
     expect(sensor.displayName).to.equal('Lamp Light Level');
     const level = sensor.getCharacteristic(hap.Characteristic.CurrentAmbientLightLevel);
     expect(level.props.minValue).to.equal(AMBIENT_LUX_MIN);

@@ -46,7 +46,7 @@ describe('HTTP API v1 reads (inject)', function () {
 
   it('keeps the ambient light reading (Lightwire\'s, not the cloud\'s) out of the List Lights records', async () => {
     // The Desk has an ambient light sensor: the service reads it, the /v1 record stays the cloud's shape.
-    await until(() => rig.service.light(DESK)!.ambientLux === 33, { what: 'the desk\'s sensor read' });
+    await until(async () => (await rig.service.refresh(`id:${DESK}`), rig.service.light(DESK)!.ambientLux === 33), { what: 'the desk\'s sensor read' });
     const res = await rig.call({ method: 'GET', url: `/v1/lights/id:${DESK}` });
     const [desk] = res.json() as Record<string, unknown>[];
     expect(Object.keys(desk!)).to.deep.equal([

@@ -155,6 +155,17 @@ describe('dashboard in Chromium against lightwire serve', function () {
     await page.click('#panel-close');
   });
 
+  it('offers a matrix light on firmware 3 its morph and flame buttons but not the sky effects (they need firmware 4)', async () => {
+    const tile = served.fleet.lights[9]!; // the Tile, firmware 3.70
+    expect(tile.summary().firmware.major).to.equal(3);
+    await page.click(`.light[data-serial="${tile.serial}"] .info`);
+    await page.waitForSelector('#panel:not([hidden])');
+    const effects = await page.$$eval('#effects .effect', (els) => els.map((e) => e.textContent));
+    expect(effects).to.include.members(['morph', 'flame']);
+    expect(effects.filter((e) => e === 'sunrise' || e === 'sunset' || e === 'clouds')).to.deep.equal([]);
+    await page.click('#panel-close');
+  });
+
   it('a change made by the CLI (lightwire set) shows on the page within a second', async () => {
     const light = served.fleet.lights[2]!;
     const want = light.state.power === 'on' ? 'off' : 'on';
@@ -395,6 +406,8 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
     const [lamp, other] = serials as [string, string];
     const metaHas = (serial: string, text: string): Promise<unknown> =>
       page.waitForFunction(([s, t]) => document.querySelector(`.light[data-serial="${s}"] .meta`)?.textContent?.includes(t as string) === true, [serial, text], { timeout: 5000 });
+    // The sensor is asked on a state refresh after the first read.
+    await rig.client.refreshState(lamp);
     await metaHas(lamp, '55 lux');
     expect(await page.getAttribute(`.light[data-serial="${lamp}"]`, 'title')).to.include('ambient light 55 lux (raw sensor reading');
     expect(await page.textContent(`.light[data-serial="${other}"] .meta`)).not.to.include('lux');
