@@ -179,7 +179,7 @@ export class LightAccessory {
     this.bound = bound;
     this.setupLightSensor(view, caps, name);
 
-    this.setupEffects(caps, name);
+    this.setupEffects(caps, name, view?.firmware?.major);
     this.setupRelays(caps, name, relayCountOf(view) ?? this.context.relayCount ?? 0);
     if (bulb) this.setupAdaptiveLighting(bulb, caps);
   }
@@ -330,9 +330,9 @@ export class LightAccessory {
     throw this.deps.failure();
   }
 
-  private setupEffects(caps: Capabilities, name: string): void {
+  private setupEffects(caps: Capabilities, name: string, firmwareMajor: number | undefined): void {
     const { Service } = this.deps.hap;
-    const wanted = effectsFor(this.deps.settings.effects, caps);
+    const wanted = effectsFor(this.deps.settings.effects, caps, firmwareMajor);
     const keep = new Set(wanted.map((e) => SUBTYPE.effect(e.kind)));
     for (const service of [...this.accessory.services]) {
       if (service.UUID === Service.Switch.UUID && service.subtype?.startsWith('effect-') && !keep.has(service.subtype)) this.accessory.removeService(service);
