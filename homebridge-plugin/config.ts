@@ -208,6 +208,13 @@ export const CONFIG_SPEC = {
           description: 'A second light tile for the infrared level of night-vision lights.',
           default: true,
         },
+        ambientLight: {
+          type: 'boolean',
+          title: 'Ambient light sensor',
+          description:
+            'A light sensor tile for lights with an ambient light sensor: its raw reading in lux, not calibrated, and best with the light off (lit, it mostly measures itself).',
+          default: false,
+        },
         effects: effectList,
       },
     },

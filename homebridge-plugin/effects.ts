@@ -2,7 +2,7 @@
 // effect the service reports (MOVE, MORPH, FLAME, SKY or OFF) shows on the switch. All of it is the service's
 // operation catalogue (title, the capability needed, what the light reports while it runs).
 
-import { OPERATIONS, type Capabilities, type LightResult, type LightService, type Need } from '../core/index.js';
+import { FIRMWARE_EFFECT_MIN_MAJOR, OPERATIONS, type Capabilities, type LightResult, type LightService, type Need } from '../core/index.js';
 import { EFFECT_KINDS, type EffectKind } from './config.js';
 
 export type EffectStarter = Pick<LightService, 'perform' | 'check'>;
@@ -33,9 +33,18 @@ export const EFFECTS: Readonly<Record<EffectKind, EffectSpec>> = Object.freeze(
   Object.fromEntries(EFFECT_KINDS.map((kind) => [kind, spec(kind)])) as Record<EffectKind, EffectSpec>,
 );
 
-/** The effects of a list that a light can run, in the list's order. */
-export function effectsFor(kinds: readonly EffectKind[], caps: Capabilities): EffectSpec[] {
-  return kinds.map((k) => EFFECTS[k]).filter((e) => caps[e.needs] === true);
+/**
+ * The effects of a list that a light can run, in the list's order: the capability, and the firmware some need (the
+ * sky effects: 4 or later). A firmware not known yet (a restored accessory before its light is read) keeps them, so
+ * a switch HomeKit automations use is not removed and added back on every start.
+ */
+export function effectsFor(kinds: readonly EffectKind[], caps: Capabilities, firmwareMajor?: number): EffectSpec[] {
+  return kinds
+    .map((k) => EFFECTS[k])
+    .filter((e) => {
+      const min = FIRMWARE_EFFECT_MIN_MAJOR[e.firmware];
+      return caps[e.needs] === true && (min === undefined || firmwareMajor === undefined || firmwareMajor >= min);
+    });
 }
 
 /**

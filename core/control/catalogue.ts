@@ -60,6 +60,14 @@ export interface ParamDecl {
 /** The capability an operation needs: lights without it are left out; none at all is CAPABILITY_MISSING. */
 export type Need = keyof Pick<Capabilities, 'multizone' | 'matrix' | 'hev'>;
 
+/**
+ * Firmware effects that a light with the capability runs only from a host firmware major version on; lights below it
+ * (or whose firmware is not read yet) are incapable lights like any other. SKY needs the matrix capability and
+ * firmware 4: matrix lights on firmware 3 reject or ignore it, and the Tile's last firmware is 3.50 (lifx-async,
+ * src/lifx/products/quirks.py SKY_EFFECT_MIN_FIRMWARE_MAJOR and supports_sky_effect, 42c9ad2).
+ */
+export const FIRMWARE_EFFECT_MIN_MAJOR: Readonly<Partial<Record<'MOVE' | 'MORPH' | 'FLAME' | 'SKY', number>>> = Object.freeze({ SKY: 4 });
+
 export interface OperationDecl {
   /** The service's name for it, and the HTTP operationId unless `operationId` says otherwise. */
   readonly name: string;

@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
-import { ENUMS, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, sameHsbk, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
+import { ENUMS, enumName, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, sameHsbk, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
 import type { FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
@@ -38,9 +38,9 @@ function result(light: LightView, status: LightResult['status']): LightResult {
   return { id: light.serial, label: light.label, status };
 }
 
-/** The firmware effect's name as List Lights shows it (`OFF`, `MOVE`, `MORPH`, `FLAME`, `SKY`). */
+/** The firmware effect's name as List Lights shows it (`OFF`, `MOVE`, `MORPH`, `FLAME`, `SKY`; a number we cannot name). */
 export function effectName(names: Readonly<Record<number, string>>, type: number): string {
-  return names[type] ?? 'OFF';
+  return enumName(names, type);
 }
 
 /** What a plan leaves a light showing, and how long each part of it takes to get there. */

@@ -1,6 +1,7 @@
 // Shared shapes of the light service (core/control): what selectors, colour strings, the planner, the
 // executor and the faces agree on. All in user units: degrees, 0-1 fractions, seconds, kelvin.
 
+import type { ButtonsFact } from '../discovery/buttons.js';
 import type { RelayFact } from '../discovery/registry.js';
 import type { Capabilities, FirmwareVersion, Hsbk, MessageName, Payload, PowerState, Product, SignalQuality } from '../protocol/index.js';
 
@@ -57,13 +58,23 @@ export interface LightView {
   readonly lastSeenAt: number;
   /** Where the light answers (IPv4). */
   readonly address: string;
-  /** The firmware effect running: OFF, MOVE, MORPH, FLAME or SKY (clouds, sunrise and sunset are all SKY). */
+  /**
+   * The firmware effect running: OFF, MOVE, MORPH, FLAME, SKY (clouds, sunrise and sunset are all SKY) or COLOR_SWEEP;
+   * an effect our tables do not name is shown by its number (`"7"`), never as OFF. OFF too while not read.
+   */
   readonly effect: string;
   /** Relays of a LIFX Switch as last read or written, by index; null for lights. */
   readonly relays: readonly RelayState[] | null;
   readonly firmware: FirmwareVersion | null;
   /** Wi-Fi signal as last read: RSSI in dBm and its band. */
   readonly wifi: { readonly rssi: number; readonly quality: SignalQuality } | null;
+  /**
+   * The ambient light sensor's last reading in lux, lights that have one; null otherwise or until read. Raw: not
+   * calibrated, and with the light on it mostly measures the light's own output (it reads best with the light off).
+   */
+  readonly ambientLux: number | null;
+  /** Button configuration of a device with buttons (gestures, target types and targets decoded); null otherwise. */
+  readonly buttons: ButtonsFact | null;
 }
 
 // ---- selectors (https://api.developer.lifx.com/docs/selectors) ----

@@ -52,6 +52,8 @@ export function lightView(record: LightRecord, names: GroupNames): LightView {
     relays: f.relays?.value ?? null,
     firmware: f.firmware ? { major: f.firmware.value.major, minor: f.firmware.value.minor } : null,
     wifi: f.wifi && f.wifi.value.signal > 0 ? { rssi: f.wifi.value.rssi, quality: f.wifi.value.quality } : null,
+    ambientLux: f.ambientLux?.value ?? null,
+    buttons: f.buttons?.value ?? null,
   });
 }
 

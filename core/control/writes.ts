@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
-import { MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
+import { FIRMWARE_EFFECT_MIN_MAJOR, MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
 import { applyDelta, nextCycleState } from './delta.js';
 import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
 import { Naming } from './naming.js';
@@ -90,7 +90,8 @@ export class Writes {
         const effect = name as EffectOperationName;
         const decl = OPERATIONS[effect];
         const planFor = planEffect(effect, checked as unknown as Checked<typeof effect>);
-        const needs = 'needs' in decl ? { operation: effect === 'clean' ? 'clean' : `run ${effect}`, capability: decl.needs } : undefined;
+        const minMajor = 'firmware' in decl ? FIRMWARE_EFFECT_MIN_MAJOR[decl.firmware] : undefined;
+        const needs = 'needs' in decl ? { operation: effect === 'clean' ? 'clean' : `run ${effect}`, capability: decl.needs, minMajor } : undefined;
         return this.run(selector, planFor, decl.read, fast, needs);
       }
     }
@@ -182,14 +183,17 @@ export class Writes {
     planFor: PlanFor,
     read: ExecuteOptions['read'],
     fast: boolean,
-    needs?: { operation: string; capability: keyof Capabilities },
+    needs?: { operation: string; capability: keyof Capabilities; minMajor?: number | undefined },
   ): Promise<LightResult[]> {
     let targets = this.context.resolve(selector);
-    // Lights that cannot run a firmware effect are left out rather than reported `ok` for doing nothing.
+    // Lights that cannot run a firmware effect (the capability, and the firmware some effects need) are left out
+    // rather than reported `ok` for doing nothing.
     if (needs) {
-      targets = targets.filter((t) => t.light.capabilities[needs.capability] === true);
+      const { capability, minMajor } = needs;
+      targets = targets.filter((t) => t.light.capabilities[capability] === true && (minMajor === undefined || (t.light.firmware?.major ?? 0) >= minMajor));
       if (targets.length === 0) {
-        throw new LightwireError('CAPABILITY_MISSING', { selector, operation: needs.operation, capability: needs.capability });
+        const needed = minMajor === undefined ? capability : `${capability} and firmware ${minMajor} or later`;
+        throw new LightwireError('CAPABILITY_MISSING', { selector, operation: needs.operation, capability: needed });
       }
     }
     for (const t of targets) planFor(t.light, t.zones);

@@ -16,6 +16,7 @@ import { PORT_MAX, PRODUCTS, ProductRegistry, type KnownPacket } from '../protoc
 import { transportOptions, type TransportOptions } from '../transport/options.js';
 import { Requester, type DeviceAddress } from '../transport/requester.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
+import { AmbientLightReader } from './ambient-light.js';
 import { CapabilityProber } from './capability-prober.js';
 import { FirstReadQueue, type FirstReadHost } from './first-read-queue.js';
 import { InfoReader } from './info-reader.js';
@@ -75,6 +76,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private productRegistry: ProductRegistry;
   private readonly states: StateReader;
   private readonly infos: InfoReader;
+  private readonly ambient: AmbientLightReader;
   private readonly firstReads: FirstReadQueue;
   private readonly refreshes: RefreshSchedule;
 
@@ -94,6 +96,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
     const report = (err: Error): void => this.backgroundError(err);
     this.states = new StateReader(this);
     this.infos = new InfoReader(this, new CapabilityProber(this, this.states.notLights, report), report);
+    const isLight = (serial: string): boolean => !this.states.notLights.has(serial) && this.registry.peek(serial)?.facts.product?.value.capabilities.isLight !== false;
+    this.ambient = new AmbientLightReader(this, isLight, report);
     const rooms = this.roomHost();
     this.firstReads = new FirstReadQueue(rooms);
     this.refreshes = new RefreshSchedule(rooms, this.discoveryOptions);
@@ -323,6 +327,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
     try {
       await this.states.read(serial, { zones: true, remainingMs: () => timeoutMs });
       this.registry.answered(serial);
+      // Its sensor, where it has one, in the background (AmbientLightReader): the state read does not wait for it.
+      this.ambient.refresh(serial, timeoutMs);
     } catch (err) {
       this.readFailed(serial, err, asked);
     }

@@ -2,12 +2,14 @@
 // GetHostFirmware), group and location (https://lan.developer.lifx.com/docs/groups-and-locations), Wi-Fi signal and
 // uptime (https://lan.developer.lifx.com/docs/information-messages), and with them the infrared level and the
 // firmware effect running, which only lights with those capabilities have
-// (https://lan.developer.lifx.com/docs/querying-the-device-for-data), and a matrix light's tiles. A product the registry does not know is
+// (https://lan.developer.lifx.com/docs/querying-the-device-for-data), a matrix light's tiles, and the button configuration
+// of devices with buttons (core/discovery/buttons.ts). A product the registry does not know is
 // handed to the capability prober. Sharing one read between callers stays with the client.
 
 import { LightwireError } from '../errors.js';
 import {
   ENUMS,
+  enumName,
   fractionFromWire,
   nsToSeconds,
   signalQuality,
@@ -19,6 +21,7 @@ import {
   type ProductRegistry,
 } from '../protocol/index.js';
 import { NO_PAYLOAD, type DeviceAddress, type ReplyOf } from '../transport/requester.js';
+import { buttonsFromReplies } from './buttons.js';
 import { PRODUCT_CACHE_LIMIT, type CapabilityProber } from './capability-prober.js';
 import type { FactValues } from './registry.js';
 import type { ReadHost } from './state-reader.js';
@@ -105,18 +108,23 @@ export class InfoReader {
         registry.update(serial, { tiles: Object.freeze(tiles) });
       }
     }
-    // The firmware effect running, for List Lights' `effect`.
+    // The button configuration of a device with buttons (the Switch, Dimmer Switch, Luna, Mirror).
+    if (caps?.buttons) {
+      const [state, config] = await Promise.all([this.readOrNone(device, 'GetButton', timeoutMs), this.readOrNone(device, 'GetButtonConfig', timeoutMs)]);
+      if (state !== undefined) registry.update(serial, { buttons: buttonsFromReplies(state.payload, config?.payload) });
+    }
+    // The firmware effect running, for List Lights' `effect`: one our tables do not name is shown by its number.
     if (caps?.multizone) {
       const fx = await this.readOrNone(device, 'GetMultiZoneEffect', timeoutMs);
-      if (fx !== undefined) registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
+      if (fx !== undefined) registry.update(serial, { effect: enumName(ENUMS.MultiZoneEffectType, fx.payload.settings.type) }, mark);
     } else if (caps?.matrix) {
       const fx = await this.readOrNone(device, 'GetTileEffect', timeoutMs);
-      if (fx !== undefined) registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
+      if (fx !== undefined) registry.update(serial, { effect: enumName(ENUMS.TileEffectType, fx.payload.settings.type) }, mark);
     }
   }
 
   /** A read without a payload: its reply, or undefined when it failed (a failure that is no coded error is reported). */
-  private readOrNone<N extends 'GetInfrared' | 'GetMultiZoneEffect' | 'GetTileEffect' | 'GetDeviceChain'>(device: DeviceAddress, name: N, timeoutMs: number): Promise<ReplyOf<N> | undefined> {
+  private readOrNone<N extends 'GetInfrared' | 'GetMultiZoneEffect' | 'GetTileEffect' | 'GetDeviceChain' | 'GetButton' | 'GetButtonConfig'>(device: DeviceAddress, name: N, timeoutMs: number): Promise<ReplyOf<N> | undefined> {
     return this.host.requester.get(device, name, NO_PAYLOAD as never, { timeoutMs }).then(undefined, (err: unknown) => {
       if (!(err instanceof LightwireError)) this.report(err as Error);
       return undefined;

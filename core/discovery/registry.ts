@@ -2,6 +2,7 @@
 // it is online, and each fact with the time it was read. Emits added / changed / offline / online.
 
 import { EventEmitter } from 'node:events';
+import type { ButtonsFact } from './buttons.js';
 import { sameHsbk, type FirmwareVersion, type Hsbk, type PowerState, type Product, type SignalQuality } from '../protocol/index.js';
 
 export interface Fact<T> {
@@ -53,12 +54,16 @@ export interface LightFacts {
   readonly infrared?: Fact<number>;
   /** Colour of each zone, multizone lights. */
   readonly zones?: Fact<readonly Hsbk[]>;
-  /** The firmware effect running (MOVE, MORPH, FLAME, SKY) or OFF. */
+  /** The firmware effect running (MOVE, MORPH, FLAME, SKY, COLOR_SWEEP) or OFF; one our tables cannot name, by its number. */
   readonly effect?: Fact<string>;
   /** Relays of a LIFX Switch, by index. */
   readonly relays?: Fact<readonly RelayFact[]>;
   /** The tiles of a matrix light, as the device reports them (StateDeviceChain), never from a product table. */
   readonly tiles?: Fact<readonly TileFact[]>;
+  /** The ambient light sensor's raw reading (lux), lights that answer SensorGetAmbientLight only. */
+  readonly ambientLux?: Fact<number>;
+  /** Button configuration of a device with buttons (decoded StateButton and StateButtonConfig). */
+  readonly buttons?: Fact<ButtonsFact>;
 }
 
 export interface LightRecord {

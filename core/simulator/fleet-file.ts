@@ -31,6 +31,9 @@
 //       "buttonCount": 4,                     // button products only (Switch, Dimmer Switch, Luna, Mirror), 1-32
 //       "relayCount": 4,                      // relay products only (Switch 4, Dimmer Switch 2), 1-8
 //       "wifiSignal": 1e-5,                   // StateWifiInfo.signal, default 1e-5 (-50 dBm)
+//       "lux": 120,                           // lights only: an ambient light sensor reading this many lux (raw,
+//                                             // 0-1e6), answered to SensorGetAmbientLight (401); absent: the light
+//                                             // has no sensor and stays silent on 401, as real ones without it do
 //       "faults": {                           // all optional; applied per datagram as faults.ts describes
 //         "lossInProbability": 0.1,           // 0-1: datagrams arriving at the light dropped before it sees them
 //         "lossOutProbability": 0.1,          // 0-1: each reply datagram dropped after the light acted on the
@@ -109,6 +112,8 @@ export interface LightInput {
   readonly buttonCount?: number;
   readonly relayCount?: number;
   readonly wifiSignal?: number;
+  /** Ambient light sensor reading (lux); absent: no sensor. */
+  readonly lux?: number;
   readonly faults?: FaultsInput;
 }
 
@@ -148,6 +153,8 @@ export interface LightSpec {
   /** 0 unless the product has relays. */
   readonly relayCount: number;
   readonly wifiSignal: number;
+  /** Ambient light sensor reading (lux); null: no sensor (401 goes unanswered). */
+  readonly lux: number | null;
   readonly faults: Faults;
 }
 
@@ -169,12 +176,16 @@ export interface LightStatePatch {
   /** Switch: relay levels from relay 0. */
   readonly relays?: readonly PowerState[];
   readonly wifiSignal?: number;
+  /** Lights with a sensor (a fleet entry's `lux`): its new reading. */
+  readonly lux?: number;
 }
 
 export const DEFAULT_FIRMWARE: FirmwareVersion = Object.freeze({ major: 3, minor: 70 });
 export const DEFAULT_ZONE_COUNT = 16;
 export const DEFAULT_CHAIN_LENGTH = 5;
 export const DEFAULT_WIFI_SIGNAL = 1e-5;
+/** The most lux a fleet file may give (direct sunlight is about 1e5). */
+export const MAX_LUX = 1e6;
 export const DEFAULT_COLOR: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
 
 /**
@@ -331,7 +342,7 @@ export function parseFaults(raw: unknown, path: string): Partial<Faults> {
 
 const LIGHT_KEYS = [
   'serial', 'product', 'vendor', 'features', 'label', 'firmware', 'group', 'location', 'power', 'color', 'infrared',
-  'zoneCount', 'tileCount', 'tileWidth', 'tileHeight', 'buttonCount', 'relayCount', 'wifiSignal', 'faults',
+  'zoneCount', 'tileCount', 'tileWidth', 'tileHeight', 'buttonCount', 'relayCount', 'wifiSignal', 'lux', 'faults',
 ] as const;
 
 function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
@@ -392,6 +403,8 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
   const buttonCount = counted('buttonCount', caps.buttons, 'button', spec.buttonCount ?? DEFAULT_BUTTON_COUNT, MAX_BUTTONS);
   const relayCount = counted('relayCount', caps.relays, 'relay', spec.relayCount ?? DEFAULT_RELAY_COUNT, MAX_RELAYS);
   const wifiSignal = o.wifiSignal === undefined ? DEFAULT_WIFI_SIGNAL : number(o.wifiSignal, join(path, 'wifiSignal'), 0, 1e6);
+  if (o.lux !== undefined && !caps.isLight) onlyFor('lux', 'light');
+  const lux = o.lux === undefined ? null : number(o.lux, join(path, 'lux'), 0, MAX_LUX);
   const faults = { ...NO_FAULTS, ...(o.faults === undefined ? {} : parseFaults(o.faults, join(path, 'faults'))) };
   return {
     serial,
@@ -410,6 +423,7 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
     buttonCount,
     relayCount,
     wifiSignal,
+    lux,
     faults,
   };
 }
@@ -472,7 +486,7 @@ export async function loadFleetFile(file: string, nowNs?: bigint): Promise<Fleet
   return parseFleet(raw, nowNs);
 }
 
-const PATCH_KEYS = ['power', 'color', 'label', 'infrared', 'group', 'location', 'zones', 'relays', 'wifiSignal'] as const;
+const PATCH_KEYS = ['power', 'color', 'label', 'infrared', 'group', 'location', 'zones', 'relays', 'wifiSignal', 'lux'] as const;
 
 /** Validates a state change for a running light (the capability checks happen in the light). */
 export function parseStatePatch(raw: unknown, path: string): LightStatePatch {
@@ -495,6 +509,7 @@ export function parseStatePatch(raw: unknown, path: string): LightStatePatch {
     out.relays = o.relays.map((r: unknown, i) => power(r, `${join(path, 'relays')}[${i}]`));
   }
   if (o.wifiSignal !== undefined) out.wifiSignal = number(o.wifiSignal, join(path, 'wifiSignal'), 0, 1e6);
+  if (o.lux !== undefined) out.lux = number(o.lux, join(path, 'lux'), 0, MAX_LUX);
   return out;
 }
 

@@ -60,6 +60,8 @@ export interface LightStateView {
   readonly location: GroupView;
   readonly wifiSignal: number;
   readonly uptimeS: number;
+  /** Lights with an ambient light sensor: what it reads (lux). */
+  readonly lux?: number;
   readonly infrared?: number;
   readonly zones?: Hsbk[];
   /** Visible colours of each tile, row by row. */
@@ -88,6 +90,8 @@ export class DeviceModel {
   /** u16 maximum IR level. */
   infrared: number;
   wifiSignal: number;
+  /** Ambient light sensor reading (lux); null: no sensor, SensorGetAmbientLight goes unanswered. */
+  lux: number | null;
   bootMs: number;
   zones: ColorFade[];
   /** Zone colours sent with apply = NO_APPLY, shown on the next APPLY / APPLY_ONLY. */
@@ -114,6 +118,7 @@ export class DeviceModel {
     this.color = ColorFade.still(color);
     this.infrared = fractionToWire(spec.infrared);
     this.wifiSignal = spec.wifiSignal;
+    this.lux = spec.lux;
     this.bootMs = nowMs;
     this.zones = Array.from({ length: spec.zoneCount }, () => ColorFade.still(color));
     // Each product's own tile (product-specs.ts) or the fleet file's: what StateDeviceChain reports.
@@ -212,6 +217,7 @@ export class DeviceModel {
       location: groupView(this.location),
       wifiSignal: this.wifiSignal,
       uptimeS: Math.max(0, Math.round((nowMs - this.bootMs) / 1000)),
+      ...(this.lux !== null ? { lux: this.lux } : {}),
       ...(caps.infrared ? { infrared: fractionFromWire(this.infrared) } : {}),
       ...(caps.multizone ? { zones: this.zones.map((z) => hsbkFromWire(z.at(nowMs))) } : {}),
       ...(caps.matrix ? { tiles: this.tiles.map((t) => t.buffers.get(0)!.map((c) => hsbkFromWire(c.at(nowMs)))) } : {}),
@@ -230,6 +236,7 @@ export class DeviceModel {
     if (patch.infrared !== undefined && !caps.infrared) refused.push('infrared');
     if (patch.zones !== undefined && !caps.multizone) refused.push('zones');
     if (patch.relays !== undefined && !caps.relays) refused.push('relays');
+    if (patch.lux !== undefined && this.lux === null) refused.push('lux');
     return refused;
   }
 
@@ -241,6 +248,7 @@ export class DeviceModel {
       this.labelBytes = null;
     }
     if (patch.wifiSignal !== undefined) this.wifiSignal = patch.wifiSignal;
+    if (patch.lux !== undefined) this.lux = patch.lux;
     if (patch.group !== undefined) {
       this.group = groupFrom('group', patch.group, nowNs);
       this.groupLabelBytes = null;

@@ -37,6 +37,8 @@ function light(serial: string, over: Partial<LightView> = {}): LightView {
     relays: null,
     firmware: null,
     wifi: null,
+    ambientLux: null,
+    buttons: null,
     ...over,
   });
 }

@@ -67,6 +67,8 @@ function light(
     relays: null,
     firmware: null,
     wifi: null,
+    ambientLux: null,
+    buttons: null,
   });
 }
 

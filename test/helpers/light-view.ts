@@ -25,6 +25,8 @@ export function lightOf(pid: number, state: LightState = {}, serial = 'd073d5000
     relays: null,
     firmware: null,
     wifi: null,
+    ambientLux: null,
+    buttons: null,
     ...state,
   };
 }

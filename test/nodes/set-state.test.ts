@@ -22,7 +22,7 @@ function fleetWithEffects() {
   return {
     lights: [
       ...input.lights,
-      { serial: CANDLE, product: 137, label: 'Candle', group: { label: 'Living Room' }, location: { label: 'Home' }, power: 'on' as const },
+      { serial: CANDLE, product: 137, label: 'Candle', firmware: { major: 4, minor: 10 }, group: { label: 'Living Room' }, location: { label: 'Home' }, power: 'on' as const },
       { serial: CLEAN, product: 90, label: 'Clean', group: { label: 'Bedroom' }, location: { label: 'Home' }, power: 'on' as const },
     ],
   };

@@ -113,6 +113,8 @@ describe('simulator fleet files', () => {
     ['a chain on a candle', { lights: [{ ...ok, product: 137, tileCount: 2 }] }, 'lights[0].tileCount', /1 to 1/],
     ['infrared on a plain bulb', { lights: [{ ...ok, infrared: 0.5 }] }, 'lights[0].infrared', /only for infrared/],
     ['a colour on the Switch', { lights: [{ ...ok, product: 70, color: { hue: 1 } }] }, 'lights[0].color', /only for light/],
+    ['a lux on the Switch (no light, no sensor)', { lights: [{ ...ok, product: 70, lux: 5 }] }, 'lights[0].lux', /only for light/],
+    ['a negative lux', { lights: [{ ...ok, lux: -1 }] }, 'lights[0].lux', /0 to 1000000/],
     ['a loss probability above 1', { lights: [{ ...ok, faults: { lossProbability: 1.2 } }] }, 'lights[0].faults.lossProbability', /0 to 1/],
     ['a reply loss probability above 1', { lights: [{ ...ok, faults: { lossOutProbability: 1.01 } }] }, 'lights[0].faults.lossOutProbability', /0 to 1/],
     ['an incoming loss that is not a number', { lights: [{ ...ok, faults: { lossInProbability: '0.1' } }] }, 'lights[0].faults.lossInProbability', /must be a number/],

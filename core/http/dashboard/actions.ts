@@ -4,7 +4,7 @@
 // one parser, so a bad value gets the same code and text here as from HTTP, Node-RED or the library. Results are the
 // service's per-light results (ok / timed_out / offline).
 
-import { EFFECT_OPERATIONS, LightwireError, parseRequest, type EffectOperationName, type LightResult, type Need } from '../../index.js';
+import { EFFECT_OPERATIONS, FIRMWARE_EFFECT_MIN_MAJOR, LightwireError, parseRequest, type EffectOperationName, type LightResult, type Need } from '../../index.js';
 import type { DashboardService } from './service.js';
 
 /** An effect button: the catalogue's name and title, and the capability a light needs to run it (null: any light). */
@@ -12,11 +12,20 @@ export interface DashboardEffect {
   readonly name: string;
   readonly title: string;
   readonly needs: Need | null;
+  /** The firmware major version a light needs to run it too (the sky effects: 4), or null. */
+  readonly minFirmware: number | null;
 }
 
 /** The effect buttons, from the catalogue: every effect but Effects Off, which has a button of its own. */
 export const DASHBOARD_EFFECTS: readonly DashboardEffect[] = Object.freeze(
-  EFFECT_OPERATIONS.filter((o) => o.name !== 'effectsOff').map((o) => Object.freeze({ name: o.effect.name, title: o.effect.title, needs: o.needs ?? null })),
+  EFFECT_OPERATIONS.filter((o) => o.name !== 'effectsOff').map((o) =>
+    Object.freeze({
+      name: o.effect.name,
+      title: o.effect.title,
+      needs: o.needs ?? null,
+      minFirmware: (o.firmware === undefined ? undefined : FIRMWARE_EFFECT_MIN_MAJOR[o.firmware]) ?? null,
+    }),
+  ),
 );
 export const EFFECTS: readonly string[] = Object.freeze(DASHBOARD_EFFECTS.map((e) => e.name));
 

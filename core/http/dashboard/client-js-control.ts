@@ -255,9 +255,12 @@ function refreshPanel(reset) {
   var fx = $('effects');
   if (reset) {
     fx.textContent = '';
-    // An effect shows when one of the lights can run it (the server's catalogue says what each needs).
+    // An effect shows when one of the lights can run it (the server's catalogue says what each needs, capability
+    // and firmware: the sky effects need firmware 4 or later).
     var names = EFFECTS.filter(function (e) {
-      return !e.needs || list.some(function (l) { return l.caps[e.needs]; });
+      return !e.needs || list.some(function (l) {
+        return l.caps[e.needs] && (!e.minFirmware || (l.firmware !== null && parseInt(l.firmware, 10) >= e.minFirmware));
+      });
     }).map(function (e) { return e.name; });
     names.forEach(function (name) {
       var b = el('button', 'effect', name);

@@ -1,5 +1,5 @@
 // What the dashboard page gets for one light: the service's LightView (with the facts the page shows besides
-// state: signal, firmware, effect) as a small JSON record. Colours stay in user units (degrees, 0-1, kelvin).
+// state: signal, firmware, effect, ambient light) as a small JSON record. Colours stay in user units (degrees, 0-1, kelvin).
 
 import type { LightView, Scene } from '../../index.js';
 
@@ -28,6 +28,8 @@ export interface PageLight {
   readonly rssi: number | null;
   readonly firmware: string | null;
   readonly effect: string | null;
+  /** The ambient light sensor's raw reading (lux, 0.1 steps), lights that have one; null otherwise. */
+  readonly lux: number | null;
   /** Epoch ms of the last packet from the light. */
   readonly lastSeenAt: number;
 }
@@ -70,6 +72,7 @@ export function pageLight(view: LightView): PageLight {
     rssi: wifi ? wifi.rssi : null,
     firmware: fw ? `${fw.major}.${fw.minor}` : null,
     effect: view.effect,
+    lux: view.ambientLux === null ? null : round(view.ambientLux, 1),
     lastSeenAt: view.lastSeenAt,
   };
 }

@@ -185,6 +185,17 @@ describe('dashboard in Chromium against lightwire serve', function () {
     await page.click('#panel-close');
   });
 
+  it('offers a matrix light on firmware 3 its morph and flame buttons but not the sky effects (they need firmware 4)', async () => {
+    const tile = served.fleet.lights[9]!; // the Tile, firmware 3.70
+    expect(tile.summary().firmware.major).to.equal(3);
+    await page.click(`.light[data-serial="${tile.serial}"] .info`);
+    await page.waitForSelector('#panel:not([hidden])');
+    const effects = await page.$$eval('#effects .effect', (els) => els.map((e) => e.textContent));
+    expect(effects).to.include.members(['morph', 'flame']);
+    expect(effects.filter((e) => e === 'sunrise' || e === 'sunset' || e === 'clouds')).to.deep.equal([]);
+    await page.click('#panel-close');
+  });
+
   it('a change made by the CLI (lightwire set) shows on the page within a second', async () => {
     const light = served.fleet.lights[2]!;
     const want = light.state.power === 'on' ? 'off' : 'on';
@@ -384,6 +395,8 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
     browser = await launchChromium();
     const fleet = defaultFleet(4); // Color 1 (Living Room), White to Warm 2 (Kitchen), Strip 3 (Bedroom), A19 4 (Office)
     fleet.lights.push({ serial: SWITCH, product: 70, label: 'Wall switch', group: { label: 'Living Room' }, location: { label: 'Home' } });
+    // The first light has an ambient light sensor (it answers SensorGetAmbientLight); the others have none.
+    (fleet.lights[0] as { lux?: number }).lux = 55;
     rig = await serviceRig(fleet);
     serials = rig.fleet.lights.slice(0, 4).map((l) => l.serial);
     // The service knows the Switch (it has relays); the page is to leave it out.
@@ -417,6 +430,19 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
     expect(await page.textContent('#summary')).to.match(/^4 lights · /);
     const living = await page.$$eval('.group', (gs) => gs.filter((g) => g.querySelector('h3')!.textContent === 'Living Room').map((g) => g.querySelector('.count')!.textContent));
     expect(living).to.deep.equal(['1 light']);
+  });
+
+  it('shows the ambient light reading on the card of a light with the sensor only, and a new reading after a refresh', async () => {
+    const [lamp, other] = serials as [string, string];
+    const metaHas = (serial: string, text: string): Promise<unknown> =>
+      page.waitForFunction(([s, t]) => document.querySelector(`.light[data-serial="${s}"] .meta`)?.textContent?.includes(t as string) === true, [serial, text], { timeout: 5000 });
+    // The sensor is asked on a state refresh after the first read.
+    await rig.client.refreshState(lamp);
+    await metaHas(lamp, '55 lux');
+    expect(await page.getAttribute(`.light[data-serial="${lamp}"]`, 'title')).to.include('ambient light 55 lux (raw sensor reading');
+    expect(await page.textContent(`.light[data-serial="${other}"] .meta`)).not.to.include('lux');
+    await patchAndRead([[lamp, { lux: 7.5 }]]);
+    await metaHas(lamp, '7.5 lux');
   });
 
   it('loads without an error in the console (no /favicon.ico 404)', async () => {
