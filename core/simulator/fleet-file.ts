@@ -54,11 +54,11 @@
 
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { LightwireError } from '../errors.js';
 import { PRODUCTS, capabilitiesFromFeatures, type FeatureSet, type FirmwareVersion, type Product } from '../protocol/products.js';
 import type { Hsbk, PowerState } from '../protocol/units.js';
 import { KELVIN_MAX, KELVIN_MIN } from '../protocol/limits.js';
 import { NO_FAULTS, type Faults, type MalformedMode } from './faults.js';
+import { invalid, describe, object, join, number, boolean, string, labelText, power, parseSerial, parseHsbk, mergeHsbk, updatedAt } from './fleet-values.js';
 import { DEFAULT_BUTTON_COUNT, DEFAULT_RELAY_COUNT, DEFAULT_TILE, productSpec } from './product-specs.js';
 
 // ---- input shapes (what a file or a PATCH body may contain) ----
@@ -204,86 +204,9 @@ export const MAX_TILE_SIDE = 64;
 export const MAX_BUTTONS = 32;
 export const MAX_RELAYS = 8;
 
-// ---- the validator ----
+// ---- the validator (value checks in fleet-values.ts) ----
 
-function invalid(path: string, reason: string): never {
-  throw new LightwireError('FLEET_INVALID', { path, reason });
-}
-
-const describe = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? JSON.stringify(v) : typeof v === 'object' ? 'an object' : String(v);
-
-function object(raw: unknown, path: string, allowed: readonly string[]): Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) invalid(path, `must be an object, got ${describe(raw)}`);
-  for (const key of Object.keys(raw)) {
-    if (!allowed.includes(key)) invalid(join(path, key), `unknown key (allowed: ${allowed.join(', ')})`);
-  }
-  return raw as Record<string, unknown>;
-}
-
-const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
-
-function number(raw: unknown, path: string, min: number, max: number, integer = false): number {
-  if (typeof raw !== 'number' || !Number.isFinite(raw)) invalid(path, `must be a number, got ${describe(raw)}`);
-  if (integer && !Number.isInteger(raw)) invalid(path, `must be an integer, got ${raw}`);
-  if (raw < min || raw > max) invalid(path, `must be from ${min} to ${max}, got ${raw}`);
-  return raw;
-}
-
-function boolean(raw: unknown, path: string): boolean {
-  if (typeof raw !== 'boolean') invalid(path, `must be true or false, got ${describe(raw)}`);
-  return raw;
-}
-
-function string(raw: unknown, path: string): string {
-  if (typeof raw !== 'string') invalid(path, `must be a string, got ${describe(raw)}`);
-  return raw;
-}
-
-function labelText(raw: unknown, path: string): string {
-  const text = string(raw, path);
-  if (Buffer.byteLength(text, 'utf8') > 32) invalid(path, 'must be at most 32 bytes of UTF-8');
-  return text;
-}
-
-function power(raw: unknown, path: string): PowerState {
-  if (raw !== 'on' && raw !== 'off') invalid(path, `must be "on" or "off", got ${describe(raw)}`);
-  return raw;
-}
-
-export function parseSerial(raw: unknown, path: string): string {
-  const text = string(raw, path);
-  if (!/^[0-9a-fA-F]{12}$/.test(text)) invalid(path, `must be 12 hex digits (like d073d5000001), got ${describe(raw)}`);
-  return text.toLowerCase();
-}
-
-const HSBK_KEYS = ['hue', 'saturation', 'brightness', 'kelvin'] as const;
-
-/** A partial colour in user units, each part range-checked. */
-export function parseHsbk(raw: unknown, path: string): HsbkInput {
-  const o = object(raw, path, HSBK_KEYS);
-  const out: { hue?: number; saturation?: number; brightness?: number; kelvin?: number } = {};
-  if (o.hue !== undefined) out.hue = number(o.hue, join(path, 'hue'), 0, 360);
-  if (o.saturation !== undefined) out.saturation = number(o.saturation, join(path, 'saturation'), 0, 1);
-  if (o.brightness !== undefined) out.brightness = number(o.brightness, join(path, 'brightness'), 0, 1);
-  if (o.kelvin !== undefined) out.kelvin = number(o.kelvin, join(path, 'kelvin'), KELVIN_MIN, KELVIN_MAX, true);
-  return out;
-}
-
-export function mergeHsbk(base: Hsbk, patch: HsbkInput): Hsbk {
-  return {
-    hue: patch.hue ?? base.hue,
-    saturation: patch.saturation ?? base.saturation,
-    brightness: patch.brightness ?? base.brightness,
-    kelvin: patch.kelvin ?? base.kelvin,
-  };
-}
-
-function updatedAt(raw: unknown, path: string): bigint {
-  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) return BigInt(raw);
-  if (typeof raw === 'string' && /^\d{1,20}$/.test(raw) && BigInt(raw) < 1n << 64n) return BigInt(raw);
-  invalid(path, `must be ns since the epoch as a decimal string or a safe integer, got ${describe(raw)}`);
-}
+export { parseSerial, parseHsbk, mergeHsbk } from './fleet-values.js';
 
 /** The 16-byte id every light with this label shares when the file gives none (one id is one group). */
 export function idFromLabel(kind: 'group' | 'location', label: string): string {
