@@ -175,6 +175,21 @@ export const ERRORS = {
   ),
   // core/cli: a flag or argument the command cannot use; `flag` is the flag as the user typed it.
   CLI_USAGE: spec<{ reason: string; flag?: string }>(400, (p) => p.reason),
+  // core/control: renaming (https://lan.developer.lifx.com/docs/changing-a-device).
+  LABEL_TOO_LONG: spec<{ field: string; bytes: number; maxBytes: number; label: string }>(
+    422,
+    (p) => `${p.field} is ${p.bytes} bytes of UTF-8 (${p.label}); a label holds at most ${p.maxBytes}, and is never cut`,
+  ),
+  SELECTOR_NOT_ONE_LIGHT: spec<{ selector: string; count: number }>(
+    422,
+    (p) => `selector '${clipped(p.selector)}' names ${p.count} lights; a label is for one light: name it by id:, or by a label only it has`,
+  ),
+  // core/discovery/products-file: a products.json given at run time (service `products`, --products) that cannot be
+  // used; the bundled registry stays in use.
+  PRODUCTS_FILE_INVALID: spec<{ file: string; reason: string }>(
+    400,
+    (p) => `products file ${p.file} cannot be used (the bundled product registry stays in use): ${p.reason}`,
+  ),
   // core/control: pixels and themes (issue 29).
   PIXELS_OUT_OF_CANVAS: spec<{ label: string; area: string; canvas: string }>(
     422,

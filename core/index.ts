@@ -39,21 +39,24 @@ export type {
   ResolvedLight,
   ZoneRange,
   RelayState,
+  MatrixView,
 } from './control/types.js';
 export { uuidFromSerial, type V1Light, type V1Capabilities } from './control/views.js';
 export { themeList, themePalette } from './control/themes.js';
-export type { TileGeometry } from './control/types.js';
 export { COLOR_RANGES, type ValidatedColor } from './control/colors.js';
 export { MAX_SELECTORS } from './control/selectors.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
 export { parseRequest, refusal, itemRefusal, type RequestOf, type Checked } from './control/requests.js';
-export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, THEME_NAMES, MAX_CANVAS, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
+export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, FIRMWARE_EFFECT_MIN_MAJOR, THEME_NAMES, MAX_CANVAS, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
+export { LABEL_MAX_BYTES, NAMING_OPERATIONS, type NamingOperationName, type RenameOperationName } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';
 export type { SceneActivation, SceneOverrides } from './control/scene-activation.js';
 export { LightClient, type LightClientOptions, type ClientEvents } from './discovery/client.js';
+export type { ButtonsFact, ButtonInfo, ButtonAction, ButtonSettings, ButtonTarget } from './discovery/buttons.js';
 export { interfaceBroadcastAddresses, type DiscoveryOptions, type DiscoveryOptionsInput, type StaticHost } from './discovery/options.js';
+export { loadProductsFile } from './discovery/products-file.js';
 export type { TransportOptions } from './transport/options.js';
 export {
   LIFX_PORT,
@@ -64,6 +67,7 @@ export {
   RELAYS_MAX,
   kelvinToMireds,
   miredsToKelvin,
+  ProductRegistry,
   type Hsbk,
   type PowerState,
   type Product,

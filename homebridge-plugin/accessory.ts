@@ -5,7 +5,7 @@
 
 import type { Characteristic, CharacteristicValue, HAP, Logging, PlatformAccessory, Service } from 'homebridge';
 import { RELAYS_MAX, type Capabilities, type LightResult, type LightService, type LightView } from '../core/index.js';
-import { LIGHTBULB, NIGHT_VISION, type Mapping } from './characteristics.js';
+import { LIGHTBULB, LIGHT_SENSOR, NIGHT_VISION, type Mapping } from './characteristics.js';
 import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
 import { effectIsOn, effectsFor, THEME_SWITCH_RESET_MS, themesFor, type EffectSpec, type EffectStarter, type ThemeSpec } from './effects.js';
 import { isHomeKitName, lightName, usableLabel } from './names.js';
@@ -179,8 +179,9 @@ export class LightAccessory {
     if (nightVision) bound.push(...this.bindTable(nightVision, NIGHT_VISION, caps));
     else this.drop(Service.Lightbulb, SUBTYPE.infrared);
     this.bound = bound;
+    this.setupLightSensor(view, caps, name);
 
-    this.setupEffects(caps, name);
+    this.setupEffects(caps, name, view?.firmware?.major);
     this.setupThemes(caps, name);
     this.setupRelays(caps, name, relayCountOf(view) ?? this.context.relayCount ?? 0);
     if (bulb) this.setupAdaptiveLighting(bulb, caps);
@@ -200,6 +201,10 @@ export class LightAccessory {
     }
     if (all || fields.includes('effect') || fields.includes('power')) this.updateEffects(view);
     if (all || fields.includes('relays')) this.updateRelays(view);
+    // The first reading of a sensor: its service is added then (the registry does not say which lights have one).
+    if (fields.includes('ambientLux') && !this.bound.some((b) => b.mapping.characteristic === 'CurrentAmbientLightLevel')) {
+      this.setupLightSensor(view, view.capabilities, this.nameFor(view));
+    }
     if (fields.includes('product') || fields.includes('firmware')) this.information(view);
   }
 
@@ -252,6 +257,7 @@ export class LightAccessory {
 
   private serviceName(service: Service, name: string): string {
     if (service.subtype === SUBTYPE.infrared) return `${name} Night Vision`;
+    if (service.subtype === SUBTYPE.ambientLight) return `${name} Light Level`;
     const effect = this.effectSwitches.find((e) => service.subtype === SUBTYPE.effect(e.spec.kind));
     const theme = this.themeSwitches.find((t) => service.subtype === SUBTYPE.theme(t.theme));
     const relay = /^relay-(\d+)$/.exec(service.subtype ?? '');
@@ -266,6 +272,24 @@ export class LightAccessory {
     info.setCharacteristic(Characteristic.Manufacturer, product?.vendorName ?? 'LIFX');
     if (product) info.setCharacteristic(Characteristic.Model, product.name);
     if (product?.firmware) info.setCharacteristic(Characteristic.FirmwareRevision, `${product.firmware.major}.${product.firmware.minor}`);
+  }
+
+  /**
+   * The LightSensor of a light whose ambient light sensor answered, with the `ambientLight` option (off by default):
+   * added once a reading is known, kept for a restored accessory until its light is read, dropped when the option is
+   * off.
+   */
+  private setupLightSensor(view: LightView | undefined, caps: Capabilities, name: string): void {
+    const { Service } = this.deps.hap;
+    const existing = this.accessory.services.find((s) => s.UUID === Service.LightSensor.UUID && s.subtype === SUBTYPE.ambientLight);
+    if (!this.deps.config.lights.ambientLight || !caps.isLight) {
+      if (existing) this.accessory.removeService(existing);
+      return;
+    }
+    if ((view?.ambientLux ?? null) === null && existing === undefined) return;
+    const sensor = this.service(Service.LightSensor, `${name} Light Level`, SUBTYPE.ambientLight);
+    this.bound = [...this.bound.filter((b) => b.mapping.characteristic !== 'CurrentAmbientLightLevel'), ...this.bindTable(sensor, LIGHT_SENSOR, caps)];
+    if (view !== undefined && view.ambientLux !== null) this.bound.at(-1)!.characteristic.updateValue(LIGHT_SENSOR[0]!.read(view));
   }
 
   /** The service of this type and subtype (undefined = the one without a subtype), added when missing. */
@@ -312,9 +336,9 @@ export class LightAccessory {
     throw this.deps.failure();
   }
 
-  private setupEffects(caps: Capabilities, name: string): void {
+  private setupEffects(caps: Capabilities, name: string, firmwareMajor: number | undefined): void {
     const { Service } = this.deps.hap;
-    const wanted = effectsFor(this.deps.settings.effects, caps);
+    const wanted = effectsFor(this.deps.settings.effects, caps, firmwareMajor);
     const keep = new Set(wanted.map((e) => SUBTYPE.effect(e.kind)));
     for (const service of [...this.accessory.services]) {
       if (service.UUID === Service.Switch.UUID && service.subtype?.startsWith('effect-') && !keep.has(service.subtype)) this.accessory.removeService(service);

@@ -9,7 +9,7 @@ import type { CharacteristicValue } from 'homebridge';
 import { KELVIN_MAX, KELVIN_MIN, kelvinToMireds, miredsToKelvin, type Capabilities, type KelvinRange, type LightView } from '../core/index.js';
 
 /** The characteristics Lightwire maps, by their HAP-NodeJS names (hap.Characteristic[name]). */
-export type MappedCharacteristic = 'On' | 'Brightness' | 'Hue' | 'Saturation' | 'ColorTemperature';
+export type MappedCharacteristic = 'On' | 'Brightness' | 'Hue' | 'Saturation' | 'ColorTemperature' | 'CurrentAmbientLightLevel';
 
 /**
  * What HomeKit asked of one light since the last change went out, in service units. Writes to one light within
@@ -145,6 +145,25 @@ export const NIGHT_VISION: readonly Mapping[] = Object.freeze([
     read: (v) => toPercent(v.infrared ?? 0),
     write: (value) => ({ infrared: fromPercent(num(value)) }),
     fields: ['infrared'],
+  },
+]);
+
+/** HAP's CurrentAmbientLightLevel range, in lux: it cannot show 0 (darkness reads as its minimum). */
+export const AMBIENT_LUX_MIN = 0.0001;
+export const AMBIENT_LUX_MAX = 100000;
+
+/**
+ * The LightSensor service of a light with an ambient light sensor (the `ambientLight` option): the sensor's raw
+ * reading, not calibrated, which reads best with the light off. Read-only, so a write asks nothing.
+ */
+export const LIGHT_SENSOR: readonly Mapping[] = Object.freeze([
+  {
+    characteristic: 'CurrentAmbientLightLevel',
+    applies: isLight,
+    props: () => ({ minValue: AMBIENT_LUX_MIN, maxValue: AMBIENT_LUX_MAX, minStep: AMBIENT_LUX_MIN }),
+    read: (v) => clamp(v.ambientLux ?? 0, AMBIENT_LUX_MIN, AMBIENT_LUX_MAX),
+    write: () => ({}),
+    fields: ['ambientLux'],
   },
 ]);
 

@@ -159,6 +159,15 @@ export const CONFIG_SPEC = {
           maximum: 20,
           default: 3,
         },
+        productsFile: {
+          type: 'string',
+          title: 'Products file',
+          description:
+            'A newer products.json from LIFX (github.com/LIFX/products), for lights newer than this plugin: their names and colour temperatures. ' +
+            'Relative paths start in the Homebridge storage folder. A file that cannot be used is logged and the bundled products are used.',
+          minLength: 1,
+          placeholder: 'products.json',
+        },
         removeAfterHours: {
           type: 'integer',
           title: 'Remove unseen lights after (hours)',
@@ -207,6 +216,13 @@ export const CONFIG_SPEC = {
           title: 'Night vision',
           description: 'A second light tile for the infrared level of night-vision lights.',
           default: true,
+        },
+        ambientLight: {
+          type: 'boolean',
+          title: 'Ambient light sensor',
+          description:
+            'A light sensor tile for lights with an ambient light sensor: its raw reading in lux, not calibrated, and best with the light off (lit, it mostly measures itself).',
+          default: false,
         },
         effects: effectList,
         themes: themeList,
@@ -511,10 +527,13 @@ export function serviceOptions(config: LightwireConfig, storagePath: string): Li
     ...(d.sweepSubnets.length > 0 ? { sweepSubnets: d.sweepSubnets } : {}),
   };
   const file = config.scenes.file;
+  const products = d.productsFile;
   return {
     discovery,
     defaultDurationS: config.lights.transitionS,
     ...(file === undefined ? {} : { scenes: path.resolve(storagePath, file) }),
+    // A products file that cannot be used is the service's `error` event (logged), never a stopped platform.
+    ...(products === undefined ? {} : { products: path.resolve(storagePath, products) }),
   };
 }
 

@@ -4,7 +4,7 @@
 // Paint Theme, one switch per theme chosen) are momentary: a light does not report a theme, so the switch turns on,
 // paints, and falls back to Off.
 
-import { OPERATIONS, THEME_NAMES, type Capabilities, type LightResult, type LightService, type Need } from '../core/index.js';
+import { FIRMWARE_EFFECT_MIN_MAJOR, OPERATIONS, THEME_NAMES, type Capabilities, type LightResult, type LightService, type Need } from '../core/index.js';
 import { EFFECT_KINDS, type EffectKind } from './config.js';
 
 export type EffectStarter = Pick<LightService, 'perform' | 'check'>;
@@ -35,9 +35,18 @@ export const EFFECTS: Readonly<Record<EffectKind, EffectSpec>> = Object.freeze(
   Object.fromEntries(EFFECT_KINDS.map((kind) => [kind, spec(kind)])) as Record<EffectKind, EffectSpec>,
 );
 
-/** The effects of a list that a light can run, in the list's order. */
-export function effectsFor(kinds: readonly EffectKind[], caps: Capabilities): EffectSpec[] {
-  return kinds.map((k) => EFFECTS[k]).filter((e) => caps[e.needs] === true);
+/**
+ * The effects of a list that a light can run, in the list's order: the capability, and the firmware some need (the
+ * sky effects: 4 or later). A firmware not known yet (a restored accessory before its light is read) keeps them, so
+ * a switch HomeKit automations use is not removed and added back on every start.
+ */
+export function effectsFor(kinds: readonly EffectKind[], caps: Capabilities, firmwareMajor?: number): EffectSpec[] {
+  return kinds
+    .map((k) => EFFECTS[k])
+    .filter((e) => {
+      const min = FIRMWARE_EFFECT_MIN_MAJOR[e.firmware];
+      return caps[e.needs] === true && (min === undefined || firmwareMajor === undefined || firmwareMajor >= min);
+    });
 }
 
 /**

@@ -543,7 +543,15 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     this.loggedErrors.set(err.message, now);
     // The scene file's trouble is the config's scenes.file (the lights go on without scenes), not the network's.
     const scenes = err instanceof LightwireError && err.code.startsWith('SCENE_STORE_');
-    this.log.warn(scenes ? `Scenes (scenes.file): ${err.message}; the lights work without scenes.` : `Network: ${err.message}`);
+    // So is the products file's (discovery.productsFile): the lights go on with the bundled products.
+    const products = err instanceof LightwireError && err.code === 'PRODUCTS_FILE_INVALID';
+    this.log.warn(
+      scenes
+        ? `Scenes (scenes.file): ${err.message}; the lights work without scenes.`
+        : products
+          ? `Products (discovery.productsFile): ${err.code}: ${err.message}`
+          : `Network: ${err.message}`,
+    );
   }
 
   private after(ms: number, fn: () => void): void {

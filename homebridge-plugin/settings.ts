@@ -11,6 +11,7 @@ export const SCENES_UUID_SEED = 'lightwire:scenes';
 /** Service subtypes: one accessory may hold several services of one type. */
 export const SUBTYPE = Object.freeze({
   infrared: 'infrared',
+  ambientLight: 'ambient-light',
   relay: (index: number): string => `relay-${index}`,
   effect: (kind: string): string => `effect-${kind}`,
   theme: (name: string): string => `theme-${name}`,

@@ -21,6 +21,7 @@ export interface ConfigProps {
   readonly httpHost?: unknown;
   readonly httpPort?: unknown;
   readonly scenesFile?: unknown;
+  readonly productsFile?: unknown;
 }
 
 /** Secrets live in Node-RED's credentials store, never in the flow file. */
@@ -52,6 +53,8 @@ export interface ConfigOptions {
   readonly http: HttpEndpointOptions | null;
   /** null: no scene file. */
   readonly scenesFile: string | null;
+  /** A newer vendor products.json laid over the bundled registry; null: the bundled registry alone. */
+  readonly productsFile: string | null;
 }
 
 export const CONFIG_DEFAULTS = Object.freeze({
@@ -197,6 +200,7 @@ export function configOptions(props: ConfigProps, credentials: ConfigCredentials
         })
       : null,
     scenesFile: stringProp('scenesFile', props.scenesFile, '') || defaultScenesFile,
+    productsFile: stringProp('productsFile', props.productsFile, '') || null,
   };
   if (props.name !== undefined && typeof props.name !== 'string') throw invalid('name', 'must be a string');
   return Object.freeze(options);

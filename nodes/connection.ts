@@ -87,6 +87,8 @@ export function serviceOptions(options: ConfigOptions, fleetPort: number | null)
     ...(timeout !== null ? { deadlineMs: timeout } : {}),
     defaultDurationS: options.defaultDurationS,
     ...(options.scenesFile !== null ? { scenes: options.scenesFile } : {}),
+    // A file that cannot be used is the service's `error` event (a warning here), and the bundled registry is used.
+    ...(options.productsFile !== null ? { products: options.productsFile } : {}),
     ...(fleetPort !== null ? { expectLights: options.virtualLights, transport: { bindAddress: LOOPBACK_ADDRESS } } : {}),
   };
 }

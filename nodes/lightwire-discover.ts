@@ -1,14 +1,15 @@
 // Node-RED node `lightwire-discover`: one message per light event of the config node's service (a light is
 // added, changes, goes offline or comes back), so a flow reacts to a wall switch or the vendor app; on input it
-// lists every light. msg.topic is the event, msg.payload the light in the List Lights shape, msg.changes what
-// changed (for `changed`).
+// lists every light. msg.topic is the event, msg.payload the light in the List Lights shape (with `ambient_lux` and
+// `buttons` where it has them: readings.ts), msg.changes what changed (for `changed`).
 
 import type { Node, NodeAPI, NodeDef, NodeMessage, NodeMessageInFlow } from 'node-red';
-import type { LightService, LightView, V1Light } from '../core/index.js';
+import type { LightService, LightView } from '../core/index.js';
 import type { Connection, ConnectionUser } from './connection.js';
 import { MessagesInFlight, connectionOf, flagProp, listOrNone, reportSetupError, selectorProp } from './node-props.js';
 import { errorStatus, healthStatus } from './status.js';
 import { selectorOf } from './payload.js';
+import { withReadings, type NodeLightRecord } from './readings.js';
 
 const DISCOVER_TYPE = 'lightwire-discover';
 const LIGHT_EVENTS = ['added', 'changed', 'offline', 'online'] as const;
@@ -57,9 +58,10 @@ export = function register(RED: NodeAPI): void {
     let initialTimer: ReturnType<typeof setImmediate> | undefined;
 
     /** The record of a light the filter selects, or null when it does not select it. */
-    function recordOf(service: LightService, serial: string): V1Light | null {
+    function recordOf(service: LightService, serial: string): NodeLightRecord | null {
       const selector = props!.selector === '' ? `id:${serial}` : props!.selector;
-      return listOrNone(service, selector).find((l) => l.id === serial) ?? null;
+      const record = listOrNone(service, selector).find((l) => l.id === serial);
+      return record === undefined ? null : withReadings(service, [record])[0]!;
     }
 
     function emit(service: LightService, event: LightEvent, view: LightView, changes?: readonly string[]): void {
@@ -132,7 +134,7 @@ export = function register(RED: NodeAPI): void {
           // msg.selector overrides the node's (like every node's; empty counts as not given); the node's empty
           // selector means every light.
           const selector = selectorOf(msg.selector, setup.props.selector === '' ? 'all' : setup.props.selector);
-          const lights = await setup.connection.run((service) => listOrNone(service, selector));
+          const lights = await setup.connection.run((service) => withReadings(service, listOrNone(service, selector)));
           msg.topic = 'list';
           msg.payload = lights;
           message.send(msg);

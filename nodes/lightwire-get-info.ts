@@ -1,10 +1,12 @@
 // Node-RED node `lightwire-get-info`: msg.selector or the node's selector -> msg.payload = the lights in the
-// HTTP List Lights shape, from the cache (what discovery and the background refresh last read) or read fresh.
+// HTTP List Lights shape (with `ambient_lux` and `buttons` where a light has them: readings.ts), from the cache (what
+// discovery and the background refresh last read) or read fresh.
 
 import type { Node, NodeAPI, NodeDef, NodeMessageInFlow } from 'node-red';
 import type { Connection, ConnectionUser } from './connection.js';
 import { MessagesInFlight, READ_MODES, choiceProp, connectionOf, readModeOf, reportSetupError, selectorProp, type ReadMode } from './node-props.js';
 import { selectorOf } from './payload.js';
+import { withReadings } from './readings.js';
 import { healthStatus } from './status.js';
 
 const GET_INFO_TYPE = 'lightwire-get-info';
@@ -51,7 +53,7 @@ export = function register(RED: NodeAPI): void {
           if (setup instanceof Error) throw setup;
           const selector = selectorOf(msg.selector, setup.props.selector);
           const mode = readModeOf(msg.fresh, setup.props.read);
-          const lights = await setup.connection.run((service) => (mode === 'fresh' ? service.refresh(selector) : service.list(selector)));
+          const lights = await setup.connection.run(async (service) => withReadings(service, await (mode === 'fresh' ? service.refresh(selector) : service.list(selector))));
           acted = true;
           const offline = lights.filter((l) => !l.connected).length;
           message.status({

@@ -8,6 +8,7 @@
 import {
   EFFECT_OPERATIONS,
   LightwireError,
+  NAMING_OPERATIONS,
   clipped,
   parseRequest,
   quoted,
@@ -15,6 +16,8 @@ import {
   type EffectOperationName,
   type LightResult,
   type LightService,
+  type NamingOperationName,
+  type RenameOperationName,
   type Scene,
 } from '../core/index.js';
 
@@ -33,7 +36,16 @@ export type Operation =
   | { readonly kind: 'scene'; readonly scene: string; readonly request: Checked<'activateScene'>; readonly fast: boolean }
   | { readonly kind: 'paint'; readonly request: Checked<'paint'>; readonly fast: boolean }
   | { readonly kind: 'theme'; readonly request: Checked<'theme'>; readonly fast: boolean }
-  | { readonly kind: 'capture'; readonly name: string };
+  | { readonly kind: 'capture'; readonly name: string }
+  | { readonly kind: 'naming'; readonly operation: NamingOperationName; readonly request: Checked<NamingOperationName> };
+
+/**
+ * The renaming operations by their payload key: `{label: "Desk"}`, `{group: "Kitchen"}`, `{location: "Home"}` act on
+ * the selector's lights; `{rename_group: {from, to}}` and `{rename_location: {from, to}}` rename by name.
+ */
+export const NAMING_PAYLOADS: Readonly<Record<string, NamingOperationName>> = Object.freeze(
+  Object.fromEntries(NAMING_OPERATIONS.map((o) => [o.naming.payload, o.name as NamingOperationName])),
+);
 
 /** A payload with any of these is Paint Pixels (a grid, or a rectangle of one colour), not Set State. */
 const PAINT_KEYS = ['pixels', 'x', 'y', 'width', 'height'] as const;
@@ -65,8 +77,19 @@ function nonEmptyString(field: string, value: unknown): string {
 }
 
 /** The catalogue's parser, in the HTTP API's names, fields prefixed `payload.`; `handled` are the node's own keys. */
-function check<N extends 'setState' | 'toggle' | 'activateScene' | 'paint' | 'theme' | EffectOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[]): Checked<N> {
-  return parseRequest(name, input, { vocabulary: 'v1', prefix: 'payload.', strict: true, ignore: handled });
+function check<N extends 'setState' | 'toggle' | 'activateScene' | 'paint' | 'theme' | EffectOperationName | NamingOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[], prefix = 'payload.'): Checked<N> {
+  return parseRequest(name, input, { vocabulary: 'v1', prefix, strict: true, ignore: handled });
+}
+
+/** A renaming payload: always confirmed (no `fast`); a rename's `{from, to}` is its own object, alone in the payload. */
+function naming(key: string, payload: Record<string, unknown>): Operation {
+  const operation = NAMING_PAYLOADS[key]!;
+  if (NAMING_OPERATIONS.find((o) => o.name === operation)!.naming.rename) {
+    const extra = Object.keys(payload).find((k) => k !== key);
+    if (extra !== undefined) throw invalid(`payload.${extra}`, `is not a parameter here; use ${key}`);
+    return { kind: 'naming', operation, request: check(operation, payload[key] as Record<string, unknown>, [], `payload.${key}.`) };
+  }
+  return { kind: 'naming', operation, request: check(operation, payload, []) };
 }
 
 /** The node's transition, for a message that gives none. */
@@ -87,6 +110,7 @@ function toggle(input: Record<string, unknown>, defaults: NodeDefaults, fast: bo
  * msg.payload -> one operation. Forms: an object (power, color, brightness, infrared, duration, fast);
  * "on" / "off" / "toggle"; true / false; any other string is a colour; a number 0-1 is a brightness;
  * {effect: name, ...} for every effect in EFFECTS; {scene: name or uuid, duration?}; {capture: name};
+ * renaming (NAMING_PAYLOADS): {label}, {group}, {location}, {rename_group: {from, to}}, {rename_location: {from, to}};
  * {theme: name, duration?} (Paint Theme); {pixels: [[colour, ...], ...], x?, y?} or {color, x?, y?, width?, height?}
  * with any of x, y, width, height (Paint Pixels on matrix lights).
  * A payload that throws while it is read (a getter, a proxy) is PARAMETER_INVALID too.
@@ -123,6 +147,8 @@ function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
   if (!isRecord(payload)) {
     throw invalid('payload', 'must be an object, "on", "off", "toggle", a colour string, true/false or a brightness from 0 to 1');
   }
+  const renaming = Object.keys(payload).find((k) => Object.hasOwn(NAMING_PAYLOADS, k) && payload[k] !== undefined);
+  if (renaming !== undefined) return naming(renaming, payload);
   const fast = fastOf(payload, defaults);
   if (payload.effect !== undefined) {
     const name = nonEmptyString('payload.effect', payload.effect);
@@ -195,6 +221,8 @@ export async function runOperation(service: LightService, selector: () => string
     case 'scene':
       // The service finds a scene by its uuid or by its name.
       return { results: await service.activateScene(op.scene, op.request, { fast: op.fast }) };
+    case 'naming':
+      return { results: await (isRename(op.operation) ? service.rename(op.operation, op.request as Checked<RenameOperationName>) : service.perform(op.operation, selector(), op.request as Checked<typeof op.operation>)) };
     case 'capture': {
       const sel = selector();
       const scene = await service.captureScene(op.name, sel);
@@ -207,4 +235,8 @@ export async function runOperation(service: LightService, selector: () => string
       return { results, scene };
     }
   }
+}
+
+function isRename(name: NamingOperationName): name is RenameOperationName {
+  return name === 'renameGroup' || name === 'renameLocation';
 }

@@ -66,6 +66,16 @@ export const SCENES_FLAG = {
   scenes: { type: 'string', value: 'FILE', help: 'the scene file (default $LIGHTWIRE_SCENES or ~/.lightwire/scenes.json)' },
 } as const satisfies FlagSpecs;
 
+/** A vendor products.json newer than the package, laid over the bundled product registry. */
+export const PRODUCTS_FLAG = {
+  products: {
+    type: 'string',
+    value: 'FILE',
+    help: 'a newer vendor products.json (LIFX/products), for lights newer than this\npackage; one that cannot be used is a warning, and the bundled registry is used',
+    section: FINDING_SECTION,
+  },
+} as const satisfies FlagSpecs;
+
 type FindingSpecs = ReturnType<typeof findingFlags>;
 
 export interface Finding {
@@ -174,6 +184,8 @@ export interface LookOptions {
   readonly requireLights?: boolean;
   /** The scene file (opened by the service, which may write it), or a store opened already (openScenesToRead). */
   readonly scenes?: string | SceneStore;
+  /** --products: a products.json for the service to lay over the bundled registry. */
+  readonly products?: string | undefined;
   readonly discovery?: Partial<DiscoveryOptionsInput>;
   /** Where the LAN socket binds (virtual lights: loopback only); default every interface. */
   readonly bindAddress?: string;
@@ -224,9 +236,11 @@ export async function withLights(
     readyTimeoutMs: Math.max(1, finding.waitMs),
     ...(finding.expect !== undefined && !options.whole ? { expectLights: finding.expect } : {}),
     ...(options.scenes !== undefined ? { scenes: options.scenes } : {}),
+    ...(options.products !== undefined ? { products: options.products } : {}),
   });
   options.before?.(service);
-  service.on('error', (err) => io.stderr(`warning: ${err.message}\n`));
+  // A coded error says its code, as the CLI's errors do (docs/ERRORS.md): PRODUCTS_FILE_INVALID for a bad --products.
+  service.on('error', (err) => io.stderr(`warning: ${err instanceof LightwireError ? `${err.code}: ` : ''}${err.message}\n`));
   const tried = triedList(finding);
   if (tried.length === 0) {
     io.stderr(

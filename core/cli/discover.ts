@@ -3,7 +3,7 @@
 import type { HeardDevice, LightView } from '../index.js';
 import { shown, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
-import { findingFlags, findingFrom, plural, withLights, type Unanswered } from './connect.js';
+import { findingFlags, findingFrom, plural, PRODUCTS_FLAG, withLights, type Unanswered } from './connect.js';
 import { formatColor, table } from './format.js';
 
 export interface DiscoveredLight {
@@ -55,6 +55,7 @@ function unansweredLight(u: Unanswered): DiscoveredLight {
 const DISCOVER_FLAGS = {
   json: { type: 'boolean', help: 'print JSON instead of a table' },
   ...findingFlags(true),
+  ...PRODUCTS_FLAG,
 } as const satisfies FlagSpecs;
 
 export const discoverCommand = defineCommand({
@@ -72,7 +73,7 @@ Wi-Fi signal quality. A light that answered discovery but not the state read is 
     const finding = findingFrom(p);
     const json = p.values.json;
     const readTimeoutMs = Math.min(2000, Math.max(500, Math.round(finding.waitMs / 2)));
-    const look = { command: 'discover', whole: true, discovery: { readTimeoutMs }, ...(json ? { onNone: () => io.stdout('[]\n') } : {}) };
+    const look = { command: 'discover', whole: true, discovery: { readTimeoutMs }, products: p.values.products, ...(json ? { onNone: () => io.stdout('[]\n') } : {}) };
     return withLights(finding, io, look, async ({ service, read, unanswered }) => {
       const heard = new Map(service.diagnostics().devices.map((d) => [d.serial, d]));
       const lights = [...read.map((v) => describeLight(v, heard.get(v.serial))), ...unanswered.filter((u) => u.address !== null).map(unansweredLight)];

@@ -3,7 +3,7 @@
 import { allOk, isLightwireError, OPERATIONS, parseSelectors, type LightResult, type LightService, type SetStateRequest, type V1Light } from '../index.js';
 import { choiceValue, numberValue, shown, usageError, valueError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
-import { defaultScenesPath, findingFlags, findingFrom, idSerials, openScenesToRead, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
+import { defaultScenesPath, findingFlags, findingFrom, idSerials, openScenesToRead, PRODUCTS_FLAG, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
 import { formatColor, table } from './format.js';
 
 /** Throws CLI_USAGE for a selector the service would refuse, before any light is looked for. */
@@ -57,7 +57,7 @@ const SELECTORS_HELP = 'Selectors: all, id:d073d5000001, label:Desk, group:Offic
 const FINDING_HELP = `Lights are looked for until the first discovery round has been read, until --expect N lights have
 answered, or until every light an id: selector names has answered, and at most --wait-ms.`;
 
-const LIST_FLAGS = { ...JSON_FLAG, ...SCENES_FLAG, ...findingFlags(true) } as const satisfies FlagSpecs;
+const LIST_FLAGS = { ...JSON_FLAG, ...SCENES_FLAG, ...findingFlags(true), ...PRODUCTS_FLAG } as const satisfies FlagSpecs;
 
 export const listCommand = defineCommand({
   name: 'list',
@@ -81,6 +81,7 @@ ${FINDING_HELP}`,
     const scenes = await openScenesToRead(p.values.scenes ?? defaultScenesPath(), io);
     const look = {
       command: 'list',
+      products: p.values.products,
       wanted: () => idSerials(selector),
       // A script reading --json gets an empty list when no light answered, as when the selector matches nothing.
       ...(json ? { onNone: () => io.stdout('[]\n') } : {}),
@@ -129,6 +130,7 @@ const SET_FLAGS = {
   ...JSON_FLAG,
   ...SCENES_FLAG,
   ...findingFlags(true),
+  ...PRODUCTS_FLAG,
 } as const satisfies FlagSpecs;
 
 /** Which flag a request field came from, for errors the service raises while checking it. */
@@ -192,6 +194,7 @@ ${FINDING_HELP}`,
       io,
       {
         command: 'set',
+        products: v.products,
         wanted: () => idSerials(selector),
         onNone: (unanswered) => printNoResults(io, namedUnanswered(selector, unanswered), v.json),
         ...(scenes ? { scenes } : {}),

@@ -3,7 +3,7 @@
 import { DURATION_MAX_S, LightwireError, SceneStore, sceneNameProblem, type Scene } from '../index.js';
 import { didYouMean, nearest, numberValue, shown, usageError, type FlagSpecs } from './args.js';
 import { defineCommand, EXIT } from './command.js';
-import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
+import { defaultScenesPath, findingFlags, findingFrom, idSerials, plural, PRODUCTS_FLAG, SCENES_FLAG, withLights, type Unanswered } from './connect.js';
 import { isoSeconds, printable, table } from './format.js';
 import { checkSelector, namedUnanswered, printNoResults, printResults, writeOrOffline } from './lights.js';
 
@@ -36,6 +36,7 @@ const SCENE_FLAGS = {
   json: { type: 'boolean', help: 'print JSON instead of a table (list: the HTTP API List Scenes body)' },
   ...SCENES_FLAG,
   ...findingFlags(true),
+  ...PRODUCTS_FLAG,
 } as const satisfies FlagSpecs;
 
 const ACTIONS = ['capture', 'list', 'activate'] as const;
@@ -77,7 +78,7 @@ answered, or until every light the scene (or an id: selector) names has answered
       const problem = sceneNameProblem(name);
       if (problem !== null) throw usageError(`the scene name ${shown(name)} ${problem}`);
       checkSelector(selector);
-      return withLights(findingFrom(p), io, { command: 'scene', wanted: () => idSerials(selector), scenes: scenesFile }, async ({ service, unanswered }) => {
+      return withLights(findingFrom(p), io, { command: 'scene', products: v.products, wanted: () => idSerials(selector), scenes: scenesFile }, async ({ service, unanswered }) => {
         const missing = idSerials(selector) === null ? [] : namedUnanswered(selector, unanswered);
         if (missing.length > 0) {
           io.stderr(`lightwire scene: not captured: ${missing.map((m) => m.serial).join(', ')} did not answer (try a longer --wait-ms, or leave ${missing.length === 1 ? 'it' : 'them'} out of the selector)\n`);
@@ -99,7 +100,7 @@ answered, or until every light the scene (or an id: selector) names has answered
       if (!scene) throw new LightwireError('SCENE_NOT_FOUND', { sceneId: key });
       const serials = sceneSerials(scene);
       const missingOf = (unanswered: readonly Unanswered[]): Unanswered[] => (serials === null ? [] : unanswered.filter((u) => serials.has(u.serial)));
-      const look = { command: 'scene', wanted: () => serials, scenes: store, onNone: (unanswered: readonly Unanswered[]) => printNoResults(io, missingOf(unanswered), v.json) };
+      const look = { command: 'scene', products: v.products, wanted: () => serials, scenes: store, onNone: (unanswered: readonly Unanswered[]) => printNoResults(io, missingOf(unanswered), v.json) };
       return withLights(findingFrom(p), io, look, async ({ service, unanswered }) => {
         const results = await writeOrOffline(
           () => service.activateScene(scene.uuid, durationS === undefined ? {} : { durationS }, { fast: v.fast }),

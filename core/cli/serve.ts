@@ -19,7 +19,7 @@ import { PORT_MAX } from '../index.js';
 import { defaultFleet, Fleet, loadFleetFile, LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../simulator/index.js';
 import { choiceValue, intValue, parseFlags, shown, usageError, valueError, type FlagSpecs, type Parsed } from './args.js';
 import { defineCommand, EXIT, type CliIO } from './command.js';
-import { defaultScenesPath, findingFlags, findingFrom, plural, SCENES_FLAG, withLights, type Finding } from './connect.js';
+import { defaultScenesPath, findingFlags, findingFrom, plural, PRODUCTS_FLAG, SCENES_FLAG, withLights, type Finding } from './connect.js';
 import { untilAborted } from './format.js';
 import { MAX_SIMULATED_LIGHTS } from './simulate.js';
 
@@ -68,6 +68,7 @@ Without any token the API is open to this machine only.`,
   fleet: { type: 'string', value: 'FILE', help: 'run the virtual lights of a fleet file (see examples/fleet.json)', section: LIGHTS },
   scenes: { ...SCENES_FLAG.scenes, section: LIGHTS },
   ...findingFlags(false),
+  ...PRODUCTS_FLAG,
 } as const satisfies FlagSpecs;
 
 type ServeFlags = typeof SERVE_FLAGS;
@@ -87,6 +88,8 @@ export interface ServeOptions {
   readonly virtual?: number;
   readonly fleetFile?: string;
   readonly scenesFile: string;
+  /** --products: a newer products.json laid over the bundled registry. */
+  readonly productsFile: string | undefined;
 }
 
 /** Checks the flags (and $LIGHTWIRE_TOKENS); CLI_USAGE naming the flag as typed, or SERVE_UNSAFE_BIND. */
@@ -140,6 +143,7 @@ export function serveOptions(p: Parsed<ServeFlags>, env: NodeJS.ProcessEnv = pro
     ...(virtual !== undefined ? { virtual } : {}),
     ...(v.fleet !== undefined ? { fleetFile: v.fleet } : {}),
     scenesFile: v.scenes ?? defaultScenesPath(),
+    productsFile: v.products,
   };
 }
 
@@ -289,7 +293,7 @@ Logs one line per request on stderr. Stop with Ctrl-C.`,
       return await withLights(
         finding,
         io,
-        { command: 'serve', requireLights: false, keepRefreshing: true, interruptedCode: EXIT.OK, scenes: options.scenesFile, ...(fleet !== null ? { bindAddress: LOOPBACK_ADDRESS } : {}) },
+        { command: 'serve', requireLights: false, keepRefreshing: true, interruptedCode: EXIT.OK, scenes: options.scenesFile, products: options.productsFile, ...(fleet !== null ? { bindAddress: LOOPBACK_ADDRESS } : {}) },
         async ({ service, read }) => serveUntilStopped(io, options, service, tls, fleet !== null ? `${plural(read.length, 'virtual light')} on loopback` : `${plural(read.length, 'light')} found so far`),
       );
     } finally {

@@ -5,12 +5,17 @@
 // light reports while it runs. Everything else is derived from it: the request parser (requests.ts), the HTTP
 // body schemas and OpenAPI document (core/http/schemas.ts), the HTTP-to-service mapping, the Node-RED payload
 // table, the dashboard's effect buttons and Homebridge's effect switches. test/control/catalogue.test.ts walks it
-// against every face.
+// against every face. The renaming operations (labels, groups, locations), Paint Pixels and Paint Theme have no v1
+// endpoint: they are served beside /v1 (`api: 'lightwire'`), and Node-RED and the CLI name the renaming ones by
+// `naming`.
 //
-// Pure data: no imports beyond the protocol's limits, the capability type and the themes' names.
+// Pure data: no imports beyond the protocol's limits, the capability type and the declarations of pixels and themes
+// (catalogue-paint.ts, kept apart to keep this file short).
 
 import { DEFAULT_DURATION_S, DURATION_MAX_S, type Capabilities } from '../protocol/index.js';
-import { THEME_PALETTES } from './theme-palettes.js';
+import { pixelOperations } from './catalogue-paint.js';
+
+export { MAX_CANVAS, THEME_NAMES } from './catalogue-paint.js';
 
 /** What a parameter holds; requests.ts has one check (and one text) per kind. */
 export type ParamKind =
@@ -34,7 +39,9 @@ export type ParamKind =
   /** Rows of colours, top to bottom (minItems..maxItems rows of as many colours each). */
   | 'grid'
   /** A non-empty string; `values` (when given) are what the operation knows, checked by the operation's own rule. */
-  | 'text';
+  | 'text'
+  /** A label (a light's, a group's, a location's): 1 to LABEL_MAX_BYTES bytes of UTF-8, no NUL. */
+  | 'label';
 
 /** The unit of a number, as its name says it (seconds, 0-1 fraction, degrees, kelvin, a count). */
 export type ParamUnit = 's' | 'fraction' | 'degrees' | 'kelvin' | 'count';
@@ -62,6 +69,14 @@ export interface ParamDecl {
 /** The capability an operation needs: lights without it are left out; none at all is CAPABILITY_MISSING. */
 export type Need = keyof Pick<Capabilities, 'multizone' | 'matrix' | 'hev'>;
 
+/**
+ * Firmware effects that a light with the capability runs only from a host firmware major version on; lights below it
+ * (or whose firmware is not read yet) are incapable lights like any other. SKY needs the matrix capability and
+ * firmware 4: matrix lights on firmware 3 reject or ignore it, and the Tile's last firmware is 3.50 (lifx-async,
+ * src/lifx/products/quirks.py SKY_EFFECT_MIN_FIRMWARE_MAJOR and supports_sky_effect, 42c9ad2).
+ */
+export const FIRMWARE_EFFECT_MIN_MAJOR: Readonly<Partial<Record<'MOVE' | 'MORPH' | 'FLAME' | 'SKY', number>>> = Object.freeze({ SKY: 4 });
+
 export interface OperationDecl {
   /** The service's name for it, and the HTTP operationId unless `operationId` says otherwise. */
   readonly name: string;
@@ -69,9 +84,23 @@ export interface OperationDecl {
   readonly operationId?: string;
   readonly summary: string;
   readonly method: 'PUT' | 'POST';
-  /** Relative to /v1, in Fastify's form: `:selector` is the selector segment, `:scene` is `scene_id:<uuid>`. */
+  /**
+   * Relative to its API's prefix (/v1, or /lightwire for `api: 'lightwire'`), in Fastify's form: `:selector` is the
+   * selector segment, `:scene` is `scene_id:<uuid>`.
+   */
   readonly path: string;
   readonly scope: 'control';
+  /** Not in the cloud's v1 contract: served beside it, at /lightwire (renaming, pixels and themes). */
+  readonly api?: 'lightwire';
+  /**
+   * A renaming operation: what it names (a light's label, its group, its location), the Node-RED payload key that asks
+   * for it, and whether it renames a group or location (OLD -> NEW) rather than acting on the selector's lights.
+   */
+  readonly naming?: {
+    readonly kind: 'label' | 'group' | 'location';
+    readonly payload: string;
+    readonly rename: boolean;
+  };
   readonly params: readonly ParamDecl[];
   /** A firmware or device effect: offered as `{effect: name}` in Node-RED and as a button on the dashboard. */
   readonly effect?: {
@@ -85,11 +114,6 @@ export interface OperationDecl {
   readonly firmware?: 'MOVE' | 'MORPH' | 'FLAME' | 'SKY';
   /** How the service knows what the light shows before planning: read its state, or not at all. */
   readonly read: 'state' | 'none';
-  /**
-   * The HTTP API that serves it: `v1` (the default; the cloud's contract, paths under /v1) or `lightwire`, Lightwire's
-   * own endpoints beside /v1 (under /lightwire), for what the cloud API has no endpoint for.
-   */
-  readonly api?: 'v1' | 'lightwire';
 }
 
 const param = <const P extends ParamDecl>(p: P): P => p;
@@ -107,11 +131,12 @@ export const MAX_CLEAN_S = 0xffffffff;
 export const MAX_STATES = 50;
 export const CYCLE_STATES_MIN = 2;
 export const CYCLE_STATES_MAX = 5;
+/**
+ * A label is 32 bytes of UTF-8 on the wire (SetLabel, SetGroup, SetLocation:
+ * https://lan.developer.lifx.com/docs/changing-a-device); a longer one is refused, never cut.
+ */
+export const LABEL_MAX_BYTES = 32;
 /** The properties of a scene's states that Activate Scene can leave unchanged. */
-/** Set64 and CopyFrameBuffer address pixels with u8 coordinates: a canvas is at most 256 pixels across. */
-export const MAX_CANVAS = 256;
-/** The themes a Paint Theme knows, in the palette file's order. */
-export const THEME_NAMES: readonly string[] = Object.freeze(Object.keys(THEME_PALETTES));
 export const SCENE_IGNORE_KEYS = Object.freeze(['power', 'infrared', 'duration', 'intensity', 'hue', 'saturation', 'brightness', 'kelvin'] as const);
 
 // ---- Set State (https://api.developer.lifx.com/docs/set-state) ----
@@ -160,6 +185,12 @@ const SKY_PARAMS = [
 ] as const;
 
 const effectPath = (name: string): string => `/lights/:selector/effects/${name}`;
+
+// ---- renaming (https://lan.developer.lifx.com/docs/changing-a-device): served beside /v1 ----
+
+const labelParam = <const V extends string>(v1: V, description: string) =>
+  param({ v1, key: v1, kind: 'label', required: true, description: `${description} 1 to ${LABEL_MAX_BYTES} bytes of UTF-8.` });
+const RENAME_PARAMS = [labelParam('from', 'The current name.'), labelParam('to', 'The new name.')] as const;
 
 /**
  * Every write, in the order of the HTTP API's documentation. `as const` keeps each entry's parameter list as a
@@ -369,46 +400,72 @@ export const OPERATIONS = {
     ],
     read: 'state',
   },
-  // ---- pixels and themes (issue 29): Lightwire's own endpoints, beside /v1 ----
-  paint: {
-    name: 'paint',
-    summary: 'Paint Pixels (matrix)',
+  setLabel: {
+    name: 'setLabel',
+    summary: 'Set Label (one light)',
     method: 'PUT',
-    path: '/lights/:selector/pixels',
+    path: '/lights/:selector/label',
     scope: 'control',
     api: 'lightwire',
-    params: [
-      param({ v1: 'pixels', key: 'pixels', kind: 'grid', minItems: 1, maxItems: MAX_CANVAS, description: `Rows of colours, top to bottom, painted from (x, y); give this or color.` }),
-      param({ v1: 'color', key: 'color', kind: 'color', description: 'One colour for the rectangle x, y, width, height; give this or pixels.' }),
-      param({ v1: 'x', key: 'x', kind: 'number', min: 0, max: MAX_CANVAS - 1, unit: 'count', default: 0, description: 'Column of the left edge, 0 at the left of the canvas (the tiles of a chain side by side).' }),
-      param({ v1: 'y', key: 'y', kind: 'number', min: 0, max: MAX_CANVAS - 1, unit: 'count', default: 0, description: 'Row of the top edge, 0 at the top.' }),
-      param({ v1: 'width', key: 'width', kind: 'number', min: 1, max: MAX_CANVAS, unit: 'count', description: 'Columns of the rectangle of color (default: to the right edge).' }),
-      param({ v1: 'height', key: 'height', kind: 'number', min: 1, max: MAX_CANVAS, unit: 'count', description: 'Rows of the rectangle of color (default: to the bottom edge).' }),
-      DURATION,
-      POWER_ON,
-    ],
-    needs: 'matrix',
-    read: 'state',
+    params: [labelParam('label', 'The light\'s new label.')],
+    naming: { kind: 'label', payload: 'label', rename: false },
+    read: 'none',
   },
-  theme: {
-    name: 'theme',
-    summary: 'Paint Theme',
+  setGroup: {
+    name: 'setGroup',
+    summary: 'Move lights to a group by name (made when no group has it)',
     method: 'PUT',
-    path: '/lights/:selector/theme',
+    path: '/lights/:selector/group',
     scope: 'control',
     api: 'lightwire',
-    params: [
-      param({ v1: 'theme', key: 'theme', kind: 'text', required: true, values: THEME_NAMES, description: 'The theme\'s name (GET /lightwire/themes lists them).' }),
-      DURATION,
-      POWER_ON,
-    ],
-    read: 'state',
+    params: [labelParam('group', 'The group\'s name.')],
+    naming: { kind: 'group', payload: 'group', rename: false },
+    read: 'none',
   },
+  setLocation: {
+    name: 'setLocation',
+    summary: 'Move lights to a location by name (made when no location has it)',
+    method: 'PUT',
+    path: '/lights/:selector/location',
+    scope: 'control',
+    api: 'lightwire',
+    params: [labelParam('location', 'The location\'s name.')],
+    naming: { kind: 'location', payload: 'location', rename: false },
+    read: 'none',
+  },
+  renameGroup: {
+    name: 'renameGroup',
+    summary: 'Rename a group (every online member)',
+    method: 'PUT',
+    path: '/groups/rename',
+    scope: 'control',
+    api: 'lightwire',
+    params: RENAME_PARAMS,
+    naming: { kind: 'group', payload: 'rename_group', rename: true },
+    read: 'none',
+  },
+  renameLocation: {
+    name: 'renameLocation',
+    summary: 'Rename a location (every online member)',
+    method: 'PUT',
+    path: '/locations/rename',
+    scope: 'control',
+    api: 'lightwire',
+    params: RENAME_PARAMS,
+    naming: { kind: 'location', payload: 'rename_location', rename: true },
+    read: 'none',
+  },
+  // Pixels and themes (catalogue-paint.ts), beside /v1.
+  ...pixelOperations(DURATION, POWER_ON),
 } as const satisfies Readonly<Record<string, OperationDecl>>;
 
 export type OperationName = keyof typeof OPERATIONS;
-/** The operations that act on a selector (all but Set States and Activate Scene). */
-export type SelectorOperationName = Exclude<OperationName, 'setStates' | 'activateScene'>;
+/** The renaming operations: a light's label, its group or location, a group or location renamed. */
+export type NamingOperationName = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly naming: object } ? N : never }[OperationName];
+/** Renaming a group or a location (OLD -> NEW): no selector, the name says which. */
+export type RenameOperationName = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly naming: { readonly rename: true } } ? N : never }[OperationName];
+/** The operations that act on a selector (all but Set States, Activate Scene and the renames of groups and locations). */
+export type SelectorOperationName = Exclude<OperationName, 'setStates' | 'activateScene' | RenameOperationName>;
 /** The effects: firmware effects, waveforms, Effects Off and Clean. */
 export type EffectOperationName = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly effect: object } ? N : never }[OperationName];
 
@@ -420,6 +477,12 @@ export const FIRMWARE_EFFECTS: readonly FirmwareEffectName[] = Object.freeze(
 
 /** Every operation, in declaration order. */
 export const OPERATION_LIST: readonly OperationDecl[] = Object.freeze(Object.values(OPERATIONS));
+/** The operations of the cloud's v1 contract (everything but renaming, pixels and themes, served beside it). */
+export const V1_OPERATIONS: readonly OperationDecl[] = Object.freeze(OPERATION_LIST.filter((o) => o.api === undefined));
+/** The renaming operations, in declaration order. */
+export const NAMING_OPERATIONS: readonly (OperationDecl & { readonly naming: NonNullable<OperationDecl['naming']> })[] = Object.freeze(
+  OPERATION_LIST.filter((o): o is OperationDecl & { naming: NonNullable<OperationDecl['naming']> } => o.naming !== undefined),
+);
 /** The effects, in declaration order. */
 export const EFFECT_OPERATIONS: readonly (OperationDecl & { readonly effect: NonNullable<OperationDecl['effect']> })[] = Object.freeze(
   OPERATION_LIST.filter((o): o is OperationDecl & { effect: NonNullable<OperationDecl['effect']> } => o.effect !== undefined),

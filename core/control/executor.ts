@@ -26,6 +26,8 @@ export interface ExecuteOptions {
   readonly freshStateMs?: number;
   /** Lights whose zones are read too (and never planned from the cache), whatever `read` says of the others. */
   readonly zonesOf?: ((light: LightView) => boolean) | undefined;
+  /** Ask for the State reply as well as the ack (res_required: renaming, https://lan.developer.lifx.com/docs/changing-a-device). */
+  readonly withReply?: boolean;
 }
 
 /** How long what the service last read or wrote of a light is fresh enough to plan a confirmed write from. */
@@ -181,7 +183,7 @@ export class Executor {
       // ok for a state the light never got, e.g. the middle ones of several zone messages in one step, or the older of
       // two writes to one light.
       const send = (m: PlannedMessage): Promise<unknown> =>
-        requester.set(device, m.name, m.payload as never, { timeoutMs: remaining(), coalesceKey: false });
+        requester.set(device, m.name, m.payload as never, { timeoutMs: remaining(), coalesceKey: false, withReply: options.withReply === true });
       for (const step of plan.steps) {
         // Zones sent with NO_APPLY show on the step's APPLY (https://lan.developer.lifx.com/docs/multizone-light-control): it goes out once they are all
         // acknowledged, so a NO_APPLY retransmitted after a loss never lands after it, unshown.
@@ -259,7 +261,7 @@ export class Executor {
     try {
       const plan: Plan = { steps: [[{ name, payload } as PlannedMessage]] };
       const f = record.facts;
-      const { facts, settleMs } = predict(plan, { color: f.color?.value ?? null, zones: f.zones?.value ?? null, chain: f.chain?.value ?? null, pixels: f.pixels?.value ?? null });
+      const { facts, settleMs } = predict(plan, { color: f.color?.value ?? null, zones: f.zones?.value ?? null, tiles: f.tiles?.value ?? null, pixels: f.pixels?.value ?? null });
       registry.wrote(serial, facts, settleMs);
     } catch (err) {
       // Runs in the pacer's turn (a timer): a listener's error is reported, never thrown into the host.
@@ -279,7 +281,7 @@ export class Executor {
     const before =
       held === undefined
         ? light
-        : { color: held.color?.value ?? light.color, zones: held.zones?.value ?? light.zones, chain: held.chain?.value ?? light.chain, pixels: held.pixels?.value ?? light.pixels };
+        : { color: held.color?.value ?? light.color, zones: held.zones?.value ?? light.zones, tiles: held.tiles?.value ?? light.matrix?.tiles ?? null, pixels: held.pixels?.value ?? light.pixels };
     const { facts, settleMs } = predict(plan, before);
     this.client.registry.wrote(light.serial, facts, settleMs);
   }

@@ -82,8 +82,9 @@ export function paintArea(request: CheckedValues<'paint'>, canvas: Canvas, label
  */
 export function paintNeedsPixels(request: CheckedValues<'paint'>, light: LightView): boolean {
   if (!light.capabilities.matrix) return false;
-  if (light.chain === null || light.chain.length === 0) return true;
-  const canvas = canvasOf(light.chain);
+  const tiles = light.matrix?.tiles ?? [];
+  if (tiles.length === 0) return true;
+  const canvas = canvasOf(tiles);
   let area: PaintArea;
   try {
     area = paintArea(request, canvas, light.label);
@@ -170,8 +171,9 @@ export function framePlan(frames: readonly (readonly Hsbk[] | null)[], canvas: C
 
 /** Paint Pixels for one light: empty for a light that is no matrix or whose chain is not known. */
 export function planPaint(request: CheckedValues<'paint'>, light: LightView, defaultDurationS: number): Plan {
-  if (!light.capabilities.matrix || light.capabilities.kelvinRange === null || light.chain === null || light.chain.length === 0) return plan([]);
-  const canvas = canvasOf(light.chain);
+  const tiles = light.matrix?.tiles ?? [];
+  if (!light.capabilities.matrix || light.capabilities.kelvinRange === null || tiles.length === 0) return plan([]);
+  const canvas = canvasOf(tiles);
   const area = paintArea(request, canvas, light.label);
   return framePlan(paintedTiles(area, light, canvas), canvas, light, request.durationS ?? defaultDurationS, request.powerOn);
 }

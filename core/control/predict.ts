@@ -2,13 +2,13 @@
 // current without waiting for a refresh: the executor records it when a write is acknowledged (or, fast, sent).
 
 import type { FactValues, TileFact, WrittenFact } from '../discovery/registry.js';
-import { ENUMS, fractionFromWire, hsbkFromWire, powerFromWire, sameHsbk, waveformReturns, type Hsbk } from '../protocol/index.js';
+import { ENUMS, enumName, fractionFromWire, hsbkFromWire, powerFromWire, sameHsbk, waveformReturns, type Hsbk } from '../protocol/index.js';
 import { PixelPrediction } from './paint.js';
 import type { Plan } from './types.js';
 
-/** The firmware effect's name as List Lights shows it (`OFF`, `MOVE`, `MORPH`, `FLAME`, `SKY`). */
+/** The firmware effect's name as List Lights shows it (`OFF`, `MOVE`, `MORPH`, `FLAME`, `SKY`; a number we cannot name). */
 export function effectName(names: Readonly<Record<number, string>>, type: number): string {
-  return names[type] ?? 'OFF';
+  return enumName(names, type);
 }
 
 /** What a plan leaves a light showing, and how long each part of it takes to get there. */
@@ -22,7 +22,8 @@ export interface Prediction {
 export interface PredictFrom {
   readonly color: Hsbk | null;
   readonly zones: readonly Hsbk[] | null;
-  readonly chain?: readonly TileFact[] | null;
+  /** A matrix light's tiles (their sizes). */
+  readonly tiles?: readonly TileFact[] | null;
   readonly pixels?: readonly (readonly Hsbk[])[] | null;
 }
 
@@ -52,7 +53,7 @@ export function predict(plan: Plan, before: PredictFrom): Prediction {
   let zones: Hsbk[] | null = before.zones === null ? null : [...before.zones];
   let zonesTouched = false;
   // Set64 and CopyFrameBuffer, and a whole-light colour, on a matrix light's pixels (paint.ts).
-  const pixels = new PixelPrediction(before.chain ?? null, before.pixels ?? null);
+  const pixels = new PixelPrediction(before.tiles ?? null, before.pixels ?? null);
   const paint = (c: Hsbk, ms: number): void => {
     color = c;
     colorTouched = true;
@@ -148,6 +149,16 @@ export function predict(plan: Plan, before: PredictFrom): Prediction {
         case 'CopyFrameBuffer':
           pixels.copy(m.payload);
           if (m.payload.dstFbIndex === 0) settle('pixels', m.payload.durationMs);
+          break;
+        // What renaming sets: stored as sent (a light keeps updated_at as given).
+        case 'SetLabel':
+          facts.label = m.payload.label;
+          break;
+        case 'SetGroup':
+          facts.group = { id: m.payload.group, label: m.payload.label, updatedAtNs: m.payload.updatedAtNs };
+          break;
+        case 'SetLocation':
+          facts.location = { id: m.payload.location, label: m.payload.label, updatedAtNs: m.payload.updatedAtNs };
           break;
         default:
           break;

@@ -11,7 +11,7 @@
 import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S, type PowerState } from '../protocol/index.js';
 import { editDistance } from '../text.js';
-import { OPERATIONS, THEME_NAMES, type OperationName, type ParamDecl } from './catalogue.js';
+import { LABEL_MAX_BYTES, OPERATIONS, THEME_NAMES, type OperationName, type ParamDecl } from './catalogue.js';
 import { COLOR_RANGES, parseColor, withBrightness } from './colors.js';
 import type { PartialHsbk, StateChange } from './types.js';
 
@@ -56,7 +56,7 @@ type InputValue<P> = P extends { readonly kind: 'power' }
                     ? readonly SetStateRequest[]
                     : P extends { readonly kind: 'grid' }
                       ? readonly (readonly (string | ColorInput)[])[]
-                      : P extends { readonly kind: 'text' }
+                      : P extends { readonly kind: 'text' | 'label' }
                         ? string
                         : never;
 
@@ -125,6 +125,8 @@ export const CHECK_TEXT = Object.freeze({
   grid: (maxRows: number | undefined): string => `must be a list of 1 to ${maxRows ?? 'any number of'} rows, each a list of as many colours as the first`,
   text: 'must be a non-empty string',
   integer: 'must be a whole number',
+  label: `must be a string of 1 to ${LABEL_MAX_BYTES} bytes of UTF-8, not blank`,
+  labelNul: 'must not hold a NUL character (a light reads its label up to the first one)',
   unknown: (known: readonly string[]): string => `is not a parameter here; use ${known.join(', ')}`,
 });
 
@@ -151,6 +153,8 @@ export function checkText(p: ParamDecl): string {
       return CHECK_TEXT.grid(p.maxItems);
     case 'text':
       return CHECK_TEXT.text;
+    case 'label':
+      return CHECK_TEXT.label;
   }
 }
 
@@ -250,6 +254,8 @@ function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseConte
     case 'text':
       if (typeof value !== 'string' || value.trim() === '') throw invalid(field, refusal(p, value));
       return value.trim();
+    case 'label':
+      return checkLabel(field, value);
   }
 }
 
@@ -278,6 +284,20 @@ function checkGrid(p: ParamDecl, field: string, value: unknown, ctx: ParseContex
       );
     }),
   );
+}
+
+/**
+ * A label as a light stores it (https://lan.developer.lifx.com/docs/changing-a-device): surrounding whitespace is
+ * dropped (a selector's value is trimmed too, so such a label could never be named), a blank one is refused, and one
+ * longer than LABEL_MAX_BYTES bytes of UTF-8 is LABEL_TOO_LONG: refused whole, never cut mid-character.
+ */
+export function checkLabel(field: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(field, got(CHECK_TEXT.label, value));
+  const label = value.trim();
+  if (label.includes('\0')) throw invalid(field, CHECK_TEXT.labelNul);
+  const bytes = Buffer.byteLength(label, 'utf8');
+  if (bytes > LABEL_MAX_BYTES) throw new LightwireError('LABEL_TOO_LONG', { field, bytes, maxBytes: LABEL_MAX_BYTES, label: quoted(label) });
+  return label;
 }
 
 /** A check's text with the value it refused (cut to a few hundred characters: a hostile value must not grow it). */

@@ -4,7 +4,7 @@ import { MAX_TIMER_MS } from '../builtins.js';
 import { LightClient } from '../discovery/client.js';
 import type { DiscoveryOptionsInput } from '../discovery/options.js';
 import { LightwireError } from '../errors.js';
-import { DEFAULT_DURATION_S, DURATION_MAX_S } from '../protocol/index.js';
+import { DEFAULT_DURATION_S, DURATION_MAX_S, ProductRegistry } from '../protocol/index.js';
 import type { TransportOptions } from '../transport/options.js';
 import { unknownOption } from '../text.js';
 import { DEFAULT_FRESH_STATE_MS } from './executor.js';
@@ -35,6 +35,12 @@ export interface LightServiceOptions {
   readonly expectLights?: number;
   /** For `:random` selectors and the `random` colour. */
   readonly random?: () => number;
+  /**
+   * Products newer than the package: a vendor products.json (path), read by start() and laid over the bundled
+   * registry, or a registry. A file that cannot be used is reported as an `error` (PRODUCTS_FILE_INVALID) and the
+   * bundled registry stays in use.
+   */
+  readonly products?: string | ProductRegistry;
 }
 
 /** How long after start() discovery is given before `ready` waits only for the reads of the lights found. */
@@ -58,6 +64,7 @@ const SERVICE_OPTIONS: Readonly<Record<keyof LightServiceOptions, true>> = {
   readyTimeoutMs: true,
   expectLights: true,
   random: true,
+  products: true,
 };
 
 function positiveInt(option: string, value: number | undefined, fallback: number): number {
@@ -79,6 +86,8 @@ export interface ServiceSettings {
   readonly random: () => number;
   readonly scenesFile: string | undefined;
   readonly sceneStore: SceneStore | undefined;
+  /** A products.json for start() to read (service option `products` as a path). */
+  readonly productsFile: string | undefined;
 }
 
 /** Checks a service's options (`new LightService(client, options)` is `{ ...options, client }`). */
@@ -88,10 +97,16 @@ export function serviceSettings(clientOrOptions: LightClient | LightServiceOptio
   const unknown = unknownOption(options, Object.keys(SERVICE_OPTIONS), 'a service');
   if (unknown) throw optionInvalid(unknown.key, unknown.reason);
   if (options.client !== undefined && !(options.client instanceof LightClient)) throw optionInvalid('client', 'must be a LightClient');
+  const products = options.products;
+  if (products !== undefined && typeof products !== 'string' && !(products instanceof ProductRegistry)) {
+    throw optionInvalid('products', 'must be a products.json path or a ProductRegistry');
+  }
+  if (typeof products === 'string' && products.trim() === '') throw optionInvalid('products', 'must not be empty');
   const client = options.client ?? new LightClient({
     ...(options.transport ? { transport: options.transport } : {}),
     ...(options.discovery ? { discovery: options.discovery } : {}),
   });
+  if (products instanceof ProductRegistry) client.useProducts(products);
   const deadlineMs = positiveInt('deadlineMs', options.deadlineMs, DEFAULT_DEADLINE_MS);
   const freshStateMs = options.freshStateMs ?? DEFAULT_FRESH_STATE_MS;
   if (typeof freshStateMs !== 'number' || !Number.isInteger(freshStateMs) || freshStateMs < 0 || freshStateMs > MAX_TIMER_MS) {
@@ -108,5 +123,5 @@ export function serviceSettings(clientOrOptions: LightClient | LightServiceOptio
   if (typeof options.scenes === 'string') scenesFile = options.scenes;
   else if (options.scenes instanceof SceneStore) sceneStore = options.scenes;
   else if (options.scenes !== undefined) throw optionInvalid('scenes', 'must be a scene file path or a SceneStore');
-  return Object.freeze({ client, deadlineMs, freshStateMs, defaultDurationS, readyTimeoutMs, expectLights, random: options.random ?? Math.random, scenesFile, sceneStore });
+  return Object.freeze({ client, deadlineMs, freshStateMs, defaultDurationS, readyTimeoutMs, expectLights, random: options.random ?? Math.random, scenesFile, sceneStore, productsFile: typeof products === 'string' ? products : undefined });
 }

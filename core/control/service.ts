@@ -1,49 +1,32 @@
 // The light service: the one API that the HTTP endpoint, the Node-RED nodes, the Homebridge platform and
 // the CLI call, so a HomeKit slider, a flow and `PUT /v1/lights/:selector/state` behave identically.
 // Requests arrive in user units (seconds, 0-1, colour strings) and are checked here, once (requests.ts). Its rooms:
-// options (service-options.ts), the book of lights and its events (light-book.ts), the writes (writes.ts), scenes
-// (scene-room.ts); this file is its lifecycle and its public API.
+// options (service-options.ts), the book of lights and its events (light-book.ts), the writes (writes.ts) and
+// renaming (naming.ts), scenes (scene-room.ts); this file is its lifecycle and its public API.
 
 import { EventEmitter } from 'node:events';
 import { MAX_TIMER_MS } from '../builtins.js';
 import type { LightClient } from '../discovery/client.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
+import { loadProductsFile } from '../discovery/products-file.js';
 import { ServiceDoctor } from '../doctor/doctor.js';
 import type { DoctorReport } from '../doctor/report.js';
 import { inTurn } from '../in-turn.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
-import { CYCLE_STATES_MAX, CYCLE_STATES_MIN, MAX_STATES, OPERATIONS, type SelectorOperationName } from './catalogue.js';
+import { CYCLE_STATES_MAX, CYCLE_STATES_MIN, MAX_STATES, OPERATIONS, type RenameOperationName, type SelectorOperationName } from './catalogue.js';
 import { validateColor, type ValidatedColor } from './colors.js';
 import { Executor } from './executor.js';
 import { LightBook, isRead } from './light-book.js';
 import { isChecked, parseRequest, parseStateChange, type Checked, type CheckedChange, type RequestOf, type SetStateRequest } from './requests.js';
-import { sceneStateToChange, type SceneActivation } from './scene-activation.js';
+import type { SceneActivation } from './scene-activation.js';
 import type { Scene } from './scene-file.js';
 import { SceneRoom } from './scene-room.js';
 import type { SceneStore } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
 import { FIRST_ROUND_MS, serviceSettings, type LightServiceOptions } from './service-options.js';
-import type {
-  BreatheRequest,
-  CheckOptions,
-  CleanRequest,
-  CycleRequest,
-  EffectsOffRequest,
-  FlameRequest,
-  HeardDevice,
-  LightServiceEvents,
-  MorphRequest,
-  MoveRequest,
-  ServiceDiagnostics,
-  SetStatesOperation,
-  SetStatesResult,
-  SkyRequest,
-  StateDeltaRequest,
-  ToggleRequest,
-  WaveformRequest,
-  WriteOptions,
-} from './service-types.js';
+import type { BreatheRequest, CheckOptions, CleanRequest, CycleRequest, EffectsOffRequest, FlameRequest, HeardDevice, LightServiceEvents, MorphRequest } from './service-types.js';
+import type { MoveRequest, ServiceDiagnostics, SetStatesOperation, SetStatesResult, SkyRequest, StateDeltaRequest, ToggleRequest, WaveformRequest, WriteOptions } from './service-types.js';
 import type { LightResult, LightView, RelayState, ResolvedLight } from './types.js';
 import { v1Light, type V1Light } from './views.js';
 import { Writes } from './writes.js';
@@ -77,7 +60,11 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** The writes of the catalogue, planned and run. */
   private readonly writes: Writes;
   private running = false;
+  /** Stops correcting out-of-date group and location names (naming.ts), from start() to stop(). */
+  private unwatchNames: (() => void) | undefined;
   private startedClient = false;
+  /** A products.json to read at the first start() (option `products`); undefined once read or tried. */
+  private productsFile: string | undefined;
   private readyTimer: ReturnType<typeof setTimeout> | undefined;
   private firstRoundTimer: ReturnType<typeof setTimeout> | undefined;
   private firstRoundOver = false;
@@ -98,6 +85,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     this.expectLights = settings.expectLights;
     this.defaultDurationS = settings.defaultDurationS;
     this.random = settings.random;
+    this.productsFile = settings.productsFile;
     this.sceneRoom = new SceneRoom(settings.scenesFile, settings.sceneStore, (err) => this.backgroundError(err));
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
@@ -114,6 +102,9 @@ export class LightService extends EventEmitter<LightServiceEvents> {
         await this.client.refreshState(serial, this.deadlineMs);
         return this.book.light(serial);
       },
+      client: this.client,
+      views: () => this.book.views(),
+      error: (err) => this.backgroundError(err),
     });
     this.book = new LightBook(this.client, {
       announce: (event, ...args) => this.announce(event, ...args),
@@ -153,11 +144,13 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   private async open(): Promise<void> {
     if (this.running) return;
     await this.sceneRoom.open();
+    await this.openProducts();
     if (!this.client.started) {
       await this.client.start();
       this.startedClient = true;
     }
     this.running = true;
+    this.unwatchNames ??= this.writes.naming.watch();
     this.doctorOf();
     this.sceneRoom.follow((scenes) => tellListeners(this as EventEmitter, 'scenes', [scenes], (err) => this.backgroundError(err)));
     this.book.adoptKnown();
@@ -170,6 +163,22 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   /**
+   * Reads the products file (once) before any light is read. One that cannot be used costs the newer products, not
+   * the lights: it is reported (PRODUCTS_FILE_INVALID) and the registry the client had stays in use.
+   */
+  private async openProducts(): Promise<void> {
+    const file = this.productsFile;
+    if (file === undefined) return;
+    this.productsFile = undefined;
+    try {
+      this.client.useProducts(await loadProductsFile(file, this.client.products));
+    } catch (err) {
+      if (!(err instanceof LightwireError)) throw err;
+      this.backgroundError(err);
+    }
+  }
+
+  /**
    * Stops discovery and closes the socket (when this service started the client). No timer is left. A client passed
    * in keeps running: call detachClient() too when the client outlives the service.
    */
@@ -179,6 +188,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
 
   private async close(): Promise<void> {
     this.stopDoctor();
+    this.unwatchNames?.();
+    this.unwatchNames = undefined;
     if (this.readyTimer !== undefined) clearTimeout(this.readyTimer);
     if (this.firstRoundTimer !== undefined) clearTimeout(this.firstRoundTimer);
     this.readyTimer = undefined;
@@ -194,6 +205,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   /** Removes the service's listeners from its client (for a client that lives on after the service). */
   detachClient(): void {
     this.book.close();
+    this.unwatchNames?.();
+    this.unwatchNames = undefined;
     this.stopDoctor();
   }
 
@@ -412,33 +425,40 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   async activateScene(sceneId: string, activation: SceneActivation | Checked<'activateScene'> = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     await this.sceneRoom.reload();
     const checked = isChecked(activation) ? (activation as Checked<'activateScene'>) : this.check('activateScene', activation);
-    const scene = this.findScene(sceneId);
-    // Validate every state before anything is sent.
-    const jobs = scene.states.map((state, i) => {
-      const change = sceneStateToChange(state, checked);
-      const request = {
-        ...(change.power !== undefined ? { power: change.power } : {}),
-        ...(change.colorString !== undefined ? { color: change.colorString } : change.color !== undefined && Object.keys(change.color).length > 0 ? { color: change.color } : {}),
-        ...(change.brightness !== undefined ? { brightness: change.brightness } : {}),
-        ...(change.infrared !== undefined ? { infrared: change.infrared } : {}),
-        durationS: change.durationS,
-      };
-      return { selector: change.selector, change: this.stateChange(request, `states[${i}].`) };
-    });
-    const results = await Promise.all(
-      jobs.map(async ({ selector, change }) => {
-        let targets: ResolvedLight[];
-        try {
-          targets = this.resolve(selector);
-        } catch (err) {
-          // A light of the scene that is gone is skipped; the others still change.
-          if (err instanceof LightwireError && err.code === 'LIGHTS_NOT_FOUND') return [];
-          throw err;
-        }
-        return this.writes.apply(targets, change, options.fast === true);
-      }),
-    );
-    return results.flat();
+    return this.writes.activateScene(this.findScene(sceneId), checked, options.fast === true);
+  }
+
+  // ---- renaming (https://lan.developer.lifx.com/docs/changing-a-device): naming.ts ----
+
+  /** One light's label (1 to 32 bytes of UTF-8; SELECTOR_NOT_ONE_LIGHT when the selector names more lights). */
+  setLabel(selector: string, label: string): Promise<LightResult[]> {
+    return this.perform('setLabel', selector, { label });
+  }
+
+  /** Moves lights to the group of that name, made with a fresh id when no group has it. */
+  setGroup(selector: string, group: string): Promise<LightResult[]> {
+    return this.perform('setGroup', selector, { group });
+  }
+
+  /** Moves lights to the location of that name, made with a fresh id when no location has it. */
+  setLocation(selector: string, location: string): Promise<LightResult[]> {
+    return this.perform('setLocation', selector, { location });
+  }
+
+  /** Renames every group named `from` (any case) to `to`: every online member, one updated_at. */
+  renameGroup(from: string, to: string): Promise<LightResult[]> {
+    return this.rename('renameGroup', { from, to });
+  }
+
+  /** Renames every location named `from` (any case) to `to`: every online member, one updated_at. */
+  renameLocation(from: string, to: string): Promise<LightResult[]> {
+    return this.rename('renameLocation', { from, to });
+  }
+
+  /** Renames a group or location (`renameGroup`, `renameLocation`): every online member, one updated_at. */
+  async rename<N extends RenameOperationName>(name: N, request: RequestOf<N> | Checked<N>): Promise<LightResult[]> {
+    const checked = isChecked(request) ? (request as Checked<N>) : this.check(name, request);
+    return this.writes.naming.rename(OPERATIONS[name].naming.kind, checked as unknown as Checked<RenameOperationName>);
   }
 
   // ---- state delta, effects, clean, cycle: the catalogue's operations by name ----

@@ -54,7 +54,7 @@ export function paletteAt(palette: readonly Hsbk[], position: number): Hsbk {
 /** Whether a light must be read before its theme is planned: a strip whose zones, or a matrix whose chain, is not known. */
 export function themeNeedsRead(light: LightView): boolean {
   const caps = light.capabilities;
-  return (caps.multizone && light.zones === null) || (caps.matrix && light.chain === null);
+  return (caps.multizone && light.zones === null) || (caps.matrix && light.matrix === null);
 }
 
 /** The per-light planner of one Paint Theme over `targets` (their order gives each light its place along the palette). */
@@ -69,8 +69,9 @@ function themeFor(palette: readonly Hsbk[], place: number, light: LightView, dur
   const caps = light.capabilities;
   if (palette.length === 0 || caps.kelvinRange === null) return plan([]);
   const shown = (c: Hsbk): Hsbk => resolveColor(requestedColor(c, undefined, caps), null, caps) ?? c;
-  if (caps.matrix && light.chain !== null && light.chain.length > 0) {
-    const canvas = canvasOf(light.chain);
+  const tiles = light.matrix?.tiles ?? [];
+  if (caps.matrix && tiles.length > 0) {
+    const canvas = canvasOf(tiles);
     const frames = canvas.tiles.map((tile) => {
       const out = new Array<Hsbk>(tile.width * tile.height);
       for (let row = 0; row < tile.height; row++) {

@@ -1,7 +1,8 @@
 // Shared shapes of the light service (core/control): what selectors, colour strings, the planner, the
 // executor and the faces agree on. All in user units: degrees, 0-1 fractions, seconds, kelvin.
 
-import type { RelayFact, TileFact } from '../discovery/registry.js';
+import type { ButtonsFact } from '../discovery/buttons.js';
+import type { RelayFact } from '../discovery/registry.js';
 import type { Capabilities, FirmwareVersion, Hsbk, MessageName, Payload, PowerState, Product, SignalQuality } from '../protocol/index.js';
 
 /** Some of hue (degrees), saturation, brightness (0-1) and kelvin: what a colour string sets. */
@@ -28,6 +29,11 @@ export interface GroupRef {
  * One light as the service sees it: a frozen view built from the client's registry. Anything not read
  * yet is null; `capabilities` falls back to an unknown product's (a plain colour light).
  */
+export interface MatrixView {
+  readonly tiles: readonly { readonly width: number; readonly height: number }[];
+  readonly zoneCount: number;
+}
+
 export interface LightView {
   readonly serial: string;
   readonly label: string;
@@ -43,21 +49,34 @@ export interface LightView {
   readonly infrared: number | null;
   /** Current colour of each zone, multizone lights only, when read. */
   readonly zones: readonly Hsbk[] | null;
-  /** The tiles of a matrix light (size and place, as the device reports them), when read. */
-  readonly chain: readonly TileFact[] | null;
-  /** Current colour of each pixel of each tile (row by row from the top left), matrix lights only, when read. */
+  /**
+   * A matrix light's tiles as the device reports them (StateDeviceChain: each tile's width and height in zones) and
+   * their zones in all; matrix lights only, when read.
+   */
+  readonly matrix: MatrixView | null;
+  /** Current colour of each pixel of each tile (row by row from the top left), matrix lights only, when read (Get64). */
   readonly pixels: readonly (readonly Hsbk[])[] | null;
   /** Epoch ms of the last packet from the light. */
   readonly lastSeenAt: number;
   /** Where the light answers (IPv4). */
   readonly address: string;
-  /** The firmware effect running: OFF, MOVE, MORPH, FLAME or SKY (clouds, sunrise and sunset are all SKY). */
+  /**
+   * The firmware effect running: OFF, MOVE, MORPH, FLAME, SKY (clouds, sunrise and sunset are all SKY) or COLOR_SWEEP;
+   * an effect our tables do not name is shown by its number (`"7"`), never as OFF. OFF too while not read.
+   */
   readonly effect: string;
   /** Relays of a LIFX Switch as last read or written, by index; null for lights. */
   readonly relays: readonly RelayState[] | null;
   readonly firmware: FirmwareVersion | null;
   /** Wi-Fi signal as last read: RSSI in dBm and its band. */
   readonly wifi: { readonly rssi: number; readonly quality: SignalQuality } | null;
+  /**
+   * The ambient light sensor's last reading in lux, lights that have one; null otherwise or until read. Raw: not
+   * calibrated, and with the light on it mostly measures the light's own output (it reads best with the light off).
+   */
+  readonly ambientLux: number | null;
+  /** Button configuration of a device with buttons (gestures, target types and targets decoded); null otherwise. */
+  readonly buttons: ButtonsFact | null;
 }
 
 // ---- selectors (https://api.developer.lifx.com/docs/selectors) ----
@@ -123,5 +142,3 @@ export interface LightResult {
 /** One relay of a LIFX Switch: 0-based index, and whether it is on. */
 export type RelayState = RelayFact;
 
-/** One tile of a matrix light: its width and height in pixels, and where the user placed it. */
-export type TileGeometry = TileFact;

@@ -3,9 +3,9 @@
 // face.
 
 import { nodeCrypto } from '../builtins.js';
-import type { LightRegistry, LightRecord } from '../discovery/registry.js';
+import type { LightRegistry, LightRecord, TileFact } from '../discovery/registry.js';
 import { PRODUCTS, type Hsbk, type Product } from '../protocol/index.js';
-import type { LightView } from './types.js';
+import type { LightView, MatrixView } from './types.js';
 
 /** What a light whose product is not known yet is assumed to be: a plain colour light. */
 const UNKNOWN_CAPABILITIES = PRODUCTS.get(0, 0).capabilities;
@@ -21,6 +21,10 @@ export interface GroupNames {
 
 export function groupNames(registry: LightRegistry): GroupNames {
   return { group: registry.labels('group'), location: registry.labels('location') };
+}
+
+function matrixView(tiles: readonly TileFact[]): MatrixView {
+  return Object.freeze({ tiles, zoneCount: tiles.reduce((sum, t) => sum + t.width * t.height, 0) });
 }
 
 /** One light as the service sees it; `names` from groupNames(registry), built once per call for many lights. */
@@ -41,7 +45,7 @@ export function lightView(record: LightRecord, names: GroupNames): LightView {
     color: f.color?.value ?? null,
     infrared: f.infrared?.value ?? null,
     zones: f.zones?.value ?? null,
-    chain: f.chain?.value ?? null,
+    matrix: f.tiles ? matrixView(f.tiles.value) : null,
     pixels: f.pixels?.value ?? null,
     lastSeenAt: record.lastSeenAt,
     address: record.address,
@@ -49,6 +53,8 @@ export function lightView(record: LightRecord, names: GroupNames): LightView {
     relays: f.relays?.value ?? null,
     firmware: f.firmware ? { major: f.firmware.value.major, minor: f.firmware.value.minor } : null,
     wifi: f.wifi && f.wifi.value.signal > 0 ? { rssi: f.wifi.value.rssi, quality: f.wifi.value.quality } : null,
+    ambientLux: f.ambientLux?.value ?? null,
+    buttons: f.buttons?.value ?? null,
   });
 }
 

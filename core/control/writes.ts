@@ -2,16 +2,20 @@
 // lights, planned per light and run by the executor; one result per light. Set State and its kin (Set States,
 // Toggle, State Delta, Cycle) plan with the Set State planner; effects with their own (operations.ts).
 
+import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
-import { MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
+import { FIRMWARE_EFFECT_MIN_MAJOR, MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
 import { applyDelta, nextCycleState } from './delta.js';
 import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
+import { Naming } from './naming.js';
 import { planEffect } from './operations.js';
 import { paintable, paintNeedsPixels, planPaint } from './paint.js';
 import { planTheme, themeNeedsRead } from './themes.js';
 import { planSetState, usesZones } from './planner.js';
 import { stateChangeOf, trustedChange, type Checked, type CheckedChange, type SetStateRequest } from './requests.js';
+import { sceneStateToChange } from './scene-activation.js';
+import type { Scene } from './scene-file.js';
 import { parseSelectors } from './selectors.js';
 import type { SetStatesOperation, SetStatesResult } from './service-types.js';
 import type { LightResult, LightView, Plan, RelayState, ResolvedLight } from './types.js';
@@ -29,6 +33,10 @@ export interface WriteContext {
   stateChange(request: SetStateRequest, prefix: string): CheckedChange;
   /** Reads a light now, then its view. */
   reread(serial: string): Promise<LightView | undefined>;
+  /** For renaming (naming.ts): the client, every device read (lights and switches), background trouble. */
+  readonly client: LightClient;
+  views(): LightView[];
+  error(err: Error): void;
 }
 
 function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVALID'> {
@@ -55,7 +63,12 @@ function fastPlanner(change: CheckedChange): PlanFor {
 
 
 export class Writes {
-  constructor(private readonly context: WriteContext) {}
+  /** Labels, groups and locations (naming.ts). */
+  readonly naming: Naming;
+
+  constructor(private readonly context: WriteContext) {
+    this.naming = new Naming(context);
+  }
 
   /** One checked operation on the lights a selector names. */
   perform<N extends SelectorOperationName>(name: N, selector: string, checked: Checked<N>, fast: boolean): Promise<LightResult[]> {
@@ -72,11 +85,19 @@ export class Writes {
         return this.paint(selector, checked as unknown as Checked<'paint'>, fast);
       case 'theme':
         return this.theme(selector, checked as unknown as Checked<'theme'>, fast);
+      // Renaming is always confirmed: a fast rename could not say which lights have the new name.
+      case 'setLabel':
+        return this.naming.setLabel(selector, checked as unknown as Checked<'setLabel'>);
+      case 'setGroup':
+        return this.naming.moveTo('group', selector, (checked as unknown as Checked<'setGroup'>).group);
+      case 'setLocation':
+        return this.naming.moveTo('location', selector, (checked as unknown as Checked<'setLocation'>).location);
       default: {
         const effect = name as EffectOperationName;
         const decl = OPERATIONS[effect];
         const planFor = planEffect(effect, checked as unknown as Checked<typeof effect>);
-        const needs = 'needs' in decl ? { operation: effect === 'clean' ? 'clean' : `run ${effect}`, capability: decl.needs } : undefined;
+        const minMajor = 'firmware' in decl ? FIRMWARE_EFFECT_MIN_MAJOR[decl.firmware] : undefined;
+        const needs = 'needs' in decl ? { operation: effect === 'clean' ? 'clean' : `run ${effect}`, capability: decl.needs, minMajor } : undefined;
         return this.run(selector, planFor, decl.read, fast, needs);
       }
     }
@@ -110,6 +131,35 @@ export class Writes {
     );
   }
 
+  /** Activate Scene: each stored state becomes a Set State on its selector, every one checked before anything is sent. */
+  async activateScene(scene: Scene, checked: Checked<'activateScene'>, fast: boolean): Promise<LightResult[]> {
+    const jobs = scene.states.map((state, i) => {
+      const change = sceneStateToChange(state, checked);
+      const request = {
+        ...(change.power !== undefined ? { power: change.power } : {}),
+        ...(change.colorString !== undefined ? { color: change.colorString } : change.color !== undefined && Object.keys(change.color).length > 0 ? { color: change.color } : {}),
+        ...(change.brightness !== undefined ? { brightness: change.brightness } : {}),
+        ...(change.infrared !== undefined ? { infrared: change.infrared } : {}),
+        durationS: change.durationS,
+      };
+      return { selector: change.selector, change: this.context.stateChange(request, `states[${i}].`) };
+    });
+    const results = await Promise.all(
+      jobs.map(async ({ selector, change }) => {
+        let targets: ResolvedLight[];
+        try {
+          targets = this.context.resolve(selector);
+        } catch (err) {
+          // A light of the scene that is gone is skipped; the others still change.
+          if (err instanceof LightwireError && err.code === 'LIGHTS_NOT_FOUND') return [];
+          throw err;
+        }
+        return this.apply(targets, change, fast);
+      }),
+    );
+    return results.flat();
+  }
+
   /** Runs one checked change on resolved lights. */
   apply(targets: readonly ResolvedLight[], change: CheckedChange, fast: boolean): Promise<LightResult[]> {
     const needsZones = targets.some((t) => t.zones !== null && t.light.capabilities.multizone);
@@ -139,14 +189,17 @@ export class Writes {
     planFor: PlanFor,
     read: ExecuteOptions['read'],
     fast: boolean,
-    needs?: { operation: string; capability: keyof Capabilities },
+    needs?: { operation: string; capability: keyof Capabilities; minMajor?: number | undefined },
   ): Promise<LightResult[]> {
     let targets = this.context.resolve(selector);
-    // Lights that cannot run a firmware effect are left out rather than reported `ok` for doing nothing.
+    // Lights that cannot run a firmware effect (the capability, and the firmware some effects need) are left out
+    // rather than reported `ok` for doing nothing.
     if (needs) {
-      targets = targets.filter((t) => t.light.capabilities[needs.capability] === true);
+      const { capability, minMajor } = needs;
+      targets = targets.filter((t) => t.light.capabilities[capability] === true && (minMajor === undefined || (t.light.firmware?.major ?? 0) >= minMajor));
       if (targets.length === 0) {
-        throw new LightwireError('CAPABILITY_MISSING', { selector, operation: needs.operation, capability: needs.capability });
+        const needed = minMajor === undefined ? capability : `${capability} and firmware ${minMajor} or later`;
+        throw new LightwireError('CAPABILITY_MISSING', { selector, operation: needs.operation, capability: needed });
       }
     }
     for (const t of targets) planFor(t.light, t.zones);
@@ -160,7 +213,7 @@ export class Writes {
   private async paint(selector: string, request: Checked<'paint'>, fast: boolean): Promise<LightResult[]> {
     let targets = this.context.resolve(selector).filter((t) => paintable(t.light.capabilities));
     if (targets.length === 0) throw new LightwireError('CAPABILITY_MISSING', { selector, operation: 'paint pixels', capability: 'matrix' });
-    if (fast) targets = await this.sized(targets, (light) => light.chain === null);
+    if (fast) targets = await this.sized(targets, (light) => light.matrix === null);
     const planFor: PlanFor = (light) => planPaint(request, light, this.context.defaultDurationS);
     // A grid that does not fit a light whose size is known is refused before anything is sent.
     for (const t of targets) planFor(t.light, t.zones);

@@ -12,10 +12,11 @@ import { LightwireError } from '../errors.js';
 import { unknownOption } from '../text.js';
 import { inTurn } from '../in-turn.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
-import { PORT_MAX, type KnownPacket } from '../protocol/index.js';
+import { PORT_MAX, PRODUCTS, ProductRegistry, type KnownPacket } from '../protocol/index.js';
 import { transportOptions, type TransportOptions } from '../transport/options.js';
 import { Requester, type DeviceAddress } from '../transport/requester.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
+import { AmbientLightReader } from './ambient-light.js';
 import { CapabilityProber } from './capability-prober.js';
 import { FirstReadQueue, type FirstReadHost } from './first-read-queue.js';
 import { InfoReader } from './info-reader.js';
@@ -30,10 +31,12 @@ export { CAPABILITY_PROBE_TIMEOUT_MS } from './capability-prober.js';
 export interface LightClientOptions {
   readonly transport?: Partial<TransportOptions>;
   readonly discovery?: DiscoveryOptionsInput;
+  /** The product registry lights are looked up in (default: the bundled one; see loadProductsFile for a newer file). */
+  readonly products?: ProductRegistry;
 }
 
 /** Every option a client takes, checked by the compiler against LightClientOptions both ways. */
-const CLIENT_OPTIONS: Readonly<Record<keyof LightClientOptions, true>> = { transport: true, discovery: true };
+const CLIENT_OPTIONS: Readonly<Record<keyof LightClientOptions, true>> = { transport: true, discovery: true, products: true };
 
 export interface ClientEvents extends RegistryEvents {
   /** Something went wrong in the background (a socket error); the client keeps running. */
@@ -70,8 +73,10 @@ export class LightClient extends EventEmitter<ClientEvents> {
   /** Registry events re-emitted by the client. */
   private readonly forwarded = new Set<keyof RegistryEvents>();
   private running = false;
+  private productRegistry: ProductRegistry;
   private readonly states: StateReader;
   private readonly infos: InfoReader;
+  private readonly ambient: AmbientLightReader;
   private readonly firstReads: FirstReadQueue;
   private readonly refreshes: RefreshSchedule;
 
@@ -83,10 +88,16 @@ export class LightClient extends EventEmitter<ClientEvents> {
     if (unknown) throw new LightwireError('OPTIONS_INVALID', { option: unknown.key, reason: unknown.reason });
     this.transportOptions = transportOptions(options.transport);
     this.discoveryOptions = discoveryOptions(options.discovery);
+    if (options.products !== undefined && !(options.products instanceof ProductRegistry)) {
+      throw new LightwireError('OPTIONS_INVALID', { option: 'products', reason: 'must be a ProductRegistry' });
+    }
+    this.productRegistry = options.products ?? PRODUCTS;
     this.registry = new LightRegistry(this.discoveryOptions.offlineAfterMisses);
     const report = (err: Error): void => this.backgroundError(err);
     this.states = new StateReader(this);
     this.infos = new InfoReader(this, new CapabilityProber(this, this.states.notLights, report), report);
+    const isLight = (serial: string): boolean => !this.states.notLights.has(serial) && this.registry.peek(serial)?.facts.product?.value.capabilities.isLight !== false;
+    this.ambient = new AmbientLightReader(this, isLight, report);
     const rooms = this.roomHost();
     this.firstReads = new FirstReadQueue(rooms);
     this.refreshes = new RefreshSchedule(rooms, this.discoveryOptions);
@@ -97,6 +108,17 @@ export class LightClient extends EventEmitter<ClientEvents> {
       if (event === 'changed') this.forward('changed');
     });
     this.registry.on('added', (light) => this.onAdded(light));
+  }
+
+  /** The product registry this client's lights are looked up in: its own, never shared state. */
+  get products(): ProductRegistry {
+    return this.productRegistry;
+  }
+
+  /** Looks lights up in `registry` from their next facts read on (a service sets it from its products file at start). */
+  useProducts(registry: ProductRegistry): void {
+    if (!(registry instanceof ProductRegistry)) throw new LightwireError('OPTIONS_INVALID', { option: 'products', reason: 'must be a ProductRegistry' });
+    this.productRegistry = registry;
   }
 
   /** What the first-read queue and the refresh schedule ask of the client: one object, made once per client. */
@@ -305,6 +327,8 @@ export class LightClient extends EventEmitter<ClientEvents> {
     try {
       await this.states.read(serial, { zones: true, remainingMs: () => timeoutMs });
       this.registry.answered(serial);
+      // Its sensor, where it has one, in the background (AmbientLightReader): the state read does not wait for it.
+      this.ambient.refresh(serial, timeoutMs);
     } catch (err) {
       this.readFailed(serial, err, asked);
     }

@@ -2,23 +2,26 @@
 // GetHostFirmware), group and location (https://lan.developer.lifx.com/docs/groups-and-locations), Wi-Fi signal and
 // uptime (https://lan.developer.lifx.com/docs/information-messages), and with them the infrared level and the
 // firmware effect running, which only lights with those capabilities have
-// (https://lan.developer.lifx.com/docs/querying-the-device-for-data). A product the registry does not know is
+// (https://lan.developer.lifx.com/docs/querying-the-device-for-data), a matrix light's tiles, and the button configuration
+// of devices with buttons (core/discovery/buttons.ts). A product the registry does not know is
 // handed to the capability prober. Sharing one read between callers stays with the client.
 
 import { LightwireError } from '../errors.js';
 import {
   ENUMS,
+  enumName,
   fractionFromWire,
   nsToSeconds,
-  PRODUCTS,
   signalQuality,
   signalToRssi,
   type FirmwareVersion,
   type KnownPacket,
   type MessageName,
   type Product,
+  type ProductRegistry,
 } from '../protocol/index.js';
 import { NO_PAYLOAD, type DeviceAddress, type ReplyOf } from '../transport/requester.js';
+import { buttonsFromReplies } from './buttons.js';
 import { PRODUCT_CACHE_LIMIT, type CapabilityProber } from './capability-prober.js';
 import type { FactValues } from './registry.js';
 import type { ReadHost } from './state-reader.js';
@@ -26,13 +29,20 @@ import type { ReadHost } from './state-reader.js';
 /** What a light's facts read asks, all at once. */
 const INFO_READS = ['GetVersion', 'GetHostFirmware', 'GetGroup', 'GetLocation', 'GetWifiInfo', 'GetInfo'] as const satisfies readonly MessageName[];
 
+/** What the facts reader needs of its client besides a reader's: the product registry its lights are looked up in. */
+export interface InfoReadHost extends ReadHost {
+  readonly products: ProductRegistry;
+}
+
 export class InfoReader {
-  /** Resolved products are immutable: lights of the same model and firmware share one. */
+  /** Resolved products are immutable: lights of the same model and firmware share one (of one registry). */
   private readonly products = new Map<string, Product>();
+  /** The registry the cached products came from: a new one (a products file) empties the cache. */
+  private productsOf: ProductRegistry | undefined;
 
   /** @param report where a failure that is no coded error goes (the client's `error` event) */
   constructor(
-    private readonly host: ReadHost,
+    private readonly host: InfoReadHost,
     private readonly prober: CapabilityProber,
     private readonly report: (err: Error) => void,
   ) {}
@@ -42,6 +52,8 @@ export class InfoReader {
     const device = this.host.addressOf(serial);
     if (!device) return;
     const registry = this.host.registry;
+    // Group and location are what renaming writes too: a reply to a read sent before such a write does not undo it.
+    const asked = registry.mark();
     // The six facts with one promise (getEach), not one per request: less held while they are in flight.
     const replies = await this.host.requester.getEach(device, INFO_READS, { timeoutMs });
     const version = this.replyOrNone(replies[0]!);
@@ -74,7 +86,7 @@ export class InfoReader {
     if (info !== undefined) facts.uptimeS = nsToSeconds(info.payload.uptimeNs);
     // Saved as they arrived; a product the registry does not know (the vendor adds some every few months) is then
     // asked what it can do, and saved again with it.
-    registry.update(serial, facts);
+    registry.update(serial, facts, asked);
     if (product !== undefined && !product.known) {
       const probed = await this.prober.probe(serial, device, product, timeoutMs);
       if (probed !== product) registry.update(serial, { product: (product = probed) });
@@ -86,18 +98,33 @@ export class InfoReader {
       const ir = await this.readOrNone(device, 'GetInfrared', timeoutMs);
       if (ir !== undefined) registry.update(serial, { infrared: fractionFromWire(ir.payload.brightness) }, mark);
     }
-    // The firmware effect running, for List Lights' `effect`.
+    // A matrix light's tiles, each its own size (a Candle is 5 x 6, a Ceiling Capsule 16 x 8): the device says,
+    // https://lan.developer.lifx.com/docs/tile-messages#statedevicechain---message-702
+    if (caps?.matrix) {
+      const chain = await this.readOrNone(device, 'GetDeviceChain', timeoutMs);
+      if (chain !== undefined) {
+        const { tileDevices, tileDevicesCount } = chain.payload;
+        const tiles = tileDevices.slice(0, tileDevicesCount).map((t) => Object.freeze({ width: t.width, height: t.height }));
+        registry.update(serial, { tiles: Object.freeze(tiles) });
+      }
+    }
+    // The button configuration of a device with buttons (the Switch, Dimmer Switch, Luna, Mirror).
+    if (caps?.buttons) {
+      const [state, config] = await Promise.all([this.readOrNone(device, 'GetButton', timeoutMs), this.readOrNone(device, 'GetButtonConfig', timeoutMs)]);
+      if (state !== undefined) registry.update(serial, { buttons: buttonsFromReplies(state.payload, config?.payload) });
+    }
+    // The firmware effect running, for List Lights' `effect`: one our tables do not name is shown by its number.
     if (caps?.multizone) {
       const fx = await this.readOrNone(device, 'GetMultiZoneEffect', timeoutMs);
-      if (fx !== undefined) registry.update(serial, { effect: ENUMS.MultiZoneEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
+      if (fx !== undefined) registry.update(serial, { effect: enumName(ENUMS.MultiZoneEffectType, fx.payload.settings.type) }, mark);
     } else if (caps?.matrix) {
       const fx = await this.readOrNone(device, 'GetTileEffect', timeoutMs);
-      if (fx !== undefined) registry.update(serial, { effect: ENUMS.TileEffectType[fx.payload.settings.type as 0] ?? 'OFF' }, mark);
+      if (fx !== undefined) registry.update(serial, { effect: enumName(ENUMS.TileEffectType, fx.payload.settings.type) }, mark);
     }
   }
 
   /** A read without a payload: its reply, or undefined when it failed (a failure that is no coded error is reported). */
-  private readOrNone<N extends 'GetInfrared' | 'GetMultiZoneEffect' | 'GetTileEffect'>(device: DeviceAddress, name: N, timeoutMs: number): Promise<ReplyOf<N> | undefined> {
+  private readOrNone<N extends 'GetInfrared' | 'GetMultiZoneEffect' | 'GetTileEffect' | 'GetDeviceChain' | 'GetButton' | 'GetButtonConfig'>(device: DeviceAddress, name: N, timeoutMs: number): Promise<ReplyOf<N> | undefined> {
     return this.host.requester.get(device, name, NO_PAYLOAD as never, { timeoutMs }).then(undefined, (err: unknown) => {
       if (!(err instanceof LightwireError)) this.report(err as Error);
       return undefined;
@@ -113,10 +140,15 @@ export class InfoReader {
 
   /** The product of a (vendor, product, firmware), shared by every light of that model. */
   private productOf(vendor: number, productId: number, firmware: FirmwareVersion | null): Product {
+    const registry = this.host.products;
+    if (registry !== this.productsOf) {
+      this.products.clear();
+      this.productsOf = registry;
+    }
     const key = firmware === null ? `${vendor}:${productId}` : `${vendor}:${productId}@${firmware.major}.${firmware.minor}`;
     let product = this.products.get(key);
     if (product === undefined) {
-      product = PRODUCTS.get(vendor, productId, firmware === null ? null : Object.freeze(firmware));
+      product = registry.get(vendor, productId, firmware === null ? null : Object.freeze(firmware));
       if (this.products.size < PRODUCT_CACHE_LIMIT) this.products.set(key, product);
     }
     return product;

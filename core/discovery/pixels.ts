@@ -14,7 +14,7 @@ export const COLORS_PER_MESSAGE = 64;
 export function chainFromReply(reply: ReplyOf<'GetDeviceChain'>): TileFact[] {
   const p = reply.payload;
   const count = Math.min(p.tileDevicesCount, p.tileDevices.length);
-  return p.tileDevices.slice(0, count).map((t) => Object.freeze({ width: t.width, height: t.height, userX: t.userX, userY: t.userY }));
+  return p.tileDevices.slice(0, count).map((t) => Object.freeze({ width: t.width, height: t.height }));
 }
 
 /** Whole rows of a tile that fit one message: the band height of a read or write. */

@@ -2,6 +2,7 @@
 // it is online, and each fact with the time it was read. Emits added / changed / offline / online.
 
 import { EventEmitter } from 'node:events';
+import type { ButtonsFact } from './buttons.js';
 import { sameHsbk, type FirmwareVersion, type Hsbk, type PowerState, type Product, type SignalQuality } from '../protocol/index.js';
 
 export interface Fact<T> {
@@ -28,21 +29,16 @@ export interface FirmwareInfo extends FirmwareVersion {
   readonly buildNs: bigint;
 }
 
-/** One tile of a matrix light's chain as StateDeviceChain reports it (https://lan.developer.lifx.com/docs/tile-control). */
-export interface TileFact {
-  /** Pixels per row. */
-  readonly width: number;
-  /** Rows. */
-  readonly height: number;
-  /** Where the user placed the tile, in tile widths (user_x, user_y). */
-  readonly userX: number;
-  readonly userY: number;
-}
-
 /** One relay of a LIFX Switch: 0-based index, and whether it is on. */
 export interface RelayFact {
   readonly index: number;
   readonly on: boolean;
+}
+
+/** One tile of a matrix light as the device reports it (StateDeviceChain): its zones across and down. */
+export interface TileFact {
+  readonly width: number;
+  readonly height: number;
 }
 
 export interface LightFacts {
@@ -58,14 +54,18 @@ export interface LightFacts {
   readonly infrared?: Fact<number>;
   /** Colour of each zone, multizone lights. */
   readonly zones?: Fact<readonly Hsbk[]>;
-  /** The tiles of a matrix light (their size and place), from its StateDeviceChain. */
-  readonly chain?: Fact<readonly TileFact[]>;
   /** Colour of each pixel of each tile, row by row from the top left, matrix lights (Get64). */
   readonly pixels?: Fact<readonly (readonly Hsbk[])[]>;
-  /** The firmware effect running (MOVE, MORPH, FLAME, SKY) or OFF. */
+  /** The firmware effect running (MOVE, MORPH, FLAME, SKY, COLOR_SWEEP) or OFF; one our tables cannot name, by its number. */
   readonly effect?: Fact<string>;
   /** Relays of a LIFX Switch, by index. */
   readonly relays?: Fact<readonly RelayFact[]>;
+  /** The tiles of a matrix light, as the device reports them (StateDeviceChain), never from a product table. */
+  readonly tiles?: Fact<readonly TileFact[]>;
+  /** The ambient light sensor's raw reading (lux), lights that answer SensorGetAmbientLight only. */
+  readonly ambientLux?: Fact<number>;
+  /** Button configuration of a device with buttons (decoded StateButton and StateButtonConfig). */
+  readonly buttons?: Fact<ButtonsFact>;
 }
 
 export interface LightRecord {

@@ -84,16 +84,17 @@ export class StateReader {
   }
 
   /**
-   * The pixels of a matrix light into the registry: its chain once (GetDeviceChain; the tiles' sizes are the device's
-   * own word), then one Get64 per band of rows for the whole chain (one for an 8 x 8 tile, two for 16 x 8).
+   * The pixels of a matrix light into the registry: one Get64 per band of rows for the whole chain (one for an 8 x 8
+   * tile, two for 16 x 8). The tiles' sizes are the device's own word, read with its info (StateDeviceChain); a light
+   * whose info read has not brought them yet is asked here (GetDeviceChain).
    */
   private async readPixels(serial: string, device: DeviceAddress, product: Product, mark: number, timeoutMs: number): Promise<void> {
     const requester = this.host.requester;
     const registry = this.host.registry;
-    let chain = registry.peek(serial)?.facts.chain?.value;
+    let chain = registry.peek(serial)?.facts.tiles?.value;
     if (chain === undefined) {
       chain = chainFromReply(await requester.get(device, 'GetDeviceChain', NO_PAYLOAD, { timeoutMs }));
-      registry.update(serial, { chain });
+      registry.update(serial, { tiles: chain });
     }
     if (chain.length === 0) return;
     const replies = (await Promise.all(pixelReads(chain).map((payload) => requester.getAll(device, 'Get64', payload, { timeoutMs })))).flat();

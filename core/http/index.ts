@@ -12,7 +12,8 @@ export {
   type RunningServer,
   type TlsFiles,
 } from './server.js';
-export { lightwireApi, DEFAULT_BODY_LIMIT_BYTES, type HttpApiOptions } from './plugin.js';
+export { lightwireApi, namingApi, DEFAULT_BODY_LIMIT_BYTES, type HttpApiOptions } from './plugin.js';
+export { NAMING_PREFIX } from './schemas.js';
 export { listenHostProblem, parseTokenSpec, SCOPES, type TokenSpec } from './auth.js';
 export { UNENFORCED_LIMIT } from './rate-limit.js';
 export type { LogLevel } from './server.js';

@@ -3,7 +3,15 @@
 
 import { packageInfo } from '../index.js';
 import type { JsonSchema } from './json-schema.js';
-import { endpointsOf, ERROR_RESPONSE, REMOVED_ENDPOINTS, SCENE_PARAM, SELECTOR_PARAM, type Api, type Endpoint } from './schemas.js';
+import { ENDPOINTS, ERROR_RESPONSE, LIGHTWIRE_ENDPOINTS, REMOVED_ENDPOINTS, SCENE_PARAM, SELECTOR_PARAM, type Endpoint } from './schemas.js';
+
+/** Which endpoints a document (and a plugin) serves: the cloud's v1, or our own endpoints beside it (renaming, pixels, themes). */
+export type ApiSurface = 'v1' | 'lightwire';
+
+/** The endpoints of a surface, and those it answers 410 for. */
+export function surfaceEndpoints(api: ApiSurface): { readonly endpoints: readonly Endpoint[]; readonly removed: typeof REMOVED_ENDPOINTS } {
+  return api === 'v1' ? { endpoints: ENDPOINTS, removed: REMOVED_ENDPOINTS } : { endpoints: LIGHTWIRE_ENDPOINTS, removed: [] };
+}
 
 export interface OpenApiDocument {
   readonly openapi: string;
@@ -57,7 +65,7 @@ function operation(e: Endpoint): Operation {
       headers: RATE_HEADERS,
     },
   };
-  if (e.body) responses['202'] = { description: 'fast (or async) was true and the request is valid: accepted, no body.', headers: RATE_HEADERS };
+  if (e.body?.properties?.fast !== undefined) responses['202'] = { description: 'fast (or async) was true and the request is valid: accepted, no body.', headers: RATE_HEADERS };
   if (e.body) responses['400'] = errorResponse('The body is not JSON or a form, or not an object.');
   responses['401'] = errorResponse('Missing or wrong access token.');
   responses['403'] = errorResponse('The token lacks the scope.');
@@ -82,13 +90,14 @@ function operation(e: Endpoint): Operation {
   };
 }
 
-export function openApiDocument(prefix: string, api: Api = 'v1'): OpenApiDocument {
+export function openApiDocument(prefix: string, api: ApiSurface = 'v1'): OpenApiDocument {
   const paths: Record<string, Record<string, Operation>> = {};
-  for (const e of endpointsOf(api)) {
+  const { endpoints, removed } = surfaceEndpoints(api);
+  for (const e of endpoints) {
     const key = openApiPath(e.path);
     paths[key] = { ...paths[key], [e.method.toLowerCase()]: operation(e) };
   }
-  for (const r of api === 'v1' ? REMOVED_ENDPOINTS : []) {
+  for (const r of removed) {
     paths[openApiPath(r.path)] = {
       [r.method.toLowerCase()]: {
         operationId: `removed${r.path.endsWith('color') ? 'Color' : 'Power'}`,
@@ -102,19 +111,23 @@ export function openApiDocument(prefix: string, api: Api = 'v1'): OpenApiDocumen
   }
   return {
     openapi: '3.1.0',
-    info: api === 'v1'
-      ? {
-          title: 'Lightwire: the LIFX HTTP API v1, served locally',
-          version: packageInfo().version,
-          description:
-            'A local copy of https://api.lifx.com/v1 backed by the LAN protocol. Unknown parameters are not errors: ' +
-            'they come back in `warnings`. Form bodies are accepted as well as JSON.',
-        }
-      : {
-          title: 'Lightwire\'s own endpoints, beside the LIFX HTTP API v1',
-          version: packageInfo().version,
-          description: 'What the cloud API has no endpoint for (pixels, themes), with the same tokens, scopes, bodies and answers as /v1.',
-        },
+    info:
+      api === 'v1'
+        ? {
+            title: 'Lightwire: the LIFX HTTP API v1, served locally',
+            version: packageInfo().version,
+            description:
+              'A local copy of https://api.lifx.com/v1 backed by the LAN protocol. Unknown parameters are not errors: ' +
+              'they come back in `warnings`. Form bodies are accepted as well as JSON.',
+          }
+        : {
+            title: 'Lightwire: renaming, pixels and themes',
+            version: packageInfo().version,
+            description:
+              'Endpoints of our own beside /v1 (the cloud has none): labels, groups and locations written as the LAN protocol asks ' +
+              '(https://lan.developer.lifx.com/docs/changing-a-device; always confirmed, no fast), the pixels of matrix lights and ' +
+              'themes. Tokens, scopes, errors and warnings as on /v1.',
+          },
     servers: [{ url: prefix }],
     security: [{ bearer: [] }, { basic: [] }],
     components: {

@@ -1,6 +1,7 @@
 // The local LIFX HTTP API v1 as one encapsulated Fastify plugin: mount it at /v1 and
 // a script written for https://api.lifx.com/v1 works by changing its base URL. Auth, rate limit, body
-// parsers, the not-found and error handlers all live inside it and touch nothing outside /v1.
+// parsers, the not-found and error handlers all live inside it and touch nothing outside /v1. The same plugin serves
+// our own endpoints beside it (namingApi, at /lightwire: renaming, pixels, themes), with the same rules.
 //
 // One request, in order:
 // 1. onRequest: rate-limit headers (always), 426 when HTTPS is required and this is plain HTTP, 429 over
@@ -21,9 +22,9 @@ import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.j
 import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem, type DescribeFailure } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, types, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
 import { ListCache, followLightEvents } from './list-cache.js';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument, surfaceEndpoints, type ApiSurface } from './openapi.js';
 import { RateLimiter } from './rate-limit.js';
-import { endpointsOf, paramAt, REMOVED_ENDPOINTS, type Api, type Endpoint, type OperationId, type Scope } from './schemas.js';
+import { paramAt, type Endpoint, type OperationId, type Scope } from './schemas.js';
 import type { LightApi } from './service-api.js';
 
 /** Largest request body; 50 states with 25 selectors each fit easily. */
@@ -50,11 +51,6 @@ export interface HttpApiOptions {
   readonly log?: (line: string) => void;
   /** Clock for rate limits and light ages (tests). */
   readonly now?: () => number;
-  /**
-   * Which endpoints this mount serves: `v1` (the cloud's, mount it at /v1; the default) or `lightwire` (Lightwire's
-   * own, mount it at /lightwire). Both share tokens, scopes, limits, bodies and error answers.
-   */
-  readonly api?: Api;
 }
 
 interface Resolved {
@@ -228,21 +224,26 @@ function pathRegex(path: string): RegExp {
   return new RegExp(`^${body}$`);
 }
 
-const ROUTE_MATCHERS = (api: Api): { method: string; re: RegExp }[] => endpointsOf(api).map((e) => ({ method: e.method as string, re: pathRegex(e.path) }));
-const MATCHERS: Readonly<Record<Api, { method: string; re: RegExp }[]>> = { v1: ROUTE_MATCHERS('v1'), lightwire: ROUTE_MATCHERS('lightwire') };
+const routeMatchers = (endpoints: readonly Endpoint[]) => endpoints.map((e) => ({ method: e.method as string, re: pathRegex(e.path) }));
 
 /** Why a path is not found: the methods it does answer, or the Validate Color hint (klarstil's PUT /color). */
-function notFoundHint(method: string, path: string, api: Api, prefix: string): string {
-  const methods = [...new Set(MATCHERS[api].filter((m) => m.re.test(path)).map((m) => m.method))];
-  if (path === '/color' && api === 'v1') return 'Validate Color is GET /v1/color?string=<colour string>';
+function notFoundHint(method: string, path: string, matchers: ReturnType<typeof routeMatchers>, docs: string): string {
+  const methods = [...new Set(matchers.filter((m) => m.re.test(path)).map((m) => m.method))];
+  if (path === '/color') return 'Validate Color is GET /v1/color?string=<colour string>';
   if (methods.length > 0 && !methods.includes(method)) return `this path answers ${methods.join(', ')}`;
-  return `see GET ${prefix}/openapi.json for the endpoints`;
+  return `see GET ${docs} for the endpoints`;
 }
 
-export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: FastifyInstance, options: HttpApiOptions) => {
+/** The cloud's v1 API: mount it at /v1. */
+export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = (app, options) => apiPlugin(app, options, 'v1');
+/** Our own endpoints (renaming; Paint Pixels, Paint Theme, List Themes), with /v1's auth, limits and errors: mount it at /lightwire. */
+export const namingApi: FastifyPluginAsync<HttpApiOptions> = (app, options) => apiPlugin(app, options, 'lightwire');
+
+async function apiPlugin(app: FastifyInstance, options: HttpApiOptions, api: ApiSurface): Promise<void> {
   const o = resolveHttpApiOptions(options);
+  const { endpoints, removed: removedEndpoints } = surfaceEndpoints(api);
+  const matchers = routeMatchers(endpoints);
   const open = o.tokens.size === 0;
-  const api: Api = options.api ?? 'v1';
 
   // List Lights answers from a cache that any change of the lights clears (list-cache.ts).
   const cache = new ListCache(options.now ?? Date.now);
@@ -333,7 +334,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
   app.setNotFoundHandler((request) => {
     const full = rawPath(request.raw.url);
     const path = full.startsWith(app.prefix) ? full.slice(app.prefix.length) : full;
-    throw new LightwireError('ROUTE_NOT_FOUND', { method: request.method, path: full, hint: notFoundHint(request.method, path, api, app.prefix) });
+    throw new LightwireError('ROUTE_NOT_FOUND', { method: request.method, path: full, hint: notFoundHint(request.method, path, matchers, api === 'v1' ? '/v1/openapi.json' : `${app.prefix}/openapi.json`) });
   });
 
   // ---- CORS preflight (only with tokens: without, web pages are refused above) ----
@@ -351,7 +352,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
   // ---- step 3-5: the endpoints ----
   const segmentIndex = (path: string, param: string): number => `${app.prefix}${path}`.split('/').indexOf(`:${param}`);
 
-  for (const endpoint of endpointsOf(api)) {
+  for (const endpoint of endpoints) {
     const selectorAt = segmentIndex(endpoint.path, 'selector');
     app.route({
       method: endpoint.method,
@@ -380,7 +381,8 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
         }
         if (endpoint.status === 200) return reply.code(200).send(read(o.service, endpoint.id, p, () => selectorSegment(request, selectorAt)));
 
-        const fast = (flag(p, 'fast') ?? flag(p, 'async')) === true;
+        // Renaming has no fast mode: there `fast` is an unknown parameter like any other.
+        const fast = endpoint.body?.properties?.fast !== undefined && (flag(p, 'fast') ?? flag(p, 'async')) === true;
         const write: WriteOptions = { fast };
         let body: Record<string, unknown>;
         try {
@@ -407,6 +409,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
     if (operation === undefined) throw new Error(`no operation for ${endpoint.id}`);
     const service = o.service;
     if (operation === 'setStates') return { results: await setStates(service, p, write) };
+    if (operation === 'renameGroup' || operation === 'renameLocation') return { results: await service.rename(operation, service.check(operation, p, V1)) };
     if (operation === 'activateScene') {
       const sceneId = sceneIdOf(rawSegment(request, segmentIndex(endpoint.path, 'scene')));
       return { results: await service.activateScene(sceneId, service.check('activateScene', p, V1), write) };
@@ -415,7 +418,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
     return { results: await service.perform(operation, selector, service.check(operation, p, V1), write) };
   }
 
-  for (const removed of api === 'v1' ? REMOVED_ENDPOINTS : []) {
+  for (const removed of removedEndpoints) {
     app.route({
       method: removed.method,
       url: removed.path,
@@ -428,7 +431,7 @@ export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = async (app: Fast
 
   const document = openApiDocument(app.prefix, api);
   app.get('/openapi.json', { config: { public: true } satisfies RouteConfig }, async (_request, reply) => reply.send(document));
-};
+}
 
 /** Parameters as the HTTP API names them. */
 const V1 = { vocabulary: 'v1' } as const;

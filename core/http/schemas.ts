@@ -10,6 +10,7 @@
 import {
   COLOR_RANGES,
   MAX_SELECTORS,
+  NAMING_OPERATIONS,
   OPERATIONS,
   staticDefault,
   type OperationDecl,
@@ -77,6 +78,9 @@ export function paramSchema(p: ParamDecl): JsonSchema {
       return { type: 'array', items: { type: 'string', enum: [...(p.values ?? [])] }, description: p.description };
     case 'state':
       return setStateHash(p.description);
+    // Its length is counted in bytes of UTF-8, which a schema cannot: the service's parser checks it (LABEL_TOO_LONG).
+    case 'label':
+      return { type: 'string', description: p.description };
     case 'states':
       return {
         type: 'array',
@@ -112,11 +116,11 @@ function setStateHash(description: string): JsonSchema {
   return openObject(SET_STATE_FIELDS, [], description);
 }
 
-/** An operation's request body: its declared parameters, plus `fast` and `async`. */
+/** An operation's request body: its declared parameters, plus `fast` and `async` (every write but renaming, always confirmed). */
 export function bodyOf(operation: OperationDecl): JsonSchema {
   const params: readonly ParamDecl[] = operation.params;
   return openObject(
-    { ...Object.fromEntries(params.map((p) => [p.v1, paramSchema(p)])), ...WRITE_FLAGS },
+    { ...Object.fromEntries(params.map((p) => [p.v1, paramSchema(p)])), ...(operation.naming === undefined ? WRITE_FLAGS : {}) },
     params.filter((p) => p.required === true).map((p) => p.v1),
   );
 }
@@ -354,12 +358,8 @@ type WriteId = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly
 
 export type OperationId = 'listLights' | 'listScenes' | 'validateColor' | 'listDeviceSelectors' | 'listSceneSelectors' | 'listThemes' | WriteId;
 
-/** Which API serves an endpoint: the cloud's v1 (under /v1), or Lightwire's own beside it (under /lightwire). */
-export type Api = 'v1' | 'lightwire';
-
 export interface Endpoint {
   readonly id: OperationId;
-  readonly api: Api;
   readonly method: 'GET' | 'PUT' | 'POST';
   /** Fastify's form, relative to /v1: `:selector` is the selector path segment, `:scene` is `scene_id:<uuid>`. */
   readonly path: string;
@@ -379,7 +379,6 @@ function write(name: OperationName): Endpoint {
   const operation: OperationDecl = OPERATIONS[name];
   return {
     id: (operation.operationId ?? operation.name) as OperationId,
-    api: operation.api ?? 'v1',
     method: operation.method,
     path: operation.path,
     summary: operation.summary,
@@ -391,7 +390,7 @@ function write(name: OperationName): Endpoint {
   };
 }
 
-const WRITES = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => n !== 'activateScene').map(write);
+const WRITES = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => n !== 'activateScene' && (OPERATIONS[n] as OperationDecl).api === undefined).map(write);
 
 /** List Themes: each theme's name and palette (Lightwire's own, beside /v1). */
 export const THEMES_RESPONSE: JsonSchema = {
@@ -407,20 +406,32 @@ export const THEMES_RESPONSE: JsonSchema = {
 };
 
 export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
-  { id: 'listLights', api: 'v1', method: 'GET', path: '/lights/:selector', summary: 'List Lights', scope: 'read', status: 200, response: LIGHTS_RESPONSE },
+  { id: 'listLights', method: 'GET', path: '/lights/:selector', summary: 'List Lights', scope: 'read', status: 200, response: LIGHTS_RESPONSE },
   ...WRITES,
-  { id: 'listScenes', api: 'v1', method: 'GET', path: '/scenes', summary: 'List Scenes', scope: 'read', status: 200, response: SCENES_RESPONSE },
+  { id: 'listScenes', method: 'GET', path: '/scenes', summary: 'List Scenes', scope: 'read', status: 200, response: SCENES_RESPONSE },
   write('activateScene'),
-  { id: 'validateColor', api: 'v1', method: 'GET', path: '/color', summary: 'Validate Color', scope: 'read', query: VALIDATE_COLOR_QUERY, status: 200, response: VALIDATED_COLOR },
-  { id: 'listDeviceSelectors', api: 'v1', method: 'GET', path: '/selectors/devices', summary: 'Selectors of every light (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
-  { id: 'listSceneSelectors', api: 'v1', method: 'GET', path: '/selectors/scenes', summary: 'Selectors of every scene (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
-  { id: 'listThemes', api: 'lightwire', method: 'GET', path: '/themes', summary: 'List Themes', scope: 'read', status: 200, response: THEMES_RESPONSE },
+  { id: 'validateColor', method: 'GET', path: '/color', summary: 'Validate Color', scope: 'read', query: VALIDATE_COLOR_QUERY, status: 200, response: VALIDATED_COLOR },
+  { id: 'listDeviceSelectors', method: 'GET', path: '/selectors/devices', summary: 'Selectors of every light (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
+  { id: 'listSceneSelectors', method: 'GET', path: '/selectors/scenes', summary: 'Selectors of every scene (Power Automate)', scope: 'read', status: 200, response: SELECTOR_LIST_RESPONSE },
 ] satisfies Endpoint[]);
 
-/** The endpoints one API serves. */
-export function endpointsOf(api: Api): readonly Endpoint[] {
-  return ENDPOINTS.filter((e) => e.api === api);
-}
+/**
+ * Renaming lights, groups and locations (https://lan.developer.lifx.com/docs/changing-a-device): endpoints of our own,
+ * served beside /v1 at NAMING_PREFIX (the cloud's v1 has none, and /v1 stays exactly the cloud's).
+ */
+export const NAMING_ENDPOINTS: readonly Endpoint[] = Object.freeze(NAMING_OPERATIONS.map((o) => write(o.name as OperationName)));
+
+/**
+ * Every endpoint served beside /v1 at NAMING_PREFIX: renaming, Paint Pixels and Paint Theme (the catalogue's
+ * `api: 'lightwire'` writes), and List Themes.
+ */
+export const LIGHTWIRE_ENDPOINTS: readonly Endpoint[] = Object.freeze([
+  ...(Object.keys(OPERATIONS) as OperationName[]).filter((n) => (OPERATIONS[n] as OperationDecl).api === 'lightwire').map(write),
+  { id: 'listThemes', method: 'GET', path: '/themes', summary: 'List Themes', scope: 'read', status: 200, response: THEMES_RESPONSE },
+] satisfies Endpoint[]);
+
+/** Where LIGHTWIRE_ENDPOINTS are served, beside /v1. */
+export const NAMING_PREFIX = '/lightwire';
 
 /** Endpoints the v1 API removed (deprecated during v1beta1): they answer 410 and name what replaced them. */
 export const REMOVED_ENDPOINTS: readonly { readonly method: 'PUT'; readonly path: string; readonly replacement: string }[] = Object.freeze([

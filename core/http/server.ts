@@ -11,7 +11,8 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import { LightwireError, PORT_MAX, quoted } from '../index.js';
 import { isLoopbackHost, listenHostProblem, parseTokenSpec, type TokenSpec } from './auth.js';
 import { rawPath, toProblem } from './errors.js';
-import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, type HttpApiOptions } from './plugin.js';
+import { DEFAULT_BODY_LIMIT_BYTES, lightwireApi, namingApi, type HttpApiOptions } from './plugin.js';
+import { NAMING_PREFIX } from './schemas.js';
 import { RateLimiter } from './rate-limit.js';
 import { dashboardOf, mountDashboard, type DashboardOptions } from './dashboard.js';
 
@@ -20,8 +21,6 @@ export const DEFAULT_PORT = 3000;
 /** The longest path segment (a selector): 25 selectors of percent-encoded labels fit in 8 KiB. */
 export const MAX_PARAM_CHARS = 8192;
 export const API_PREFIX = '/v1';
-/** Lightwire's own endpoints (pixels, themes), beside the cloud's: the v1 contract stays exactly the cloud's. */
-export const LIGHTWIRE_PREFIX = '/lightwire';
 /**
  * A whole request (headers and body) must arrive within this, and its headers within HEADERS_TIMEOUT_MS: a slow
  * client cannot hold a connection for long. Writes then answer within the service's deadline.
@@ -208,10 +207,10 @@ export function buildServer(options: ServerOptions, extra: { requireHttps?: bool
     return undefined;
   });
   const { host: _host, port: _port, tls: _tls, httpPort: _httpPort, rateLimit: _rateLimit, logLevel: _logLevel, logStream: _logStream, requestTimeoutMs: _requestTimeoutMs, closeGraceMs: _closeGraceMs, dashboard, ...api } = options;
-  for (const [prefix, which] of [[API_PREFIX, 'v1'], [LIGHTWIRE_PREFIX, 'lightwire']] as const) {
-    void app.register(lightwireApi, {
+  // The cloud's v1 at /v1, and beside it our own renaming endpoints (the v1 contract has none), with the same rules.
+  for (const [plugin, prefix] of [[lightwireApi, API_PREFIX], [namingApi, NAMING_PREFIX]] as const) {
+    void app.register(plugin, {
       ...api,
-      api: which,
       prefix,
       limiter,
       ...(extra.requireHttps ? { requireHttps: true } : {}),

@@ -5,4 +5,4 @@
 
 import type { LightService } from '../index.js';
 
-export type LightApi = Pick<LightService, 'list' | 'check' | 'perform' | 'setStates' | 'listScenes' | 'activateScene' | 'validateColor'>;
+export type LightApi = Pick<LightService, 'list' | 'check' | 'perform' | 'rename' | 'setStates' | 'listScenes' | 'activateScene' | 'validateColor'>;

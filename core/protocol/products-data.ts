@@ -22,7 +22,23 @@ export const PRODUCTS_DATA: VendorRegistry = [
     "products": [
       {
         "pid": 1,
-        "name": "LIFX Original 1000",
+        "name": "Original",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 2,
+        "name": "Original 1000",
         "features": {
           "color": true,
           "chain": false,
@@ -38,7 +54,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 3,
-        "name": "LIFX Color 650",
+        "name": "Color 650",
         "features": {
           "color": true,
           "chain": false,
@@ -54,7 +70,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 10,
-        "name": "LIFX White 800 (Low Voltage)",
+        "name": "LIFX White 800 (LV)",
         "features": {
           "color": false,
           "chain": false,
@@ -70,7 +86,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 11,
-        "name": "LIFX White 800 (High Voltage)",
+        "name": "LIFX White 800 (HV)",
         "features": {
           "color": false,
           "chain": false,
@@ -85,8 +101,40 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
-        "pid": 15,
-        "name": "LIFX Color 1000",
+        "pid": 12,
+        "name": "LIFX LCMv4 White OEM (A19 LV)",
+        "features": {
+          "color": false,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2700,
+            2700
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 13,
+        "name": "LIFX LCMv4 White OEM (A19 HV)",
+        "features": {
+          "color": false,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2700,
+            2700
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 14,
+        "name": "LIFX Carbon Prototype",
         "features": {
           "color": true,
           "chain": false,
@@ -101,8 +149,24 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 15,
+        "name": "LIFX LCMv4 Color (A21)",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2700,
+            6500
+          ]
+        },
+        "upgrades": []
+      },
+      {
         "pid": 18,
-        "name": "LIFX White 900 BR30 (Low Voltage)",
+        "name": "LIFX White 900 (BR30)",
         "features": {
           "color": false,
           "chain": false,
@@ -110,17 +174,33 @@ export const PRODUCTS_DATA: VendorRegistry = [
           "infrared": false,
           "multizone": false,
           "temperature_range": [
-            2500,
-            9000
+            2700,
+            6500
           ]
         },
         "upgrades": []
       },
       {
         "pid": 19,
-        "name": "LIFX White 900 BR30 (High Voltage)",
+        "name": "LIFX White 900 (BR30)",
         "features": {
           "color": false,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2700,
+            6500
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 20,
+        "name": "LIFX Color 1000 (BR30)",
+        "features": {
+          "color": true,
           "chain": false,
           "matrix": false,
           "infrared": false,
@@ -133,8 +213,8 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
-        "pid": 20,
-        "name": "LIFX Color 1000 BR30",
+        "pid": 21,
+        "name": "LIFX LCMv4 Color (GU10)",
         "features": {
           "color": true,
           "chain": false,
@@ -165,8 +245,72 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 23,
+        "name": "LIFX (A19)",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 24,
+        "name": "LIFX (BR30)",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 25,
+        "name": "LIFX+ (A19)",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": true,
+          "multizone": false,
+          "temperature_range": [
+            2500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 26,
+        "name": "LIFX+ (BR30)",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": true,
+          "multizone": false,
+          "temperature_range": [
+            2500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
         "pid": 27,
-        "name": "LIFX A19",
+        "name": "LIFX (A19)",
         "features": {
           "color": true,
           "chain": false,
@@ -193,7 +337,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 28,
-        "name": "LIFX BR30",
+        "name": "LIFX (BR30)",
         "features": {
           "color": true,
           "chain": false,
@@ -220,7 +364,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 29,
-        "name": "LIFX A19 Night Vision",
+        "name": "LIFX+ (A19)",
         "features": {
           "color": true,
           "chain": false,
@@ -247,7 +391,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 30,
-        "name": "LIFX BR30 Night Vision",
+        "name": "LIFX+ (BR30)",
         "features": {
           "color": true,
           "chain": false,
@@ -323,8 +467,24 @@ export const PRODUCTS_DATA: VendorRegistry = [
         ]
       },
       {
-        "pid": 36,
+        "pid": 33,
         "name": "LIFX Downlight",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 36,
+        "name": "LIFX DL",
         "features": {
           "color": true,
           "chain": false,
@@ -351,7 +511,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 37,
-        "name": "LIFX Downlight",
+        "name": "LIFX DL",
         "features": {
           "color": true,
           "chain": false,
@@ -412,7 +572,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 39,
-        "name": "LIFX Downlight White to Warm",
+        "name": "LIFX DL WW 700lm",
         "features": {
           "color": false,
           "chain": false,
@@ -439,7 +599,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 40,
-        "name": "LIFX Downlight",
+        "name": "LIFX DL Colour 700lm",
         "features": {
           "color": true,
           "chain": false,
@@ -466,7 +626,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 43,
-        "name": "LIFX A19",
+        "name": "LIFX (A19)",
         "features": {
           "color": true,
           "chain": false,
@@ -493,7 +653,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 44,
-        "name": "LIFX BR30",
+        "name": "LIFX (BR30)",
         "features": {
           "color": true,
           "chain": false,
@@ -520,7 +680,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 45,
-        "name": "LIFX A19 Night Vision",
+        "name": "LIFX+ (A19)",
         "features": {
           "color": true,
           "chain": false,
@@ -547,7 +707,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 46,
-        "name": "LIFX BR30 Night Vision",
+        "name": "LIFX+ (BR30)",
         "features": {
           "color": true,
           "chain": false,
@@ -574,7 +734,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 49,
-        "name": "LIFX Mini Color",
+        "name": "LIFX Mini C",
         "features": {
           "color": true,
           "chain": false,
@@ -590,7 +750,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 50,
-        "name": "LIFX Mini White to Warm",
+        "name": "LIFX Mini DD",
         "features": {
           "color": false,
           "chain": false,
@@ -598,26 +758,15 @@ export const PRODUCTS_DATA: VendorRegistry = [
           "infrared": false,
           "multizone": false,
           "temperature_range": [
-            1500,
-            6500
+            2500,
+            9000
           ]
         },
-        "upgrades": [
-          {
-            "major": 3,
-            "minor": 70,
-            "features": {
-              "temperature_range": [
-                1500,
-                9000
-              ]
-            }
-          }
-        ]
+        "upgrades": []
       },
       {
         "pid": 51,
-        "name": "LIFX Mini White",
+        "name": "LIFX Mini W",
         "features": {
           "color": false,
           "chain": false,
@@ -664,6 +813,22 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 54,
+        "name": "LIFX GU10 White",
+        "features": {
+          "color": false,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2700,
+            2700
+          ]
+        },
+        "upgrades": []
+      },
+      {
         "pid": 55,
         "name": "LIFX Tile",
         "features": {
@@ -680,8 +845,25 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 56,
+        "name": "LIFX Beam",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": true,
+          "temperature_range": [
+            2500,
+            9000
+          ],
+          "extended_multizone": true
+        },
+        "upgrades": []
+      },
+      {
         "pid": 57,
-        "name": "LIFX Candle",
+        "name": "LIFX Candle C",
         "features": {
           "color": true,
           "chain": false,
@@ -697,7 +879,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 59,
-        "name": "LIFX Mini Color",
+        "name": "LIFX Mini C",
         "features": {
           "color": true,
           "chain": false,
@@ -713,7 +895,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 60,
-        "name": "LIFX Mini White to Warm",
+        "name": "LIFX Mini DD",
         "features": {
           "color": false,
           "chain": false,
@@ -721,26 +903,15 @@ export const PRODUCTS_DATA: VendorRegistry = [
           "infrared": false,
           "multizone": false,
           "temperature_range": [
-            1500,
-            6500
+            2500,
+            9000
           ]
         },
-        "upgrades": [
-          {
-            "major": 3,
-            "minor": 70,
-            "features": {
-              "temperature_range": [
-                1500,
-                9000
-              ]
-            }
-          }
-        ]
+        "upgrades": []
       },
       {
         "pid": 61,
-        "name": "LIFX Mini White",
+        "name": "LIFX Mini W",
         "features": {
           "color": false,
           "chain": false,
@@ -756,7 +927,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 62,
-        "name": "LIFX A19",
+        "name": "LIFX (A19) LCM3",
         "features": {
           "color": true,
           "chain": false,
@@ -772,7 +943,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 63,
-        "name": "LIFX BR30",
+        "name": "LIFX (BR30) LCM3",
         "features": {
           "color": true,
           "chain": false,
@@ -788,7 +959,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 64,
-        "name": "LIFX A19 Night Vision",
+        "name": "LIFX+ (A19) LCM3",
         "features": {
           "color": true,
           "chain": false,
@@ -804,7 +975,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 65,
-        "name": "LIFX BR30 Night Vision",
+        "name": "LIFX+ (BR30) LCM3",
         "features": {
           "color": true,
           "chain": false,
@@ -820,7 +991,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 66,
-        "name": "LIFX Mini White",
+        "name": "LIFX Mini W",
         "features": {
           "color": false,
           "chain": false,
@@ -835,8 +1006,24 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 67,
+        "name": "LIFX Candle WW",
+        "features": {
+          "color": false,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2200,
+            6500
+          ]
+        },
+        "upgrades": []
+      },
+      {
         "pid": 68,
-        "name": "LIFX Candle",
+        "name": "LIFX Candle C",
         "features": {
           "color": true,
           "chain": false,
@@ -855,9 +1042,9 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "name": "LIFX Switch",
         "features": {
           "color": false,
-          "relays": true,
           "chain": false,
           "matrix": false,
+          "relays": true,
           "buttons": true,
           "infrared": false,
           "multizone": false
@@ -869,9 +1056,9 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "name": "LIFX Switch",
         "features": {
           "color": false,
-          "relays": true,
           "chain": false,
           "matrix": false,
+          "relays": true,
           "buttons": true,
           "infrared": false,
           "multizone": false
@@ -879,8 +1066,25 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 72,
+        "name": "LIFX A19",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ],
+          "extended_multizone": true
+        },
+        "upgrades": []
+      },
+      {
         "pid": 81,
-        "name": "LIFX Candle White to Warm",
+        "name": "LIFX Candle WW",
         "features": {
           "color": false,
           "chain": false,
@@ -904,9 +1108,23 @@ export const PRODUCTS_DATA: VendorRegistry = [
           "infrared": false,
           "multizone": false,
           "temperature_range": [
-            2100,
-            2100
+            2200,
+            2200
           ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 84,
+        "name": "LIFX Switch",
+        "features": {
+          "color": false,
+          "chain": false,
+          "matrix": false,
+          "relays": true,
+          "buttons": true,
+          "infrared": false,
+          "multizone": false
         },
         "upgrades": []
       },
@@ -927,8 +1145,24 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 86,
+        "name": "LIFX Filament Smokey",
+        "features": {
+          "color": false,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2200,
+            2200
+          ]
+        },
+        "upgrades": []
+      },
+      {
         "pid": 87,
-        "name": "LIFX Mini White",
+        "name": "LIFX White",
         "features": {
           "color": false,
           "chain": false,
@@ -944,7 +1178,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 88,
-        "name": "LIFX Mini White",
+        "name": "LIFX White",
         "features": {
           "color": false,
           "chain": false,
@@ -963,9 +1197,9 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "name": "LIFX Switch",
         "features": {
           "color": false,
-          "relays": true,
           "chain": false,
           "matrix": false,
+          "relays": true,
           "buttons": true,
           "infrared": false,
           "multizone": false
@@ -974,7 +1208,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 90,
-        "name": "LIFX Clean",
+        "name": "LIFX Clean A19 1100lm",
         "features": {
           "hev": true,
           "color": true,
@@ -991,7 +1225,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 91,
-        "name": "LIFX Color",
+        "name": "LIFX Color 800lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1007,7 +1241,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 92,
-        "name": "LIFX Color",
+        "name": "LIFX Colour 1000lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1023,7 +1257,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 93,
-        "name": "LIFX A19 US",
+        "name": "LIFX Color A19 1100lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1039,7 +1273,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 94,
-        "name": "LIFX BR30",
+        "name": "LIFX Color BR30 1100lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1055,7 +1289,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 96,
-        "name": "LIFX Candle White to Warm",
+        "name": "LIFX Candle WW",
         "features": {
           "color": false,
           "chain": false,
@@ -1071,7 +1305,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 97,
-        "name": "LIFX A19",
+        "name": "LIFX Colour A19 1200lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1087,7 +1321,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 98,
-        "name": "LIFX BR30",
+        "name": "LIFX Colour BR30 1100lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1103,7 +1337,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 99,
-        "name": "LIFX Clean",
+        "name": "LIFX Clean A19 1200lm",
         "features": {
           "hev": true,
           "color": true,
@@ -1128,8 +1362,8 @@ export const PRODUCTS_DATA: VendorRegistry = [
           "infrared": false,
           "multizone": false,
           "temperature_range": [
-            2100,
-            2100
+            2200,
+            2200
           ]
         },
         "upgrades": []
@@ -1151,8 +1385,24 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 102,
+        "name": "LIFX Filament Smokey",
+        "features": {
+          "color": false,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2200,
+            2200
+          ]
+        },
+        "upgrades": []
+      },
+      {
         "pid": 109,
-        "name": "LIFX A19 Night Vision",
+        "name": "LIFX NV A19 1100lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1168,7 +1418,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 110,
-        "name": "LIFX BR30 Night Vision",
+        "name": "LIFX NV BR30 1100lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1184,7 +1434,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 111,
-        "name": "LIFX A19 Night Vision",
+        "name": "LIFX NV A19 1200lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1200,7 +1450,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 112,
-        "name": "LIFX BR30 Night Vision Intl",
+        "name": "LIFX NV BR30 1100lm",
         "features": {
           "color": true,
           "chain": false,
@@ -1216,7 +1466,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 113,
-        "name": "LIFX Mini WW US",
+        "name": "LIFX WW 800lm",
         "features": {
           "color": false,
           "chain": false,
@@ -1232,7 +1482,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 114,
-        "name": "LIFX Mini WW Intl",
+        "name": "LIFX WW 1000lm",
         "features": {
           "color": false,
           "chain": false,
@@ -1251,9 +1501,9 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "name": "LIFX Switch",
         "features": {
           "color": false,
-          "relays": true,
           "chain": false,
           "matrix": false,
+          "relays": true,
           "buttons": true,
           "infrared": false,
           "multizone": false
@@ -1262,12 +1512,12 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 116,
-        "name": "LIFX Switch",
+        "name": "LIFX Switch US",
         "features": {
           "color": false,
-          "relays": true,
           "chain": false,
           "matrix": false,
+          "relays": true,
           "buttons": true,
           "infrared": false,
           "multizone": false
@@ -1276,7 +1526,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 117,
-        "name": "LIFX Z US",
+        "name": "LIFX Z",
         "features": {
           "color": true,
           "chain": false,
@@ -1293,7 +1543,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 118,
-        "name": "LIFX Z Intl",
+        "name": "LIFX Z",
         "features": {
           "color": true,
           "chain": false,
@@ -1310,7 +1560,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 119,
-        "name": "LIFX Beam US",
+        "name": "LIFX Beam",
         "features": {
           "color": true,
           "chain": false,
@@ -1327,7 +1577,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 120,
-        "name": "LIFX Beam Intl",
+        "name": "LIFX Beam",
         "features": {
           "color": true,
           "chain": false,
@@ -1344,7 +1594,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 121,
-        "name": "LIFX Downlight Intl",
+        "name": "LIFX DL",
         "features": {
           "color": true,
           "chain": false,
@@ -1360,7 +1610,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 122,
-        "name": "LIFX Downlight US",
+        "name": "LIFX DL",
         "features": {
           "color": true,
           "chain": false,
@@ -1376,7 +1626,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 123,
-        "name": "LIFX Color US",
+        "name": "LIFX Mini 3.1 Color US",
         "features": {
           "color": true,
           "chain": false,
@@ -1392,7 +1642,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 124,
-        "name": "LIFX Colour Intl",
+        "name": "LIFX Mini 3.1 Color Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -1408,7 +1658,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 125,
-        "name": "LIFX White to Warm US",
+        "name": "LIFX Mini 3.1 WW US",
         "features": {
           "color": false,
           "chain": false,
@@ -1424,7 +1674,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 126,
-        "name": "LIFX White to Warm Intl",
+        "name": "LIFX Mini 3.1 WW Intl",
         "features": {
           "color": false,
           "chain": false,
@@ -1440,7 +1690,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 127,
-        "name": "LIFX White US",
+        "name": "LIFX Mini 3.1 W US",
         "features": {
           "color": false,
           "chain": false,
@@ -1456,7 +1706,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 128,
-        "name": "LIFX White Intl",
+        "name": "LIFX Mini 3.1 W Intl",
         "features": {
           "color": false,
           "chain": false,
@@ -1472,7 +1722,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 129,
-        "name": "LIFX Color US",
+        "name": "LIFX Color 800",
         "features": {
           "color": true,
           "chain": false,
@@ -1488,7 +1738,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 130,
-        "name": "LIFX Colour Intl",
+        "name": "LIFX Colour 1000",
         "features": {
           "color": true,
           "chain": false,
@@ -1504,7 +1754,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 131,
-        "name": "LIFX White To Warm US",
+        "name": "LIFX White to Warm 800",
         "features": {
           "color": false,
           "chain": false,
@@ -1520,7 +1770,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 132,
-        "name": "LIFX White To Warm Intl",
+        "name": "LIFX White to Warm 1000",
         "features": {
           "color": false,
           "chain": false,
@@ -1536,7 +1786,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 133,
-        "name": "LIFX White US",
+        "name": "LIFX White 650",
         "features": {
           "color": false,
           "chain": false,
@@ -1552,7 +1802,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 134,
-        "name": "LIFX White Intl",
+        "name": "LIFX White 800",
         "features": {
           "color": false,
           "chain": false,
@@ -1584,7 +1834,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 136,
-        "name": "LIFX GU10 Colour Intl",
+        "name": "LIFX GU10 Color Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -1600,7 +1850,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 137,
-        "name": "LIFX Candle Color US",
+        "name": "LIFX Candle C",
         "features": {
           "color": true,
           "chain": false,
@@ -1616,7 +1866,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 138,
-        "name": "LIFX Candle Colour Intl",
+        "name": "LIFX Candle C",
         "features": {
           "color": true,
           "chain": false,
@@ -1632,7 +1882,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 141,
-        "name": "LIFX Neon US",
+        "name": "LIFX Neon",
         "features": {
           "color": true,
           "chain": false,
@@ -1649,7 +1899,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 142,
-        "name": "LIFX Neon Intl",
+        "name": "LIFX Neon",
         "features": {
           "color": true,
           "chain": false,
@@ -1666,7 +1916,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 143,
-        "name": "LIFX String US",
+        "name": "LIFX String",
         "features": {
           "color": true,
           "chain": false,
@@ -1683,7 +1933,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 144,
-        "name": "LIFX String Intl",
+        "name": "LIFX String",
         "features": {
           "color": true,
           "chain": false,
@@ -1699,8 +1949,106 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 151,
+        "name": "LIFX Neon Outdoor",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": true,
+          "temperature_range": [
+            1500,
+            9000
+          ],
+          "extended_multizone": true
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 152,
+        "name": "LIFX Neon Outdoor",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": true,
+          "temperature_range": [
+            1500,
+            9000
+          ],
+          "extended_multizone": true
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 153,
+        "name": "LIFX PAR38 US",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 154,
+        "name": "LIFX PAR38 Intl",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 155,
+        "name": "LIFX Sunshine",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 156,
+        "name": "LIFX A21 1000lm Intl",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
         "pid": 161,
-        "name": "LIFX Outdoor Neon US",
+        "name": "LIFX Neon Outdoor",
         "features": {
           "color": true,
           "chain": false,
@@ -1717,7 +2065,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 162,
-        "name": "LIFX Outdoor Neon Intl",
+        "name": "LIFX Neon Outdoor",
         "features": {
           "color": true,
           "chain": false,
@@ -1734,7 +2082,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 163,
-        "name": "LIFX A19 US",
+        "name": "LIFX A19",
         "features": {
           "color": true,
           "chain": false,
@@ -1750,7 +2098,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 164,
-        "name": "LIFX BR30 US",
+        "name": "LIFX BR30",
         "features": {
           "color": true,
           "chain": false,
@@ -1798,7 +2146,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 167,
-        "name": "LIFX Downlight",
+        "name": "LIFX DL AU",
         "features": {
           "color": true,
           "chain": false,
@@ -1814,7 +2162,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 168,
-        "name": "LIFX Downlight",
+        "name": "LIFX DL US",
         "features": {
           "color": true,
           "chain": false,
@@ -1830,7 +2178,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 169,
-        "name": "LIFX A21 1600lm US",
+        "name": "LIFX A21",
         "features": {
           "color": true,
           "chain": false,
@@ -1846,7 +2194,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 170,
-        "name": "LIFX A21 1600lm Intl",
+        "name": "LIFX A21",
         "features": {
           "color": true,
           "chain": false,
@@ -1862,7 +2210,23 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 171,
-        "name": "LIFX Round Spot US",
+        "name": "LIFX Spot",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": true,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 172,
+        "name": "LIFX Spot",
         "features": {
           "color": true,
           "chain": false,
@@ -1878,7 +2242,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 173,
-        "name": "LIFX Round Path US",
+        "name": "LIFX Path",
         "features": {
           "color": true,
           "chain": false,
@@ -1894,7 +2258,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 174,
-        "name": "LIFX Square Path US",
+        "name": "LIFX Path",
         "features": {
           "color": true,
           "chain": false,
@@ -1910,7 +2274,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 175,
-        "name": "LIFX PAR38 US",
+        "name": "LIFX PAR38",
         "features": {
           "color": true,
           "chain": false,
@@ -1926,7 +2290,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 176,
-        "name": "LIFX Ceiling US",
+        "name": "LIFX Ceiling",
         "features": {
           "color": true,
           "chain": false,
@@ -1942,7 +2306,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 177,
-        "name": "LIFX Ceiling Intl",
+        "name": "LIFX Ceiling",
         "features": {
           "color": true,
           "chain": false,
@@ -2006,7 +2370,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 181,
-        "name": "LIFX Color US",
+        "name": "LIFX Mini",
         "features": {
           "color": true,
           "chain": false,
@@ -2022,7 +2386,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 182,
-        "name": "LIFX Colour Intl",
+        "name": "LIFX Mini",
         "features": {
           "color": true,
           "chain": false,
@@ -2038,7 +2402,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 185,
-        "name": "LIFX Candle Color US",
+        "name": "LIFX Candle C",
         "features": {
           "color": true,
           "chain": false,
@@ -2054,7 +2418,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 186,
-        "name": "LIFX Candle Colour Intl",
+        "name": "LIFX Candle C Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -2070,7 +2434,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 187,
-        "name": "LIFX Candle Color US",
+        "name": "LIFX Candle",
         "features": {
           "color": true,
           "chain": false,
@@ -2086,7 +2450,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 188,
-        "name": "LIFX Candle Colour Intl",
+        "name": "LIFX Candle Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -2101,8 +2465,40 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 191,
+        "name": "LIFX Everyday A19",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2700,
+            6500
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 192,
+        "name": "LIFX Everyday A19 Intl",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            2700,
+            6500
+          ]
+        },
+        "upgrades": []
+      },
+      {
         "pid": 201,
-        "name": "LIFX Ceiling 13x26\" US",
+        "name": "LIFX Ceiling 13x26",
         "features": {
           "color": true,
           "chain": false,
@@ -2118,7 +2514,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 202,
-        "name": "LIFX Ceiling 13x26\" Intl",
+        "name": "LIFX Ceiling 13x26 Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -2134,7 +2530,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 203,
-        "name": "LIFX String US",
+        "name": "LIFX String",
         "features": {
           "color": true,
           "chain": false,
@@ -2151,7 +2547,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 204,
-        "name": "LIFX String Intl",
+        "name": "LIFX String",
         "features": {
           "color": true,
           "chain": false,
@@ -2168,7 +2564,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 205,
-        "name": "LIFX Indoor Neon US",
+        "name": "LIFX Neon",
         "features": {
           "color": true,
           "chain": false,
@@ -2185,7 +2581,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 206,
-        "name": "LIFX Indoor Neon Intl",
+        "name": "LIFX Neon",
         "features": {
           "color": true,
           "chain": false,
@@ -2201,8 +2597,61 @@ export const PRODUCTS_DATA: VendorRegistry = [
         "upgrades": []
       },
       {
+        "pid": 207,
+        "name": "LIFX Everyday Lightstrip",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "buttons": true,
+          "infrared": false,
+          "multizone": true,
+          "temperature_range": [
+            2700,
+            6500
+          ],
+          "extended_multizone": true
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 208,
+        "name": "LIFX Everyday Lightstrip Intl",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "buttons": true,
+          "infrared": false,
+          "multizone": true,
+          "temperature_range": [
+            2700,
+            6500
+          ],
+          "extended_multizone": true
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 211,
+        "name": "LIFX Everyday Permanent Outdoor US",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": true,
+          "temperature_range": [
+            2700,
+            6500
+          ],
+          "extended_multizone": true
+        },
+        "upgrades": []
+      },
+      {
         "pid": 213,
-        "name": "LIFX Permanent Outdoor US",
+        "name": "LIFX Permanent Outdoor",
         "features": {
           "color": true,
           "chain": false,
@@ -2236,7 +2685,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 215,
-        "name": "LIFX Candle Color US",
+        "name": "LIFX Candle C",
         "features": {
           "color": true,
           "chain": false,
@@ -2252,7 +2701,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 216,
-        "name": "LIFX Candle Colour Intl",
+        "name": "LIFX Candle C Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -2268,7 +2717,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 217,
-        "name": "LIFX Tube US",
+        "name": "LIFX Tube",
         "features": {
           "color": true,
           "chain": false,
@@ -2300,11 +2749,12 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 219,
-        "name": "LIFX Luna US",
+        "name": "LIFX Luna",
         "features": {
           "color": true,
           "chain": false,
           "matrix": true,
+          "buttons": true,
           "infrared": false,
           "multizone": false,
           "temperature_range": [
@@ -2321,6 +2771,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
           "color": true,
           "chain": false,
           "matrix": true,
+          "buttons": true,
           "infrared": false,
           "multizone": false,
           "temperature_range": [
@@ -2332,7 +2783,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 221,
-        "name": "LIFX Round Spot Intl",
+        "name": "LIFX Spot Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -2348,7 +2799,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 222,
-        "name": "LIFX Round Path Intl",
+        "name": "LIFX Path Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -2364,7 +2815,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 223,
-        "name": "LIFX Downlight US",
+        "name": "LIFX DL",
         "features": {
           "color": true,
           "chain": false,
@@ -2380,7 +2831,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 224,
-        "name": "LIFX Downlight Intl",
+        "name": "LIFX DL Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -2396,7 +2847,7 @@ export const PRODUCTS_DATA: VendorRegistry = [
       },
       {
         "pid": 225,
-        "name": "LIFX PAR38 INTL",
+        "name": "LIFX PAR38 Intl",
         "features": {
           "color": true,
           "chain": false,
@@ -2406,6 +2857,118 @@ export const PRODUCTS_DATA: VendorRegistry = [
           "temperature_range": [
             1500,
             9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 226,
+        "name": "LIFX Dimmer Switch",
+        "features": {
+          "color": false,
+          "chain": false,
+          "matrix": false,
+          "relays": true,
+          "buttons": true,
+          "infrared": false,
+          "multizone": false
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 229,
+        "name": "LIFX Path Intl",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": true,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 265,
+        "name": "LIFX Ceiling 13\"",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": true,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 266,
+        "name": "LIFX Ceiling 13\" Intl",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": true,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 267,
+        "name": "LIFX Mirror",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": true,
+          "buttons": true,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 268,
+        "name": "LIFX Mirror Intl",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": true,
+          "buttons": true,
+          "infrared": false,
+          "multizone": false,
+          "temperature_range": [
+            1500,
+            9000
+          ]
+        },
+        "upgrades": []
+      },
+      {
+        "pid": 300,
+        "name": "LIFX Everyday Permanent Outdoor US",
+        "features": {
+          "color": true,
+          "chain": false,
+          "matrix": false,
+          "infrared": false,
+          "multizone": true,
+          "temperature_range": [
+            2700,
+            6500
           ]
         },
         "upgrades": []

@@ -98,6 +98,16 @@ export function compareFirmware(a: FirmwareVersion, b: FirmwareVersion): number 
   return a.major !== b.major ? a.major - b.major : a.minor - b.minor;
 }
 
+/**
+ * Extended multizone is the multizone messages' newer form (https://lan.developer.lifx.com/docs/multizone-messages):
+ * a product without multizone has no zones for it. The vendor file grants it to at least one product that has no
+ * multizone (pid 72, by an upgrade entry); such a light must not be sent multizone messages, so the flag goes with
+ * multizone.
+ */
+function hasExtendedMultizone(f: FeatureSet): boolean {
+  return f.extended_multizone === true && f.multizone === true;
+}
+
 function toCapabilities(f: FeatureSet): Capabilities {
   const range = f.temperature_range ?? null;
   const relays = f.relays === true;
@@ -107,7 +117,7 @@ function toCapabilities(f: FeatureSet): Capabilities {
     kelvinRange: range === null ? null : Object.freeze({ minK: range[0], maxK: range[1] }),
     infrared: f.infrared === true,
     multizone: f.multizone === true,
-    extendedMultizone: f.extended_multizone === true,
+    extendedMultizone: hasExtendedMultizone(f),
     matrix: f.matrix === true,
     chain: f.chain === true,
     hev: f.hev === true,
@@ -141,33 +151,50 @@ export function resolveFeatures(
       for (const key of FEATURE_KEYS) if (upgrade.features[key] !== undefined) caps[key] = upgrade.features[key];
     }
   }
+  caps.extended_multizone = hasExtendedMultizone(caps);
   return caps as Required<FeatureSet>;
 }
 
 export class ProductRegistry {
   private readonly vendors = new Map<number, VendorEntry>();
-  private readonly products = new Map<string, ProductEntry>();
+  /** Each product with the defaults of the vendor entry it came from (a file laid over keeps its own defaults). */
+  private readonly products = new Map<string, { readonly entry: ProductEntry; readonly defaults: FeatureSet }>();
 
-  constructor(registry: VendorRegistry) {
+  constructor(registry: VendorRegistry, base?: ProductRegistry) {
+    if (base !== undefined) {
+      for (const [vid, vendor] of base.vendors) this.vendors.set(vid, vendor);
+      for (const [key, product] of base.products) this.products.set(key, product);
+    }
     for (const vendor of registry) {
       this.vendors.set(vendor.vid, vendor);
-      for (const product of vendor.products) this.products.set(`${vendor.vid}:${product.pid}`, product);
+      for (const product of vendor.products) this.products.set(`${vendor.vid}:${product.pid}`, { entry: product, defaults: vendor.defaults });
     }
+  }
+
+  /**
+   * This registry with a newer vendor file laid over it: the file's products replace ours of the same (vid, pid),
+   * the others stay. A new registry; this one is unchanged (each service has its own).
+   */
+  extendedWith(registry: VendorRegistry): ProductRegistry {
+    return new ProductRegistry(registry, this);
   }
 
   get size(): number {
     return this.products.size;
   }
 
-  /** Every product of the registry with its base capabilities. */
+  /** Every product of the registry with its base capabilities, by vendor and product id. */
   all(): Product[] {
-    return [...this.vendors.values()].flatMap((v) => v.products.map((p) => this.get(v.vid, p.pid)));
+    return [...this.products.keys()]
+      .map((key) => key.split(':').map(Number) as [number, number])
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+      .map(([vid, pid]) => this.get(vid, pid));
   }
 
   get(vendorId: number, productId: number, firmware: FirmwareVersion | null = null): Product {
     const vendor = this.vendors.get(vendorId);
-    const entry = this.products.get(`${vendorId}:${productId}`);
-    if (vendor === undefined || entry === undefined) {
+    const found = this.products.get(`${vendorId}:${productId}`);
+    if (vendor === undefined || found === undefined) {
       return Object.freeze({
         vendorId,
         productId,
@@ -181,10 +208,10 @@ export class ProductRegistry {
     return Object.freeze({
       vendorId,
       productId,
-      name: entry.name,
+      name: found.entry.name,
       vendorName: vendor.name,
       known: true,
-      capabilities: toCapabilities(resolveFeatures(vendor.defaults, entry, firmware)),
+      capabilities: toCapabilities(resolveFeatures(found.defaults, found.entry, firmware)),
       firmware,
     });
   }

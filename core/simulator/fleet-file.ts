@@ -24,8 +24,16 @@
 //                                             // inside the product's temperature_range)
 //       "infrared": 0.5,                      // 0-1, infrared products only, default 0
 //       "zoneCount": 16,                      // multizone products only: 1-255, default 16
+//       "zoneCount" defaults to the product's own (product-specs.ts: a Beam 80, a Neon 24; else 16)
 //       "tileCount": 5,                       // matrix products only: 1-16 for chains (the Tile), else 1
+//       "tileWidth": 5, "tileHeight": 6,      // matrix products only, 1-64 each: zones of each tile; default the
+//                                             // product's own (Candle 5x6, Tube 5x11, Luna 7x5, Capsule 16x8, …)
+//       "buttonCount": 4,                     // button products only (Switch, Dimmer Switch, Luna, Mirror), 1-32
+//       "relayCount": 4,                      // relay products only (Switch 4, Dimmer Switch 2), 1-8
 //       "wifiSignal": 1e-5,                   // StateWifiInfo.signal, default 1e-5 (-50 dBm)
+//       "lux": 120,                           // lights only: an ambient light sensor reading this many lux (raw,
+//                                             // 0-1e6), answered to SensorGetAmbientLight (401); absent: the light
+//                                             // has no sensor and stays silent on 401, as real ones without it do
 //       "faults": {                           // all optional; applied per datagram as faults.ts describes
 //         "lossInProbability": 0.1,           // 0-1: datagrams arriving at the light dropped before it sees them
 //         "lossOutProbability": 0.1,          // 0-1: each reply datagram dropped after the light acted on the
@@ -46,11 +54,12 @@
 
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { LightwireError } from '../errors.js';
 import { PRODUCTS, capabilitiesFromFeatures, type FeatureSet, type FirmwareVersion, type Product } from '../protocol/products.js';
 import type { Hsbk, PowerState } from '../protocol/units.js';
 import { KELVIN_MAX, KELVIN_MIN } from '../protocol/limits.js';
 import { NO_FAULTS, type Faults, type MalformedMode } from './faults.js';
+import { invalid, describe, object, join, number, boolean, string, labelText, power, parseSerial, parseHsbk, mergeHsbk, updatedAt } from './fleet-values.js';
+import { DEFAULT_BUTTON_COUNT, DEFAULT_RELAY_COUNT, DEFAULT_TILE, productSpec } from './product-specs.js';
 
 // ---- input shapes (what a file or a PATCH body may contain) ----
 
@@ -98,7 +107,13 @@ export interface LightInput {
   readonly infrared?: number;
   readonly zoneCount?: number;
   readonly tileCount?: number;
+  readonly tileWidth?: number;
+  readonly tileHeight?: number;
+  readonly buttonCount?: number;
+  readonly relayCount?: number;
   readonly wifiSignal?: number;
+  /** Ambient light sensor reading (lux); absent: no sensor. */
+  readonly lux?: number;
   readonly faults?: FaultsInput;
 }
 
@@ -130,7 +145,16 @@ export interface LightSpec {
   readonly zoneCount: number;
   /** 0 unless matrix. */
   readonly tileCount: number;
+  /** Zones across and down each tile (StateDeviceChain); 0 unless matrix. */
+  readonly tileWidth: number;
+  readonly tileHeight: number;
+  /** 0 unless the product has buttons. */
+  readonly buttonCount: number;
+  /** 0 unless the product has relays. */
+  readonly relayCount: number;
   readonly wifiSignal: number;
+  /** Ambient light sensor reading (lux); null: no sensor (401 goes unanswered). */
+  readonly lux: number | null;
   readonly faults: Faults;
 }
 
@@ -152,12 +176,16 @@ export interface LightStatePatch {
   /** Switch: relay levels from relay 0. */
   readonly relays?: readonly PowerState[];
   readonly wifiSignal?: number;
+  /** Lights with a sensor (a fleet entry's `lux`): its new reading. */
+  readonly lux?: number;
 }
 
 export const DEFAULT_FIRMWARE: FirmwareVersion = Object.freeze({ major: 3, minor: 70 });
 export const DEFAULT_ZONE_COUNT = 16;
 export const DEFAULT_CHAIN_LENGTH = 5;
 export const DEFAULT_WIFI_SIGNAL = 1e-5;
+/** The most lux a fleet file may give (direct sunlight is about 1e5). */
+export const MAX_LUX = 1e6;
 export const DEFAULT_COLOR: Hsbk = Object.freeze({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
 
 /**
@@ -171,87 +199,14 @@ function defaultColor(caps: Product['capabilities']): Hsbk {
 }
 export const MAX_ZONES = 255;
 export const MAX_TILES = 16;
+/** StateDeviceChain gives each tile's width and height as a byte; 64 keeps a row inside one Set64. */
+export const MAX_TILE_SIDE = 64;
+export const MAX_BUTTONS = 32;
+export const MAX_RELAYS = 8;
 
-// ---- the validator ----
+// ---- the validator (value checks in fleet-values.ts) ----
 
-function invalid(path: string, reason: string): never {
-  throw new LightwireError('FLEET_INVALID', { path, reason });
-}
-
-const describe = (v: unknown): string =>
-  v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'string' ? JSON.stringify(v) : typeof v === 'object' ? 'an object' : String(v);
-
-function object(raw: unknown, path: string, allowed: readonly string[]): Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) invalid(path, `must be an object, got ${describe(raw)}`);
-  for (const key of Object.keys(raw)) {
-    if (!allowed.includes(key)) invalid(join(path, key), `unknown key (allowed: ${allowed.join(', ')})`);
-  }
-  return raw as Record<string, unknown>;
-}
-
-const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
-
-function number(raw: unknown, path: string, min: number, max: number, integer = false): number {
-  if (typeof raw !== 'number' || !Number.isFinite(raw)) invalid(path, `must be a number, got ${describe(raw)}`);
-  if (integer && !Number.isInteger(raw)) invalid(path, `must be an integer, got ${raw}`);
-  if (raw < min || raw > max) invalid(path, `must be from ${min} to ${max}, got ${raw}`);
-  return raw;
-}
-
-function boolean(raw: unknown, path: string): boolean {
-  if (typeof raw !== 'boolean') invalid(path, `must be true or false, got ${describe(raw)}`);
-  return raw;
-}
-
-function string(raw: unknown, path: string): string {
-  if (typeof raw !== 'string') invalid(path, `must be a string, got ${describe(raw)}`);
-  return raw;
-}
-
-function labelText(raw: unknown, path: string): string {
-  const text = string(raw, path);
-  if (Buffer.byteLength(text, 'utf8') > 32) invalid(path, 'must be at most 32 bytes of UTF-8');
-  return text;
-}
-
-function power(raw: unknown, path: string): PowerState {
-  if (raw !== 'on' && raw !== 'off') invalid(path, `must be "on" or "off", got ${describe(raw)}`);
-  return raw;
-}
-
-export function parseSerial(raw: unknown, path: string): string {
-  const text = string(raw, path);
-  if (!/^[0-9a-fA-F]{12}$/.test(text)) invalid(path, `must be 12 hex digits (like d073d5000001), got ${describe(raw)}`);
-  return text.toLowerCase();
-}
-
-const HSBK_KEYS = ['hue', 'saturation', 'brightness', 'kelvin'] as const;
-
-/** A partial colour in user units, each part range-checked. */
-export function parseHsbk(raw: unknown, path: string): HsbkInput {
-  const o = object(raw, path, HSBK_KEYS);
-  const out: { hue?: number; saturation?: number; brightness?: number; kelvin?: number } = {};
-  if (o.hue !== undefined) out.hue = number(o.hue, join(path, 'hue'), 0, 360);
-  if (o.saturation !== undefined) out.saturation = number(o.saturation, join(path, 'saturation'), 0, 1);
-  if (o.brightness !== undefined) out.brightness = number(o.brightness, join(path, 'brightness'), 0, 1);
-  if (o.kelvin !== undefined) out.kelvin = number(o.kelvin, join(path, 'kelvin'), KELVIN_MIN, KELVIN_MAX, true);
-  return out;
-}
-
-export function mergeHsbk(base: Hsbk, patch: HsbkInput): Hsbk {
-  return {
-    hue: patch.hue ?? base.hue,
-    saturation: patch.saturation ?? base.saturation,
-    brightness: patch.brightness ?? base.brightness,
-    kelvin: patch.kelvin ?? base.kelvin,
-  };
-}
-
-function updatedAt(raw: unknown, path: string): bigint {
-  if (typeof raw === 'number' && Number.isSafeInteger(raw) && raw >= 0) return BigInt(raw);
-  if (typeof raw === 'string' && /^\d{1,20}$/.test(raw) && BigInt(raw) < 1n << 64n) return BigInt(raw);
-  invalid(path, `must be ns since the epoch as a decimal string or a safe integer, got ${describe(raw)}`);
-}
+export { parseSerial, parseHsbk, mergeHsbk } from './fleet-values.js';
 
 /** The 16-byte id every light with this label shares when the file gives none (one id is one group). */
 export function idFromLabel(kind: 'group' | 'location', label: string): string {
@@ -310,7 +265,7 @@ export function parseFaults(raw: unknown, path: string): Partial<Faults> {
 
 const LIGHT_KEYS = [
   'serial', 'product', 'vendor', 'features', 'label', 'firmware', 'group', 'location', 'power', 'color', 'infrared',
-  'zoneCount', 'tileCount', 'wifiSignal', 'faults',
+  'zoneCount', 'tileCount', 'tileWidth', 'tileHeight', 'buttonCount', 'relayCount', 'wifiSignal', 'lux', 'faults',
 ] as const;
 
 function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
@@ -352,15 +307,27 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
   if (o.infrared !== undefined && !caps.infrared) onlyFor('infrared', 'infrared');
   const infrared = o.infrared === undefined ? 0 : number(o.infrared, join(path, 'infrared'), 0, 1);
   if (o.zoneCount !== undefined && !caps.multizone) onlyFor('zoneCount', 'multizone');
-  const zoneCount = !caps.multizone ? 0 : o.zoneCount === undefined ? DEFAULT_ZONE_COUNT : number(o.zoneCount, join(path, 'zoneCount'), 1, MAX_ZONES, true);
+  // The product's own build (product-specs.ts) unless the file says otherwise.
+  const spec = productSpec(product);
+  const counted = (key: 'tileWidth' | 'tileHeight' | 'buttonCount' | 'relayCount', has: boolean, what: string, fallback: number, max: number): number => {
+    if (o[key] !== undefined && !has) onlyFor(key, what);
+    return !has ? 0 : o[key] === undefined ? fallback : number(o[key], join(path, key), 1, max, true);
+  };
+  const zoneCount = !caps.multizone ? 0 : o.zoneCount === undefined ? (spec.zoneCount ?? DEFAULT_ZONE_COUNT) : number(o.zoneCount, join(path, 'zoneCount'), 1, MAX_ZONES, true);
   if (o.tileCount !== undefined && !caps.matrix) onlyFor('tileCount', 'matrix');
   const maxTiles = caps.chain ? MAX_TILES : 1;
   const tileCount = !caps.matrix
     ? 0
     : o.tileCount === undefined
-      ? (caps.chain ? DEFAULT_CHAIN_LENGTH : 1)
+      ? (caps.chain ? (spec.tileCount ?? DEFAULT_CHAIN_LENGTH) : 1)
       : number(o.tileCount, join(path, 'tileCount'), 1, maxTiles, true);
+  const tileWidth = counted('tileWidth', caps.matrix, 'matrix', spec.tileWidth ?? DEFAULT_TILE.width, MAX_TILE_SIDE);
+  const tileHeight = counted('tileHeight', caps.matrix, 'matrix', spec.tileHeight ?? DEFAULT_TILE.height, MAX_TILE_SIDE);
+  const buttonCount = counted('buttonCount', caps.buttons, 'button', spec.buttonCount ?? DEFAULT_BUTTON_COUNT, MAX_BUTTONS);
+  const relayCount = counted('relayCount', caps.relays, 'relay', spec.relayCount ?? DEFAULT_RELAY_COUNT, MAX_RELAYS);
   const wifiSignal = o.wifiSignal === undefined ? DEFAULT_WIFI_SIGNAL : number(o.wifiSignal, join(path, 'wifiSignal'), 0, 1e6);
+  if (o.lux !== undefined && !caps.isLight) onlyFor('lux', 'light');
+  const lux = o.lux === undefined ? null : number(o.lux, join(path, 'lux'), 0, MAX_LUX);
   const faults = { ...NO_FAULTS, ...(o.faults === undefined ? {} : parseFaults(o.faults, join(path, 'faults'))) };
   return {
     serial,
@@ -374,7 +341,12 @@ function parseLight(raw: unknown, path: string, nowNs: bigint): LightSpec {
     infrared,
     zoneCount,
     tileCount,
+    tileWidth,
+    tileHeight,
+    buttonCount,
+    relayCount,
     wifiSignal,
+    lux,
     faults,
   };
 }
@@ -437,7 +409,7 @@ export async function loadFleetFile(file: string, nowNs?: bigint): Promise<Fleet
   return parseFleet(raw, nowNs);
 }
 
-const PATCH_KEYS = ['power', 'color', 'label', 'infrared', 'group', 'location', 'zones', 'relays', 'wifiSignal'] as const;
+const PATCH_KEYS = ['power', 'color', 'label', 'infrared', 'group', 'location', 'zones', 'relays', 'wifiSignal', 'lux'] as const;
 
 /** Validates a state change for a running light (the capability checks happen in the light). */
 export function parseStatePatch(raw: unknown, path: string): LightStatePatch {
@@ -460,6 +432,7 @@ export function parseStatePatch(raw: unknown, path: string): LightStatePatch {
     out.relays = o.relays.map((r: unknown, i) => power(r, `${join(path, 'relays')}[${i}]`));
   }
   if (o.wifiSignal !== undefined) out.wifiSignal = number(o.wifiSignal, join(path, 'wifiSignal'), 0, 1e6);
+  if (o.lux !== undefined) out.lux = number(o.lux, join(path, 'lux'), 0, MAX_LUX);
   return out;
 }
 

@@ -15,9 +15,6 @@ export type TileEffect = Payload<'StateTileEffect'>['settings'];
 export type ButtonValue = Payload<'StateButton'>['buttons'][number];
 export type ButtonConfig = Payload<'StateButtonConfig'>;
 
-/** Relays and buttons of the LIFX Switch (four-gang). */
-export const SWITCH_RELAYS = 4;
-export const SWITCH_BUTTONS = 4;
 /** The build timestamp reported in StateHostFirmware (2023-11-14T22:13:20Z). */
 export const HOST_FIRMWARE_BUILD_NS = 1_700_000_000_000_000_000n;
 /** Default HEV cycle length (2 h), as the LIFX app configures it. */
@@ -34,15 +31,6 @@ export interface TileModel {
   readonly buffers: Map<number, ColorFade[]>;
 }
 
-/**
- * Zones per tile: the Candle is 5 wide x 6 high (30 slots, 26 lit; photons' simulator), the
- * Ceiling 13x26" 16 x 8; photons models every other matrix as 8 x 8 and so do we.
- */
-export function tileGeometry(product: Product): { width: number; height: number } {
-  if (/candle/i.test(product.name)) return { width: 5, height: 6 };
-  if (product.productId === 201 || product.productId === 202) return { width: 16, height: 8 };
-  return { width: 8, height: 8 };
-}
 
 function zeroMultiZoneEffect(): MultiZoneEffect {
   return { instanceid: 0, type: 0, speedMs: 0, durationNs: 0n, parameters: [0, 0, 0, 0, 0, 0, 0, 0] };
@@ -72,6 +60,8 @@ export interface LightStateView {
   readonly location: GroupView;
   readonly wifiSignal: number;
   readonly uptimeS: number;
+  /** Lights with an ambient light sensor: what it reads (lux). */
+  readonly lux?: number;
   readonly infrared?: number;
   readonly zones?: Hsbk[];
   /** Visible colours of each tile, row by row. */
@@ -100,6 +90,8 @@ export class DeviceModel {
   /** u16 maximum IR level. */
   infrared: number;
   wifiSignal: number;
+  /** Ambient light sensor reading (lux); null: no sensor, SensorGetAmbientLight goes unanswered. */
+  lux: number | null;
   bootMs: number;
   zones: ColorFade[];
   /** Zone colours sent with apply = NO_APPLY, shown on the next APPLY / APPLY_ONLY. */
@@ -126,9 +118,12 @@ export class DeviceModel {
     this.color = ColorFade.still(color);
     this.infrared = fractionToWire(spec.infrared);
     this.wifiSignal = spec.wifiSignal;
+    this.lux = spec.lux;
     this.bootMs = nowMs;
     this.zones = Array.from({ length: spec.zoneCount }, () => ColorFade.still(color));
-    const { width, height } = tileGeometry(spec.product);
+    // Each product's own tile (product-specs.ts) or the fleet file's: what StateDeviceChain reports.
+    const width = spec.tileWidth;
+    const height = spec.tileHeight;
     this.tiles = Array.from({ length: spec.tileCount }, (_, i) => ({
       width,
       height,
@@ -137,9 +132,8 @@ export class DeviceModel {
       accel: { x: 0, y: 0, z: 0 },
       buffers: new Map([[0, Array.from({ length: width * height }, () => ColorFade.still(color))]]),
     }));
-    const caps = spec.product.capabilities;
-    this.relays = caps.relays ? Array.from({ length: SWITCH_RELAYS }, () => POWER_OFF_LEVEL) : [];
-    this.buttons = caps.buttons ? Array.from({ length: SWITCH_BUTTONS }, () => ({ actionsCount: 0, actions: [] })) : [];
+    this.relays = Array.from({ length: spec.relayCount }, () => POWER_OFF_LEVEL);
+    this.buttons = Array.from({ length: spec.buttonCount }, () => ({ actionsCount: 0, actions: [] }));
     this.buttonConfig = {
       hapticDurationMs: 50,
       backlightOnColor: { hue: 0, saturation: 0, brightness: 0xffff, kelvin: 3500 },
@@ -223,6 +217,7 @@ export class DeviceModel {
       location: groupView(this.location),
       wifiSignal: this.wifiSignal,
       uptimeS: Math.max(0, Math.round((nowMs - this.bootMs) / 1000)),
+      ...(this.lux !== null ? { lux: this.lux } : {}),
       ...(caps.infrared ? { infrared: fractionFromWire(this.infrared) } : {}),
       ...(caps.multizone ? { zones: this.zones.map((z) => hsbkFromWire(z.at(nowMs))) } : {}),
       ...(caps.matrix ? { tiles: this.tiles.map((t) => t.buffers.get(0)!.map((c) => hsbkFromWire(c.at(nowMs)))) } : {}),
@@ -241,6 +236,7 @@ export class DeviceModel {
     if (patch.infrared !== undefined && !caps.infrared) refused.push('infrared');
     if (patch.zones !== undefined && !caps.multizone) refused.push('zones');
     if (patch.relays !== undefined && !caps.relays) refused.push('relays');
+    if (patch.lux !== undefined && this.lux === null) refused.push('lux');
     return refused;
   }
 
@@ -252,6 +248,7 @@ export class DeviceModel {
       this.labelBytes = null;
     }
     if (patch.wifiSignal !== undefined) this.wifiSignal = patch.wifiSignal;
+    if (patch.lux !== undefined) this.lux = patch.lux;
     if (patch.group !== undefined) {
       this.group = groupFrom('group', patch.group, nowNs);
       this.groupLabelBytes = null;

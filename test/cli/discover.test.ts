@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { discoverCommand } from '../../core/cli/discover.js';
 import { defaultFleet, defaultSerial } from '../../core/simulator/default-fleet.js';
@@ -20,9 +23,40 @@ describe('lightwire discover', function () {
     const lights = JSON.parse(io.out()) as { serial: string; label: string; product: string; power: string; group: string; firmware: string; address: string; online: boolean }[];
     expect(lights.map((l) => l.serial)).to.deep.equal([defaultSerial(0), defaultSerial(1), defaultSerial(2)]);
     const first = fleet.light(defaultSerial(0));
-    expect(lights[0]).to.include({ label: first.state.label, product: 'LIFX Color', power: 'on', firmware: '3.70', address: first.address, online: true });
+    expect(lights[0]).to.include({ label: first.state.label, product: 'LIFX Color 800lm', power: 'on', firmware: '3.70', address: first.address, online: true });
     expect(lights[0]!.group).to.be.a('string').and.not.equal('');
     expect(io.err()).to.contain('Looking for lights (broadcast 127.255.255.255');
+  });
+
+  it('names lights from --products FILE, laid over the bundled registry', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-cli-products-'));
+    try {
+      const file = path.join(dir, 'products.json');
+      await writeFile(file, JSON.stringify([{ vid: 1, name: 'LIFX', products: [{ pid: 91, name: 'LIFX Colour (from the file)', features: { color: true, temperature_range: [1500, 9000] } }] }]));
+      const io = captureIO();
+      expect(await discoverCommand.run(['--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--wait-ms', '800', '--json', '--products', file], io)).to.equal(0);
+      const lights = JSON.parse(io.out()) as { serial: string; product: string }[];
+      expect(lights.find((l) => l.serial === defaultSerial(0))!.product).to.equal('LIFX Colour (from the file)');
+      expect(lights.find((l) => l.serial === defaultSerial(1))!.product).to.equal('LIFX Mini 3.1 WW US');
+      expect(io.err()).to.not.contain('PRODUCTS_FILE_INVALID');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('warns with PRODUCTS_FILE_INVALID about a --products file it cannot use, and lists the lights with the bundled registry', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-cli-products-'));
+    try {
+      const file = path.join(dir, 'products.json');
+      await writeFile(file, '{"not": "a registry"');
+      const io = captureIO();
+      expect(await discoverCommand.run(['--broadcast', '127.255.255.255', '--lan-port', String(fleet.port), '--wait-ms', '800', '--json', '--products', file], io)).to.equal(0);
+      expect(io.err()).to.contain(`warning: PRODUCTS_FILE_INVALID: products file ${file} cannot be used (the bundled product registry stays in use): not JSON`);
+      const lights = JSON.parse(io.out()) as { serial: string; product: string }[];
+      expect(lights.find((l) => l.serial === defaultSerial(0))!.product).to.equal('LIFX Color 800lm');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('prints a table by default', async () => {

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, THEME_NAMES, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
+import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, NAMING_OPERATIONS, THEME_NAMES, V1_OPERATIONS, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
 import { checkText, parseRequest } from '../../core/control/requests.js';
 import { DASHBOARD_EFFECTS, parseAction } from '../../core/http/dashboard/actions.js';
 import { openApiDocument, openApiPath } from '../../core/http/openapi.js';
@@ -12,11 +12,13 @@ import type { JsonSchema } from '../../core/http/json-schema.js';
 import { isLightwireError } from '../../core/errors.js';
 import { EFFECT_KINDS } from '../../homebridge-plugin/config.js';
 import { EFFECTS as HOMEKIT_EFFECTS, themesFor } from '../../homebridge-plugin/effects.js';
-import { EFFECTS as NODE_RED_EFFECTS, parsePayload } from '../../nodes/payload.js';
+import { EFFECTS as NODE_RED_EFFECTS, NAMING_PAYLOADS, parsePayload } from '../../nodes/payload.js';
+import { COMMANDS } from '../../core/cli/commands.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** Each API's document: the cloud's v1, and our own endpoints served beside it (renaming, pixels, themes). */
 const documents = { v1: openApiDocument('/v1'), lightwire: openApiDocument('/lightwire', 'lightwire') };
-const prefixOf = (o: OperationDecl): string => ((o.api ?? 'v1') === 'v1' ? '/v1' : '/lightwire');
+const prefixOf = (o: OperationDecl): string => `/${o.api ?? 'v1'}`;
 
 /** A value each kind of parameter takes, within the declared range. */
 function validValue(p: ParamDecl): unknown {
@@ -43,6 +45,8 @@ function validValue(p: ParamDecl): unknown {
       return [['red', 'blue']];
     case 'text':
       return p.values?.[0] ?? 'text';
+    case 'label':
+      return 'Kitchen';
   }
 }
 
@@ -99,11 +103,23 @@ describe('the operation catalogue', () => {
           if (p.maxItems !== undefined) expect(schema!.maxItems, `${operation.name}.${p.v1} maxItems`).to.equal(p.maxItems);
           expect(body.required ?? [], `${operation.name}.${p.v1} required`).to.satisfy((r: string[]) => r.includes(p.v1) === (p.required === true));
         }
-        // Nothing in the body that the catalogue does not declare, but the write flags every write takes.
+        // Nothing in the body that the catalogue does not declare, but the write flags every write takes (renaming
+        // is always confirmed).
         const extra = Object.keys(body.properties ?? {}).filter((k) => !operation.params.some((p) => p.v1 === k));
-        expect(extra, operation.name).to.deep.equal(['fast', 'async']);
+        expect(extra, operation.name).to.deep.equal(operation.naming === undefined ? ['fast', 'async'] : []);
       });
     }
+    it('keeps /v1 the cloud\'s: the renaming operations are served beside it, each document holding only its own', () => {
+      const ids = (api: 'v1' | 'lightwire') => Object.values(documents[api].paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
+      expect(NAMING_OPERATIONS.map((o) => o.name)).to.deep.equal(['setLabel', 'setGroup', 'setLocation', 'renameGroup', 'renameLocation']);
+      for (const o of NAMING_OPERATIONS) expect(o.api, o.name).to.equal('lightwire');
+      // Beside them: Paint Pixels and Paint Theme, and List Themes (a read of our own).
+      const own = OPERATION_LIST.filter((o) => o.api === 'lightwire').map((o) => o.name);
+      expect(own).to.deep.equal([...NAMING_OPERATIONS.map((o) => o.name), 'paint', 'theme']);
+      expect([...ids('lightwire')].sort()).to.deep.equal([...own, 'listThemes'].sort());
+      for (const o of NAMING_OPERATIONS) expect(ids('v1'), o.name).to.not.include(o.name);
+      for (const o of V1_OPERATIONS) expect(ids('v1'), o.name).to.include(o.operationId ?? o.name);
+    });
   });
 
   describe('Node-RED (set-state payloads)', () => {
@@ -131,6 +147,32 @@ describe('the operation catalogue', () => {
     it('has no effect the catalogue does not declare', () => {
       expect(Object.keys(NODE_RED_EFFECTS)).to.deep.equal(EFFECT_OPERATIONS.map((o) => o.effect.name));
     });
+    for (const operation of NAMING_OPERATIONS) {
+      const key = operation.naming.payload;
+      it(`offers ${operation.name} as {${key}${operation.naming.rename ? ': {from, to}' : ''}} with every parameter`, () => {
+        expect(NAMING_PAYLOADS[key]).to.equal(operation.name);
+        const params = Object.fromEntries(operation.params.map((p) => [p.v1, validValue(p)]));
+        const parsed = parsePayload(operation.naming.rename ? { [key]: params } : params, d);
+        expect(parsed.kind).to.equal('naming');
+        if (parsed.kind !== 'naming') return;
+        expect(parsed.operation).to.equal(operation.name);
+        for (const p of operation.params) expect(parsed.request, `${operation.name}.${p.v1}`).to.have.property(p.key, 'Kitchen');
+      });
+    }
+    it('has no renaming payload the catalogue does not declare', () => {
+      expect(Object.keys(NAMING_PAYLOADS)).to.deep.equal(NAMING_OPERATIONS.map((o) => o.naming.payload));
+    });
+  });
+
+  describe('the CLI', () => {
+    it('offers every renaming operation as a command named by what it names, renames by --rename', () => {
+      for (const operation of NAMING_OPERATIONS) {
+        const command = COMMANDS.find((c) => c.name === operation.naming.kind);
+        expect(command, operation.name).to.not.equal(undefined);
+        if (operation.naming.rename) expect(command!.help, operation.name).to.contain(`lightwire ${operation.naming.kind} --rename OLD NEW`);
+        else expect(command!.help, operation.name).to.contain(`lightwire ${operation.naming.kind} SELECTOR`);
+      }
+    });
   });
 
   describe('the dashboard', () => {
@@ -147,6 +189,12 @@ describe('the operation catalogue', () => {
         expect(parseAction({ op: 'effect', selector: 'all', effect: operation.effect.name })).to.include({ effect: operation.effect.name });
       }
       expect(DASHBOARD_EFFECTS.length).to.equal(EFFECT_OPERATIONS.length - 1);
+    });
+    it('renames a light in place (setLabel) and a group or location (renameGroup, renameLocation)', () => {
+      expect(parseAction({ op: 'label', selector: 'id:d073d5000001', label: ' Desk ' })).to.deep.equal({ op: 'label', selector: 'id:d073d5000001', label: 'Desk' });
+      expect(parseAction({ op: 'rename', kind: 'group', from: 'Office', to: 'Study' })).to.deep.equal({ op: 'rename', kind: 'group', from: 'Office', to: 'Study' });
+      expect(parseAction({ op: 'rename', kind: 'location', from: 'Home', to: 'Flat' })).to.deep.include({ kind: 'location' });
+      expect(() => parseAction({ op: 'label', selector: 'id:d073d5000001', label: 'x'.repeat(33) })).to.throw().with.property('code', 'LABEL_TOO_LONG');
     });
   });
 

@@ -17,7 +17,7 @@ import { lightOf, type LightState as State } from '../helpers/light-view.js';
 
 
 const COLOUR = 62; // A19, 1500-9000 K
-const WHITE_TO_WARM = 50; // Mini WW, 1500-6500 K, no colour
+const WHITE_TO_WARM = 81; // Candle WW, 2200-6500 K, no colour
 const FIXED_WHITE = 51; // Mini White, 2700 K
 const INFRARED = 64; // A19 Night Vision
 const STRIP = 31; // LIFX Z, 2500-9000 K

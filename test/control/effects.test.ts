@@ -96,7 +96,7 @@ interface Kind {
 
 const KINDS: readonly Kind[] = [
   { name: 'colour bulb (A19)', pid: 62, current: RED, kind: 'colour' },
-  { name: 'white-to-warm bulb (Mini WW, 1500-6500 K)', pid: 50, current: WARM_WHITE, kind: 'white' },
+  { name: 'white-to-warm bulb (Candle WW, 2200-6500 K)', pid: 81, current: WARM_WHITE, kind: 'white' },
   { name: 'fixed white bulb (Mini White, 2700 K)', pid: 51, current: WARM_WHITE, kind: 'fixed' },
   { name: 'multizone strip (LIFX Z)', pid: 31, current: RED, kind: 'multizone' },
   { name: 'extended multizone strip (Z US)', pid: 117, current: RED, kind: 'multizone' },
@@ -215,7 +215,7 @@ describe('planBreathe: one SINE waveform', () => {
   ];
   for (const row of rows) {
     it(row.name, () => {
-      const pid = row.name.startsWith('kelvin') ? 50 : 62;
+      const pid = row.name.startsWith('kelvin') ? 81 : 62;
       assert.deepEqual(steps(planBreathe(row.request, lightOf(pid, row.state))), row.expect);
     });
   }

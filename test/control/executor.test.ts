@@ -116,14 +116,14 @@ describe('executor helpers', () => {
   });
 
   it('predicts the pixels a frame shows: Set64 into the back buffer shows nothing until CopyFrameBuffer copies it into view', () => {
-    const chain = [{ width: 16, height: 8, userX: 0, userY: 0 }];
+    const tiles = [{ width: 16, height: 8 }];
     const before: Hsbk[] = new Array(128).fill({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
     const frame: Hsbk[] = Array.from({ length: 128 }, (_, i) => ({ hue: i * 2, saturation: 1, brightness: 1, kelvin: 3500 }));
-    const plan = framePlan([frame], canvasOf(chain), lightOf(201, { power: 'on' }), 2, false);
+    const plan = framePlan([frame], canvasOf(tiles), lightOf(201, { power: 'on' }), 2, false);
     expect(plan.steps.map((s) => s.map((m) => m.name))).to.deep.equal([['Set64', 'Set64'], ['CopyFrameBuffer']]);
-    const drawnOnly = predict({ steps: [plan.steps[0]!] }, { color: null, zones: null, chain, pixels: [before] });
+    const drawnOnly = predict({ steps: [plan.steps[0]!] }, { color: null, zones: null, tiles, pixels: [before] });
     expect(drawnOnly.facts.pixels).to.equal(undefined);
-    const shown = predict(plan, { color: null, zones: null, chain, pixels: [before] });
+    const shown = predict(plan, { color: null, zones: null, tiles, pixels: [before] });
     expect(shown.facts.pixels![0]!.map((c) => Math.round(c.hue))).to.deep.equal(frame.map((c) => c.hue));
     expect(shown.settleMs.pixels).to.equal(2000);
     expect(partKey(plan.steps[0]![0]!)).to.not.equal(partKey(plan.steps[0]![1]!));

@@ -41,7 +41,7 @@ describe('Paint Pixels and Paint Theme on virtual matrix lights, strips and bulb
     rig.fleet.clearRecords();
     await Promise.all([TILE, CAPSULE, STRIP, BULB].map((s) => rig.service.refreshLight(s)));
     const tile = rig.service.light(TILE)!;
-    expect(tile.chain!.map((t) => [t.width, t.height])).to.deep.equal([[8, 8], [8, 8]]);
+    expect(tile.matrix!.tiles.map((t) => [t.width, t.height])).to.deep.equal([[8, 8], [8, 8]]);
     expect(tile.pixels!.map((p) => p.length)).to.deep.equal([64, 64]);
     const capsule = rig.service.light(CAPSULE)!;
     expect(capsule.pixels![0]!.every((c) => Math.round(c.hue) === 120)).to.equal(true);
@@ -72,7 +72,7 @@ describe('Paint Pixels and Paint Theme on virtual matrix lights, strips and bulb
     expect(rig.fleet.light(CAPSULE).state.power).to.equal('on');
     // The view carries what the light shows.
     expect(rig.service.light(CAPSULE)!.pixels![0]!.map((c) => Math.round(c.hue))).to.deep.equal(Array.from({ length: 128 }, (_, i) => i * 2));
-    expect(rig.service.light(CAPSULE)!.chain).to.deep.equal([{ width: 16, height: 8, userX: 0, userY: 0 }]);
+    expect(rig.service.light(CAPSULE)!.matrix!.tiles).to.deep.equal([{ width: 16, height: 8 }]);
   });
 
   it('paints a rectangle of one colour and keeps every other pixel (read first with Get64)', async () => {

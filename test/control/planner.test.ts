@@ -62,7 +62,7 @@ interface Kind {
 const KINDS: readonly Kind[] = [
   { name: 'colour bulb (A19, 1500-9000 K)', pid: 62, current: RED, blue: [45511, 65535, 32768, 4000] },
   // White-only: hue and saturation ignored, the current hue kept, saturation 0.
-  { name: 'white-to-warm bulb (Mini WW, 1500-6500 K)', pid: 50, current: WARM_WHITE, blue: [0, 0, 32768, 4000] },
+  { name: 'white-to-warm bulb (Candle WW, 2200-6500 K)', pid: 81, current: WARM_WHITE, blue: [0, 0, 32768, 4000] },
   // Fixed kelvin: kelvin ignored, the product's 2700 K.
   { name: 'fixed white bulb (Mini White, 2700 K)', pid: 51, current: WARM_WHITE, blue: [0, 0, 32768, 2700] },
   { name: 'infrared bulb (A19 Night Vision)', pid: 64, current: RED, blue: [45511, 65535, 32768, 4000] },
@@ -194,14 +194,14 @@ describe('planSetState: partial colours keep the unsupplied components', () => {
     },
     {
       name: '"red" on a white-to-warm bulb changes nothing: an empty plan',
-      pid: 50,
+      pid: 81,
       current: WARM_WHITE,
       change: { color: { hue: 0, saturation: 1 }, durationS: 1 },
       expect: [],
     },
     {
       name: '"red brightness:0.5" on a white-to-warm bulb sets only the brightness, saturation stays 0',
-      pid: 50,
+      pid: 81,
       current: { hue: 30, saturation: 0, brightness: 1, kelvin: 2700 },
       change: { color: { hue: 0, saturation: 1, brightness: 0.5 }, durationS: 1 },
       expect: [[SetColor([5461, 0, 32768, 2700], 1000)]],
@@ -238,8 +238,8 @@ describe('planSetState: kelvin is clamped to the product range', () => {
     { name: 'colour bulb 1500-9000: 9500 -> 9000', pid: 62, kelvin: 9500, expect: 9000 },
     { name: 'colour bulb 1500-9000: 1000 -> 1500', pid: 62, kelvin: 1000, expect: 1500 },
     { name: 'LIFX Z 2500-9000: 1500 -> 2500', pid: 31, kelvin: 1500, expect: 2500 },
-    { name: 'white-to-warm 1500-6500: 9000 -> 6500', pid: 50, kelvin: 9000, expect: 6500 },
-    { name: 'white-to-warm 1500-6500: 4000 stays', pid: 50, kelvin: 4000, expect: 4000 },
+    { name: 'white-to-warm 2200-6500: 9000 -> 6500', pid: 81, kelvin: 9000, expect: 6500 },
+    { name: 'white-to-warm 2200-6500: 4000 stays', pid: 81, kelvin: 4000, expect: 4000 },
     { name: 'fixed white 2700: 6500 is ignored (stays 2700)', pid: 51, kelvin: 6500, expect: 2700 },
   ];
   for (const row of rows) {
@@ -257,7 +257,7 @@ describe('planSetState: kelvin is clamped to the product range', () => {
   }
 
   it('clamps kelvin inside SetWaveformOptional in fast mode too', () => {
-    const got = planSetState({ color: { kelvin: 9000 }, durationS: 0 }, lightOf(50), FAST);
+    const got = planSetState({ color: { kelvin: 9000 }, durationS: 0 }, lightOf(81), FAST);
     assert.deepEqual(steps(got), [[SetWaveformOptional([0, 0, 0, 6500], 0, 'k')]]);
   });
 });
@@ -337,7 +337,7 @@ describe('planSetState: fast mode assumes no state read', () => {
     },
     {
       name: 'brightness on a white-to-warm bulb is a SetWaveformOptional (kelvin unknown)',
-      pid: 50,
+      pid: 81,
       change: { brightness: 0.5, durationS: 0 },
       expect: [[SetWaveformOptional([0, 0, 32768, 0], 0, 'b')]],
     },
@@ -500,7 +500,7 @@ describe('planSetState: zones (multizone lights only; power stays whole-device)'
     assert.deepEqual(steps(got), [[SetColorZones(0, 7, GREEN, 0, 1)], [SetLightPower(true, 1000)]]);
   });
 
-  for (const pid of [62, 50, 55]) {
+  for (const pid of [62, 81, 55]) {
     it(`ignores zones on a light that is not multizone (${PRODUCTS.get(1, pid).name}): the whole light changes`, () => {
       const got = planSetState({ brightness: 0.5, durationS: 0 }, lightOf(pid, { power: 'on', color: RED }), { fast: false, zones: zones([0, 1]) });
       assert.deepEqual(steps(got)[0]?.map((m) => m.name), ['SetColor']);

@@ -30,14 +30,16 @@ function light(serial: string, over: Partial<LightView> = {}): LightView {
     color: { hue: 59.997253376058595, saturation: 1, brightness: 0.29999237048905164, kelvin: 3500 },
     infrared: null,
     zones: null,
+    matrix: null,
     lastSeenAt: 0,
     address: '127.0.0.2',
     effect: 'OFF',
     relays: null,
-    chain: null,
     pixels: null,
     firmware: null,
     wifi: null,
+    ambientLux: null,
+    buttons: null,
     ...over,
   });
 }

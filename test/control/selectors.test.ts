@@ -60,14 +60,16 @@ function light(
     color: null,
     infrared: null,
     zones: null,
+    matrix: null,
     lastSeenAt: 0,
     address: '127.0.0.2',
     effect: 'OFF',
     relays: null,
-    chain: null,
     pixels: null,
     firmware: null,
     wifi: null,
+    ambientLux: null,
+    buttons: null,
   });
 }
 

@@ -73,7 +73,7 @@ describe('LightService and lights that do not answer', function () {
     const after = s.list(`id:${HALL}`)[0]!;
     expect(after.connected).to.equal(false);
     expect({ ...after, connected: true, last_seen: '', seconds_since_seen: 0 }).to.deep.equal({ ...before, last_seen: '', seconds_since_seen: 0 });
-    expect(after.product.name).to.equal('LIFX Color');
+    expect(after.product.name).to.equal('LIFX Color 800lm');
     expect(after.power).to.equal('on');
     expect(after.brightness).to.be.closeTo(0.4, 0.0001);
   });

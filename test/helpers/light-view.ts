@@ -18,14 +18,16 @@ export function lightOf(pid: number, state: LightState = {}, serial = 'd073d5000
     color: null,
     infrared: null,
     zones: null,
+    matrix: null,
     lastSeenAt: 0,
     address: '127.0.0.2',
     effect: 'OFF',
     relays: null,
-    chain: null,
     pixels: null,
     firmware: null,
     wifi: null,
+    ambientLux: null,
+    buttons: null,
     ...state,
   };
 }

@@ -208,6 +208,13 @@ describe('homebridge config', () => {
       expect(options.defaultDurationS).to.equal(0.2);
     });
 
+    it('resolves discovery.productsFile in the storage folder and hands it to the service (none when unset)', () => {
+      expect(serviceOptions(parsed({ discovery: { productsFile: 'products.json' } }), '/var/lib/homebridge').products).to.equal('/var/lib/homebridge/products.json');
+      expect(serviceOptions(parsed({ discovery: { productsFile: '/etc/lifx/products.json' } }), '/var/lib/homebridge').products).to.equal('/etc/lifx/products.json');
+      expect(serviceOptions(parsed({}), '/var/lib/homebridge')).to.not.have.property('products');
+      expect(parseConfig({ discovery: { productsFile: '' } }).ok).to.equal(false);
+    });
+
     it('lets a light override the transition and the effect list (an empty list means none)', () => {
       const config = parsed({
         lights: { transitionS: 1, effects: ['flame', 'morph'] },

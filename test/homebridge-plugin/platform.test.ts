@@ -781,7 +781,7 @@ describe('homebridge platform: names HomeKit accepts', function () {
     });
     expect(warnings).to.deep.equal([]);
     const names = [1, 2, 3, 4, 5].map((n) => accessory(n).displayName);
-    expect(names).to.deep.equal(['Lamp', 'Desk left', '2 Hall', 'Light A', 'LIFX Color 006005']);
+    expect(names).to.deep.equal(['Lamp', 'Desk left', '2 Hall', 'Light A', 'LIFX Color 800lm 006005']);
     for (const n of [1, 2, 3, 4, 5]) {
       expect(nameOf(lightbulbOf(accessory(n)))).to.equal(names[n - 1]);
       expect(nameOf(accessory(n).getService(hap.Service.AccessoryInformation)!)).to.equal(names[n - 1]);
@@ -797,7 +797,7 @@ describe('homebridge platform: names HomeKit accepts', function () {
         if (name !== null && name !== undefined) expect(HOMEKIT_NAME.test(String(name)), String(name)).to.equal(true);
       }
     }
-    expect(rig!.log.text('info')).to.contain(`Added Lamp 💡 (as "Lamp" in HomeKit) (LIFX Color, ${N(1)}).`).and.to.contain(`Added Desk (left) (as "Desk left" in HomeKit)`);
+    expect(rig!.log.text('info')).to.contain(`Added Lamp 💡 (as "Lamp" in HomeKit) (LIFX Color 800lm, ${N(1)}).`).and.to.contain(`Added Desk (left) (as "Desk left" in HomeKit)`);
   });
 
   it('cleans a label changed elsewhere, and a name restored from an older cache', async () => {
@@ -832,8 +832,8 @@ describe('homebridge platform: names HomeKit accepts', function () {
     await until(() => rig!.platform.lights.has(N(5)) && rig!.platform.service!.light(N(5))?.product !== null, { timeoutMs: 5000, what: 'light 5 and its product' });
     const added = accessory(5);
     // Its label ("💡💡") has nothing HomeKit can use: it is named after its product, which its cache entry keeps.
-    expect(added.displayName).to.equal('LIFX Color 006005');
-    expect(added.context).to.deep.include({ productName: 'LIFX Color' });
+    expect(added.displayName).to.equal('LIFX Color 800lm 006005');
+    expect(added.context).to.deep.include({ productName: 'LIFX Color 800lm' });
     await rig.close();
     rig = undefined;
     const caches = {
@@ -846,16 +846,16 @@ describe('homebridge platform: names HomeKit accepts', function () {
       rig = await platformRig({}, fleet, { cached: [cached], launch: false });
       expect(isLightContext(cached.context), which).to.equal(true);
       // Restored before the light is found, then found: no rename at either step (a Name update each, before).
-      expect(cached.displayName, which).to.equal('LIFX Color 006005');
+      expect(cached.displayName, which).to.equal('LIFX Color 800lm 006005');
       await rig.platform.launch();
-      await until(() => rig!.platform.service!.light(N(5))?.product !== null && (cached.context as LightContext).productName === 'LIFX Color', { timeoutMs: 5000, what: `light 5 (${which})` });
+      await until(() => rig!.platform.service!.light(N(5))?.product !== null && (cached.context as LightContext).productName === 'LIFX Color 800lm', { timeoutMs: 5000, what: `light 5 (${which})` });
       // The rename a product read could bring happens as its view is handled; let the loop go round past it.
       await turns();
       expect(accessory(5), which).to.equal(cached);
       expect(names, which).to.deep.equal([]);
-      expect(cached.displayName, which).to.equal('LIFX Color 006005');
-      expect(nameOf(lightbulbOf(cached)), which).to.equal('LIFX Color 006005');
-      expect(nameOf(cached.getService(hap.Service.AccessoryInformation)!), which).to.equal('LIFX Color 006005');
+      expect(cached.displayName, which).to.equal('LIFX Color 800lm 006005');
+      expect(nameOf(lightbulbOf(cached)), which).to.equal('LIFX Color 800lm 006005');
+      expect(nameOf(cached.getService(hap.Service.AccessoryInformation)!), which).to.equal('LIFX Color 800lm 006005');
       await rig.close();
       rig = undefined;
     }

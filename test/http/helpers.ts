@@ -61,11 +61,12 @@ export const PORCH = 'd073d5000007';
 export function contractFleet(): FleetInput {
   return {
     lights: [
-      { serial: DESK, product: 91, label: 'Desk', group: { label: 'Office' }, location: { label: 'Home' }, power: 'on', color: { hue: 0, saturation: 1, brightness: 0.5, kelvin: 3500 } },
+      { serial: DESK, product: 91, label: 'Desk', lux: 33, group: { label: 'Office' }, location: { label: 'Home' }, power: 'on', color: { hue: 0, saturation: 1, brightness: 0.5, kelvin: 3500 } },
       { serial: LEFT, product: 91, label: 'Living Room/Left', group: { label: 'Living Room' }, location: { label: 'Home' }, power: 'off', color: { hue: 120, saturation: 1, brightness: 1, kelvin: 3500 } },
       { serial: WARM, product: 125, label: '100% Warm', group: { label: 'Living Room' }, location: { label: 'Home' }, power: 'on', color: { hue: 0, saturation: 0, brightness: 0.8, kelvin: 2700 } },
       { serial: STRIP, product: 32, label: 'Shelf', firmware: { major: 2, minor: 80 }, zoneCount: 16, group: { label: 'Office' }, location: { label: 'Home' }, power: 'on' },
-      { serial: TILES, product: 55, label: 'Tiles', tileCount: 2, group: { label: 'Office' }, location: { label: 'Home' }, power: 'on' },
+      // Firmware 4: the sky effects need it (a real Tile stops at 3.50; this one stands for any matrix chain).
+      { serial: TILES, product: 55, label: 'Tiles', tileCount: 2, firmware: { major: 4, minor: 0 }, group: { label: 'Office' }, location: { label: 'Home' }, power: 'on' },
       { serial: CLEAN, product: 90, label: 'Clean', group: { label: 'Kitchen' }, location: { label: 'Home' }, power: 'on' },
       { serial: PORCH, product: 109, label: 'Porch', infrared: 0.25, group: { label: 'Outside' }, location: { label: 'Home' }, power: 'on' },
     ],

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SceneStore } from '../../core/control/scene-store.js';
 import { apiRig, contractFleet, DESK, LEFT, WARM, type ApiRig } from './helpers.js';
+import { until } from '../helpers/wait.js';
 
 /** A light record without the one field that moves with the clock. */
 function stable(light: Record<string, unknown>): Record<string, unknown> {
@@ -41,6 +42,17 @@ describe('HTTP API v1 reads (inject)', function () {
     expect(Object.keys(desk)).to.deep.equal([
       'id', 'uuid', 'label', 'connected', 'power', 'color', 'brightness', 'effect', 'group', 'location', 'product', 'last_seen', 'seconds_since_seen',
     ]);
+  });
+
+  it('keeps the ambient light reading (Lightwire\'s, not the cloud\'s) out of the List Lights records', async () => {
+    // The Desk has an ambient light sensor: the service reads it, the /v1 record stays the cloud's shape.
+    await until(async () => (await rig.service.refresh(`id:${DESK}`), rig.service.light(DESK)!.ambientLux === 33), { what: 'the desk\'s sensor read' });
+    const res = await rig.call({ method: 'GET', url: `/v1/lights/id:${DESK}` });
+    const [desk] = res.json() as Record<string, unknown>[];
+    expect(Object.keys(desk!)).to.deep.equal([
+      'id', 'uuid', 'label', 'connected', 'power', 'color', 'brightness', 'effect', 'group', 'location', 'product', 'last_seen', 'seconds_since_seen',
+    ]);
+    expect(res.body).not.to.match(/lux|ambient/i);
   });
 
   it('puts infrared just before brightness, where the docs put it, for lights that have it', async () => {

@@ -22,7 +22,7 @@ function fleetWithEffects() {
   return {
     lights: [
       ...input.lights,
-      { serial: CANDLE, product: 137, label: 'Candle', group: { label: 'Living Room' }, location: { label: 'Home' }, power: 'on' as const },
+      { serial: CANDLE, product: 137, label: 'Candle', firmware: { major: 4, minor: 10 }, group: { label: 'Living Room' }, location: { label: 'Home' }, power: 'on' as const },
       { serial: CLEAN, product: 90, label: 'Clean', group: { label: 'Bedroom' }, location: { label: 'Home' }, power: 'on' as const },
     ],
   };
@@ -288,6 +288,52 @@ describe('lightwire-set-state', function () {
       expect(msg.ok).to.equal(true);
       expect(state(TABLE).power).to.equal('off');
       expect(state(BULB).color.hue).to.be.closeTo(60, 0.5);
+    });
+  });
+
+  describe('renaming ({label}, {group}, {location}, {rename_group}, {rename_location})', () => {
+    it('renames a light, moves it to a new group and renames that group, each on the virtual lights; then puts the names back', async () => {
+      await load({ selector: `id:${TABLE}` });
+      const labelled = await send({ payload: { label: 'Breakfast table' } });
+      expect(labelled.payload).to.deep.equal([{ id: TABLE, label: 'Breakfast table', status: 'ok' }]);
+      expect(state(TABLE).label).to.equal('Breakfast table');
+      const kitchen = state(TABLE).group;
+      await send({ payload: { group: 'Nook' } });
+      const nook = state(TABLE).group;
+      expect(nook.label).to.equal('Nook');
+      expect(nook.id).to.not.equal(kitchen.id);
+      // A rename needs no selector: {from, to} name the group.
+      const renamed = await send({ payload: { rename_group: { from: 'nook', to: 'Breakfast nook' } }, selector: 'label:Bedside' });
+      expect(renamed.payload).to.deep.equal([{ id: TABLE, label: 'Breakfast table', status: 'ok' }]);
+      expect(state(TABLE).group).to.deep.include({ id: nook.id, label: 'Breakfast nook' });
+      const home = state(TABLE).location;
+      await send({ payload: { rename_location: { from: 'Home', to: 'House' } } });
+      for (const serial of [BULB, TABLE, STRIP]) expect(state(serial).location).to.deep.include({ id: home.id, label: 'House' });
+      // Back as it was for the other tests: the existing group by name keeps its id and label.
+      await send({ payload: { rename_location: { from: 'House', to: 'Home' } } });
+      await send({ payload: { group: 'Kitchen' } });
+      await send({ payload: { label: 'Kitchen table' } });
+      expect(state(TABLE).group).to.deep.equal(kitchen);
+      expect(state(TABLE).label).to.equal('Kitchen table');
+    });
+
+    it('refuses a label over 32 bytes (LABEL_TOO_LONG), one for several lights, and a rename beside other keys; nothing is sent', async () => {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ payload: { label: 'x'.repeat(33) } }, 'LABEL_TOO_LONG'],
+        [{ payload: { label: 'Both' }, selector: 'group:Kitchen' }, 'SELECTOR_NOT_ONE_LIGHT'],
+        [{ payload: { rename_group: { from: 'Kitchen', to: 'Cuisine' }, power: 'on' } }, 'PARAMETER_INVALID'],
+        [{ payload: { label: 'Desk', power: 'on' } }, 'PARAMETER_INVALID'],
+        [{ payload: { rename_location: { from: 'Home' } } }, 'PARAMETER_MISSING'],
+      ];
+      await load({ selector: `id:${TABLE}` });
+      const writes = (serial: string): number => fleet.light(serial).receivedCount('SetLabel') + fleet.light(serial).receivedCount('SetGroup') + fleet.light(serial).receivedCount('SetLocation');
+      const before = [BULB, TABLE].map(writes);
+      for (const [msg, code] of cases) {
+        const caught = nextMessage('caught');
+        inject('set', msg);
+        expect(((await caught).error as { code: string }).code, JSON.stringify(msg)).to.equal(code);
+      }
+      expect([BULB, TABLE].map(writes)).to.deep.equal(before);
     });
   });
 

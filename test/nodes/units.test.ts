@@ -36,6 +36,7 @@ describe('nodes: config properties', () => {
       virtualLights: 0,
       http: null,
       scenesFile: null,
+      productsFile: null,
     });
   });
 
@@ -143,6 +144,20 @@ describe('nodes: config properties', () => {
       defaultDurationS: 1,
       scenes: '/x/s.json',
     });
+  });
+});
+
+describe('nodes: products file', () => {
+  it('passes a products file to the service, which lays it over the bundled registry (none when the field is empty)', () => {
+    const o = configOptions({ productsFile: ' /data/products.json ' });
+    expect(o.productsFile).to.equal('/data/products.json');
+    expect(serviceOptions(o, null)).to.deep.include({ products: '/data/products.json' });
+    expect(serviceOptions(configOptions({ productsFile: '' }), null)).to.not.have.property('products');
+    expect(serviceOptions(configOptions({ virtual: true, productsFile: '/p.json' }), 41000)).to.deep.include({ products: '/p.json' });
+  });
+
+  it('refuses a products file that is not a string, naming the property', () => {
+    expect(() => configOptions({ productsFile: 3 })).to.throw().that.satisfies((err: unknown) => isLightwireError(err, 'OPTIONS_INVALID') && err.params.option === 'productsFile');
   });
 });
 

@@ -2,8 +2,10 @@
 // header of an encode input, and the location of the vendor data in test/fixtures/vendor (protocol.yml,
 // products.json; see the README there for their source).
 
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
+import { parse } from 'yaml';
 import {
   BROADCAST_TARGET,
   HEADER_BYTES,
@@ -21,6 +23,29 @@ import type { ArrayType, FieldSpec, FieldType, StructType } from '../../core/pro
 /** LIFX's protocol.yml and products.json, copied into the repository (test/fixtures/vendor/README.md). */
 export const VENDOR_DIR = path.resolve(__dirname, '../fixtures/vendor');
 export const vendorFile = (name: string): string => path.join(VENDOR_DIR, name);
+
+type YmlSection = Record<string, Record<string, unknown>>;
+
+/**
+ * protocol.yml (fe8871b) with what upstream published after it (protocol-additions.yml, transcribed from two
+ * regenerations of upstream; see its header): new packets, fields and namespaces added, enum values and union
+ * members appended to protocol.yml's own.
+ */
+export function vendorProtocol(): unknown {
+  const base = parse(readFileSync(vendorFile('protocol.yml'), 'utf8')) as Record<string, YmlSection>;
+  const more = parse(readFileSync(vendorFile('protocol-additions.yml'), 'utf8')) as Record<string, YmlSection>;
+  for (const [name, e] of Object.entries(more.enums ?? {})) {
+    const into = base.enums![name] as { values: unknown[] };
+    into.values = [...into.values, ...(e as { values: unknown[] }).values];
+  }
+  for (const [name, u] of Object.entries(more.unions ?? {})) {
+    const into = base.unions![name] as { fields: unknown[] };
+    into.fields = [...into.fields, ...(u as { fields: unknown[] }).fields];
+  }
+  Object.assign(base.fields!, more.fields ?? {});
+  for (const [ns, packets] of Object.entries(more.packets ?? {})) base.packets![ns] = { ...base.packets![ns], ...packets };
+  return base;
+}
 
 // ---- arbitraries from field tables ----
 

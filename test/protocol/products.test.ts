@@ -7,8 +7,10 @@ import { isLightwireError } from '../../core/errors.js';
 import {
   PRODUCTS,
   ProductRegistry,
+  capabilitiesFromFeatures,
   compareFirmware,
   parseVendorRegistry,
+  resolveFeatures,
   type Capabilities,
 } from '../../core/protocol/index.js';
 import { renderProductsModule } from '../../scripts/gen-products.js';
@@ -19,12 +21,65 @@ const caps = (pid: number, major?: number, minor?: number): Capabilities =>
   PRODUCTS.get(LIFX, pid, major === undefined ? null : { major, minor: minor ?? 0 }).capabilities;
 
 describe('products', () => {
-  it('ships all 137 LIFX products, each known by (vid, pid)', () => {
-    assert.equal(PRODUCTS.size, 137);
+  it('ships all 173 LIFX products of 2026, each known by (vid, pid)', () => {
+    assert.equal(PRODUCTS.size, 173);
     const all = PRODUCTS.all();
-    assert.equal(all.length, 137);
+    assert.equal(all.length, 173);
     assert.ok(all.every((p) => p.known && p.vendorId === LIFX && p.vendorName === 'LIFX'));
-    assert.equal(new Set(all.map((p) => p.productId)).size, 137);
+    assert.equal(new Set(all.map((p) => p.productId)).size, 173);
+  });
+
+  it('knows the products added since May 2025 by name and kelvin range (the Everyday line is 2700-6500 K)', () => {
+    const expected: [number, string, number, number][] = [
+      [191, 'LIFX Everyday A19', 2700, 6500],
+      [192, 'LIFX Everyday A19 Intl', 2700, 6500],
+      [207, 'LIFX Everyday Lightstrip', 2700, 6500],
+      [208, 'LIFX Everyday Lightstrip Intl', 2700, 6500],
+      [211, 'LIFX Everyday Permanent Outdoor US', 2700, 6500],
+      [300, 'LIFX Everyday Permanent Outdoor US', 2700, 6500],
+      [229, 'LIFX Path Intl', 1500, 9000],
+      [265, 'LIFX Ceiling 13"', 1500, 9000],
+      [266, 'LIFX Ceiling 13" Intl', 1500, 9000],
+      [267, 'LIFX Mirror', 1500, 9000],
+      [268, 'LIFX Mirror Intl', 1500, 9000],
+    ];
+    for (const [pid, name, minK, maxK] of expected) {
+      const product = PRODUCTS.get(LIFX, pid);
+      assert.equal(product.known, true, `pid ${pid}`);
+      assert.equal(product.name, name);
+      assert.deepEqual(product.capabilities.kelvinRange, { minK, maxK }, `pid ${pid}`);
+    }
+    assert.equal(caps(191).color, true);
+    assert.equal(caps(207).multizone, true);
+    assert.equal(caps(207).extendedMultizone, true);
+    assert.equal(caps(207).buttons, true);
+    assert.equal(caps(267).matrix && caps(267).buttons, true, 'the Mirror is a matrix with buttons');
+    assert.equal(caps(219).buttons, true, 'the Luna has buttons now');
+  });
+
+  it('knows the Dimmer Switch (pid 226): relays and buttons, not a light', () => {
+    const product = PRODUCTS.get(LIFX, 226);
+    assert.equal(product.name, 'LIFX Dimmer Switch');
+    assert.equal(product.capabilities.relays, true);
+    assert.equal(product.capabilities.buttons, true);
+    assert.equal(product.capabilities.isLight, false);
+    assert.equal(product.capabilities.kelvinRange, null);
+  });
+
+  it('gives extended multizone only with multizone: pid 72 (granted it by the vendor file, no zones) has neither', () => {
+    for (const firmware of [undefined, 2, 4]) {
+      const c = firmware === undefined ? caps(72) : caps(72, firmware, 0);
+      assert.equal(c.multizone, false);
+      assert.equal(c.extendedMultizone, false);
+    }
+    const noZones = { pid: 1, name: 'Bulb', features: { color: true, temperature_range: [1500, 9000] }, upgrades: [{ major: 3, minor: 0, features: { extended_multizone: true } }] };
+    const strip = { ...noZones, pid: 2, features: { ...noZones.features, multizone: true } };
+    const registry = new ProductRegistry(parseVendorRegistry([{ vid: 1, name: 'LIFX', defaults: {}, products: [noZones, strip] }]));
+    assert.equal(registry.get(1, 1, { major: 3, minor: 0 }).capabilities.extendedMultizone, false);
+    assert.equal(registry.get(1, 2, { major: 3, minor: 0 }).capabilities.extendedMultizone, true);
+    assert.equal(registry.get(1, 2, { major: 2, minor: 99 }).capabilities.extendedMultizone, false);
+    assert.equal(resolveFeatures({}, noZones as never, { major: 3, minor: 0 }).extended_multizone, false);
+    assert.equal(capabilitiesFromFeatures({ extended_multizone: true }).extendedMultizone, false);
   });
 
   it('compares firmware as a (major, minor) tuple: (3,0) is newer than (2,77), (2,80) < (3,60) < (3,70)', () => {
@@ -59,11 +114,11 @@ describe('products', () => {
     assert.equal(PRODUCTS.get(LIFX, 32).firmware, null);
   });
 
-  it('widens the Mini White to Warm (pid 50) from 1500-6500 K to 1500-9000 K at 3.70', () => {
-    assert.deepEqual(caps(50, 3, 69).kelvinRange, { minK: 1500, maxK: 6500 });
-    assert.deepEqual(caps(50, 3, 70).kelvinRange, { minK: 1500, maxK: 9000 });
-    assert.equal(caps(50, 3, 70).color, false);
-    assert.equal(caps(50, 3, 70).variableColorTemp, true);
+  it('widens the LIFX A19 (pid 27) from 2500-9000 K to 1500-9000 K at 2.80', () => {
+    assert.deepEqual(caps(27, 2, 79).kelvinRange, { minK: 2500, maxK: 9000 });
+    assert.deepEqual(caps(27, 2, 80).kelvinRange, { minK: 1500, maxK: 9000 });
+    assert.equal(caps(39, 2, 80).color, false);
+    assert.equal(caps(39, 2, 80).variableColorTemp, true);
   });
 
   it('treats an unknown pid as a plain colour light, 1500-9000 K, and says it is unknown', () => {
@@ -92,7 +147,7 @@ describe('products', () => {
   });
 
   it('knows the Switch (pid 70) is not a light: relays, buttons, StateUnhandled, no kelvin range', () => {
-    for (const pid of [70, 71, 89, 115, 116]) {
+    for (const pid of [70, 71, 84, 89, 115, 116, 226]) {
       const c = caps(pid);
       assert.equal(c.isLight, false, `pid ${pid}`);
       assert.equal(c.unhandled, true);
@@ -102,7 +157,7 @@ describe('products', () => {
       assert.equal(c.color, false);
     }
     assert.equal(PRODUCTS.get(LIFX, 70).name, 'LIFX Switch');
-    assert.equal(PRODUCTS.all().filter((p) => !p.capabilities.isLight).length, 5);
+    assert.equal(PRODUCTS.all().filter((p) => !p.capabilities.isLight).length, 7);
   });
 
   it('gives lights their kelvin ranges: 2500-9000 (Original 1000), fixed 2700 (no variable temperature), 1500-9000 (Candle)', () => {

@@ -1,15 +1,14 @@
-// Cross-check of our message tables against LIFX's protocol.yml (test/fixtures/vendor/protocol.yml, v0.9): every
+// Cross-check of our message tables against LIFX's protocol.yml (test/fixtures/vendor/protocol.yml, v0.9, with what
+// upstream added since: protocol-additions.yml there): every
 // packet has a table entry with the same type number and payload size; top-level fields agree in order,
 // size and name (reserved ones included); and the flattened leaves agree in size and kind, with `<Name>`
 // resolved to enums/fields/packets, `[N]type` repeated N times, `[N]byte` one N-byte leaf and a union one
 // opaque leaf.
 
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { MESSAGES, MESSAGE_NAMES, MESSAGE_NAME_BY_TYPE, type MessageName, type MessageSpec } from '../../core/protocol/index.js';
+import { BUTTON_TARGETS, ENUMS, MESSAGES, MESSAGE_NAMES, MESSAGE_NAME_BY_TYPE, type MessageName, type MessageSpec } from '../../core/protocol/index.js';
 import type { FieldSpec, FieldType } from '../../core/protocol/field-types.js';
-import { isArray, isStruct, vendorFile } from './helpers.js';
+import { isArray, isStruct, vendorProtocol } from './helpers.js';
 
 interface YmlField {
   readonly name?: string;
@@ -24,7 +23,7 @@ interface YmlPacket extends YmlGroup {
   readonly pkt_type: number;
 }
 interface Yml {
-  readonly enums: Record<string, { readonly type: string }>;
+  readonly enums: Record<string, { readonly type: string; readonly values: readonly { readonly name: string; readonly value: number }[] }>;
   readonly fields: Record<string, YmlGroup>;
   readonly unions: Record<string, YmlGroup>;
   readonly packets: Record<string, Record<string, YmlPacket>>;
@@ -62,6 +61,7 @@ const NAMESPACE_WORDS: Record<string, string> = {
   tile: 'Tile',
   relay: 'Relay',
   button: 'Button',
+  sensor: 'Sensor',
 };
 
 const PRIMITIVES: Record<string, string> = {
@@ -179,14 +179,14 @@ describe('message tables against protocol.yml', () => {
   let model: YmlModel;
 
   before(() => {
-    model = new YmlModel(parse(readFileSync(vendorFile('protocol.yml'), 'utf8')) as Yml);
+    model = new YmlModel(vendorProtocol() as Yml);
   });
 
   it('has a table entry for every packet of protocol.yml, and no entry that protocol.yml lacks', () => {
     const ymlTypes = [...model.packets.keys()].sort((a, b) => a - b);
     const ourTypes = MESSAGE_NAMES.map((n) => (MESSAGES[n] as MessageSpec).type).sort((a, b) => a - b);
     assert.deepEqual(ourTypes, ymlTypes);
-    assert.equal(ymlTypes.length, 77);
+    assert.equal(ymlTypes.length, 79);
   });
 
   it('names each message after its protocol.yml packet (namespace dropped or moved after the verb, or a listed rename)', () => {
@@ -217,6 +217,44 @@ describe('message tables against protocol.yml', () => {
       assert.equal(ymlLeaves.reduce((a, l) => a + Number(l.split(':')[1]), 0), packet.size_bytes, 'protocol.yml adds up');
     });
   }
+
+  it('names every TileEffectType and ButtonTargetType value protocol.yml names, as it does without its prefix', () => {
+    for (const [name, prefix] of [['TileEffectType', 'TILE_EFFECT_TYPE_'], ['ButtonTargetType', 'BUTTON_TARGET_TYPE_']] as const) {
+      const ours: Readonly<Record<number, string>> = ENUMS[name];
+      const named = model.yml.enums[name]!.values.filter((v) => v.name !== 'reserved');
+      assert.ok(named.length > 0);
+      for (const v of named) assert.equal(ours[v.value], v.name.slice(prefix.length), `${name} ${v.value}`);
+    }
+    assert.equal(ENUMS.TileEffectType[6], 'COLOR_SWEEP');
+    assert.equal(ENUMS.ButtonTargetType[31], 'KELVIN_STEP_LOCAL_DEVICE');
+  });
+
+  it('lays out each button target as the ButtonTarget union member of its target type (16 bytes; opaque bytes either way)', () => {
+    const union = model.yml.unions.ButtonTarget!.fields;
+    const opaque = (leaf: string): string => leaf.replace(/^(reserved|bytes):/, 'opaque:');
+    const merge = (leaves: string[]): string[] => {
+      // Runs of opaque bytes are one run, whether named or reserved on either side.
+      const out: string[] = [];
+      for (const l of leaves.map(opaque)) {
+        const last = out.at(-1);
+        if (l.startsWith('opaque:') && last?.startsWith('opaque:')) out[out.length - 1] = `opaque:${Number(last.slice(7)) + Number(l.slice(7))}`;
+        else out.push(l);
+      }
+      return out;
+    };
+    const checked: number[] = [];
+    for (const [key, type] of Object.entries(BUTTON_TARGETS)) {
+      const member = union[Number(key)]!;
+      assert.equal(type.sizeBytes, 16, `target type ${key}`);
+      const ymlLeaves = member.type === 'reserved' ? ['opaque:16'] : merge(model.leaves(member.type, member.size_bytes));
+      assert.deepEqual(merge(ourFieldLeaves(type.fields)), ymlLeaves, `target type ${key} (${member.name ?? 'reserved'})`);
+      checked.push(Number(key));
+    }
+    // Every named member of the union has a layout of ours.
+    const named = union.flatMap((f, i) => (f.type === 'reserved' ? [] : [i]));
+    assert.deepEqual(named.filter((i) => !checked.includes(i)), []);
+    assert.ok(checked.includes(31));
+  });
 
   it('resolves the nested groups of StateDeviceChain down to the device version and firmware packets', () => {
     // A spot check that the flattening really descends: 16 tiles x (3 accel + 2 reserved + 2 f32 + 2 u8 +

@@ -99,9 +99,9 @@ describe('lightwire simulate', () => {
     try {
       const url = /control endpoint: (\S+)\/lights/.exec(io.out())![1]!;
       const lights = (await (await fetch(`${url}/lights`)).json()) as { address: string; port: number; faults: { latencyMs: number; lossProbability: number } }[];
-      expect(lights).to.have.length(10);
+      expect(lights).to.have.length(15);
       expect(new Set(lights.map((l) => l.address))).to.deep.equal(new Set(['127.0.0.1']));
-      expect(new Set(lights.map((l) => l.port)).size).to.equal(10);
+      expect(new Set(lights.map((l) => l.port)).size).to.equal(15);
       expect(lights.every((l) => l.faults.latencyMs === 20 && l.faults.lossProbability === 0)).to.equal(true);
     } finally {
       io.abort();

@@ -30,7 +30,7 @@ describe('simulator control endpoint', () => {
     const { status, json } = await call(server, 'GET', '/lights');
     expect(status).to.equal(200);
     expect(json.map((l: any) => l.serial)).to.deep.equal(['d073d5000001', 'd073d5000002', 'd073d5000003']);
-    expect(json[0]).to.deep.include({ address: '127.0.0.2', port: r.fleet.port, productId: 91, productName: 'LIFX Color', label: 'Color 1' });
+    expect(json[0]).to.deep.include({ address: '127.0.0.2', port: r.fleet.port, productId: 91, productName: 'LIFX Color 800lm', label: 'Color 1' });
     expect(json[0].state.color).to.have.keys(['hue', 'saturation', 'brightness', 'kelvin']);
     expect(json[0].faults.offline).to.equal(false);
     expect(json[2].state.zones).to.have.length(16);

@@ -25,7 +25,7 @@ function failure(raw: unknown): { path: string; reason: string } | null {
 describe('simulator fleet files', () => {
   it('loads examples/fleet.json with every light, product and fault it documents', async () => {
     const spec = await loadFleetFile(EXAMPLE);
-    expect(spec.lights).to.have.length(10);
+    expect(spec.lights).to.have.length(15);
     const strip = spec.lights.find((l) => l.serial === 'd073d5000004')!;
     expect(strip.zoneCount).to.equal(120);
     expect(strip.product.capabilities.extendedMultizone).to.equal(true);
@@ -35,6 +35,11 @@ describe('simulator fleet files', () => {
     expect(porch.group.id).to.equal('0123456789abcdef0123456789abcdef');
     expect(spec.lights.find((l) => l.serial === 'd073d5000005')!.tileCount).to.equal(5);
     expect(spec.lights.find((l) => l.serial === 'd073d500000a')!.faults.offline).to.equal(true);
+    expect(spec.lights.find((l) => l.serial === 'd073d500000b')!).to.include({ tileCount: 1, tileWidth: 16, tileHeight: 8 });
+    expect(spec.lights.find((l) => l.serial === 'd073d500000c')!).to.include({ tileWidth: 7, tileHeight: 5, buttonCount: 4 });
+    expect(spec.lights.find((l) => l.serial === 'd073d500000d')!).to.include({ tileCount: 2, tileWidth: 6, tileHeight: 4 });
+    expect(spec.lights.find((l) => l.serial === 'd073d500000e')!).to.include({ relayCount: 2, buttonCount: 2, tileCount: 0 });
+    expect(spec.lights.find((l) => l.serial === 'd073d500000f')!.product.capabilities.kelvinRange).to.deep.equal({ minK: 2700, maxK: 6500 });
   });
 
   it('fills defaults: vendor 1, firmware 3.70, power on, white 3500 K, a label from the product and serial', () => {
@@ -43,7 +48,7 @@ describe('simulator fleet files', () => {
     expect(light!.firmware).to.deep.equal({ major: 3, minor: 70 });
     expect(light!.power).to.equal('on');
     expect(light!.color).to.deep.equal({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
-    expect(light!.label).to.equal('Color 000001');
+    expect(light!.label).to.equal('Color 800lm 000001');
     expect(light!.group.updatedAtNs).to.equal(5n);
   });
 
@@ -108,6 +113,8 @@ describe('simulator fleet files', () => {
     ['a chain on a candle', { lights: [{ ...ok, product: 137, tileCount: 2 }] }, 'lights[0].tileCount', /1 to 1/],
     ['infrared on a plain bulb', { lights: [{ ...ok, infrared: 0.5 }] }, 'lights[0].infrared', /only for infrared/],
     ['a colour on the Switch', { lights: [{ ...ok, product: 70, color: { hue: 1 } }] }, 'lights[0].color', /only for light/],
+    ['a lux on the Switch (no light, no sensor)', { lights: [{ ...ok, product: 70, lux: 5 }] }, 'lights[0].lux', /only for light/],
+    ['a negative lux', { lights: [{ ...ok, lux: -1 }] }, 'lights[0].lux', /0 to 1000000/],
     ['a loss probability above 1', { lights: [{ ...ok, faults: { lossProbability: 1.2 } }] }, 'lights[0].faults.lossProbability', /0 to 1/],
     ['a reply loss probability above 1', { lights: [{ ...ok, faults: { lossOutProbability: 1.01 } }] }, 'lights[0].faults.lossOutProbability', /0 to 1/],
     ['an incoming loss that is not a number', { lights: [{ ...ok, faults: { lossInProbability: '0.1' } }] }, 'lights[0].faults.lossInProbability', /must be a number/],

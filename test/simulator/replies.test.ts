@@ -21,6 +21,7 @@ describe('simulator replies', () => {
           bulb(),
           { serial: 'd073d5000002', product: 109, label: 'Porch', infrared: 0.5 },
           { serial: 'd073d5000003', product: 90, label: 'Clean' },
+          { serial: 'd073d5000004', product: 91, label: 'Lamp', lux: 42.5 },
         ],
       },
       { now: clock.now },
@@ -35,6 +36,20 @@ describe('simulator replies', () => {
     expect(namesOf(replies)).to.deep.equal(['LightState']);
     expect(replies[0]!.header.target).to.equal(BULB);
     expect(payloadsOf(replies, 'LightState')[0]).to.deep.equal({ color: GREEN, power: 65535, label: 'Desk' });
+  });
+
+  it('answers SensorGetAmbientLight with the fleet entry\'s lux; a light without one stays silent, as real ones do', async () => {
+    const lamp = r.at('d073d5000004');
+    const replies = await r.client.request('GetAmbientLight', {}, lamp, { count: 1 });
+    expect(namesOf(replies)).to.deep.equal(['StateAmbientLight']);
+    expect(payloadsOf(replies, 'StateAmbientLight')[0]).to.deep.equal({ lux: 42.5 });
+    // A negative window: nothing from the bulb (and no StateUnhandled: lights do not send it).
+    expect(await r.client.request('GetAmbientLight', {}, light(), { timeoutMs: 300 })).to.deep.equal([]);
+    r.fleet.light('d073d5000004').setState({ lux: 0.5 });
+    const again = await r.client.request('GetAmbientLight', {}, lamp, { count: 1 });
+    expect(payloadsOf(again, 'StateAmbientLight')[0]).to.deep.equal({ lux: 0.5 });
+    expect(r.fleet.light('d073d5000004').state.lux).to.equal(0.5);
+    expect(() => r.fleet.light(BULB).setState({ lux: 1 })).to.throw(/has no state.lux/);
   });
 
   it('sends the Acknowledgement before the State when both are asked for', async () => {

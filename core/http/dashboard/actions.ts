@@ -4,7 +4,7 @@
 // one parser, so a bad value gets the same code and text here as from HTTP, Node-RED or the library. Results are the
 // service's per-light results (ok / timed_out / offline).
 
-import { EFFECT_OPERATIONS, LightwireError, parseRequest, type Checked, type EffectOperationName, type LightResult, type Need } from '../../index.js';
+import { EFFECT_OPERATIONS, FIRMWARE_EFFECT_MIN_MAJOR, LightwireError, parseRequest, type Checked, type EffectOperationName, type LightResult, type Need } from '../../index.js';
 import type { DashboardService } from './service.js';
 
 /** An effect button: the catalogue's name and title, and the capability a light needs to run it (null: any light). */
@@ -12,11 +12,20 @@ export interface DashboardEffect {
   readonly name: string;
   readonly title: string;
   readonly needs: Need | null;
+  /** The firmware major version a light needs to run it too (the sky effects: 4), or null. */
+  readonly minFirmware: number | null;
 }
 
 /** The effect buttons, from the catalogue: every effect but Effects Off, which has a button of its own. */
 export const DASHBOARD_EFFECTS: readonly DashboardEffect[] = Object.freeze(
-  EFFECT_OPERATIONS.filter((o) => o.name !== 'effectsOff').map((o) => Object.freeze({ name: o.effect.name, title: o.effect.title, needs: o.needs ?? null })),
+  EFFECT_OPERATIONS.filter((o) => o.name !== 'effectsOff').map((o) =>
+    Object.freeze({
+      name: o.effect.name,
+      title: o.effect.title,
+      needs: o.needs ?? null,
+      minFirmware: (o.firmware === undefined ? undefined : FIRMWARE_EFFECT_MIN_MAJOR[o.firmware]) ?? null,
+    }),
+  ),
 );
 export const EFFECTS: readonly string[] = Object.freeze(DASHBOARD_EFFECTS.map((e) => e.name));
 
@@ -35,12 +44,14 @@ export type DashboardAction =
   | { readonly op: 'effect'; readonly selector: string; readonly effect: string; readonly color?: string }
   | { readonly op: 'effectsOff'; readonly selector: string }
   | { readonly op: 'scene'; readonly scene: string }
+  | { readonly op: 'label'; readonly selector: string; readonly label: string }
+  | { readonly op: 'rename'; readonly kind: 'group' | 'location'; readonly from: string; readonly to: string }
   | { readonly op: 'theme'; readonly selector: string; readonly request: Checked<'theme'> }
   | { readonly op: 'paint'; readonly selector: string; readonly request: Checked<'paint'> };
 
 const SELECTOR = /^(all|id:[0-9a-f]{12}|group_id:[0-9a-f]{32}|location_id:[0-9a-f]{32})$/;
 const SCENE_ID = /^[0-9a-fA-F-]{1,64}$/;
-const OPS = ['toggle', 'power', 'state', 'effect', 'effectsOff', 'scene', 'theme', 'paint'] as const;
+const OPS = ['toggle', 'power', 'state', 'effect', 'effectsOff', 'scene', 'label', 'rename', 'theme', 'paint'] as const;
 /** Transition of a theme or a pixel painted from the page. */
 const THEME_DURATION_S = 1;
 const PAINT_DURATION_S = 0.25;
@@ -113,6 +124,17 @@ export function parseAction(body: unknown): DashboardAction {
       if (typeof b.scene !== 'string' || !SCENE_ID.test(b.scene)) throw invalid('scene', 'must be a scene id');
       return { op: 'scene', scene: b.scene };
     }
+    // Renaming in place: a light's label (the page names it by id), a group's or location's name (OLD -> NEW).
+    case 'label': {
+      const selector = selectorOf(b);
+      if (!selector.startsWith('id:')) throw invalid('selector', 'must be id:<serial>: a label is for one light');
+      return { op: 'label', selector, label: parseRequest('setLabel', { label: b.label }, { vocabulary: 'library' }).label };
+    }
+    case 'rename': {
+      if (b.kind !== 'group' && b.kind !== 'location') throw invalid('kind', 'must be "group" or "location"');
+      const { from, to } = parseRequest(b.kind === 'group' ? 'renameGroup' : 'renameLocation', { from: b.from, to: b.to }, { vocabulary: 'library' });
+      return { op: 'rename', kind: b.kind, from, to };
+    }
     // Paint Theme and Paint Pixels: the rest of the body is the request, checked by the service's one parser.
     case 'theme': {
       const selector = selectorOf(b);
@@ -142,6 +164,10 @@ export async function runAction(service: DashboardService, action: DashboardActi
       return service.perform('effectsOff', action.selector, {});
     case 'scene':
       return service.activateScene(action.scene, {});
+    case 'label':
+      return service.perform('setLabel', action.selector, { label: action.label });
+    case 'rename':
+      return service.rename(action.kind === 'group' ? 'renameGroup' : 'renameLocation', { from: action.from, to: action.to });
     case 'theme':
       return service.perform('theme', action.selector, action.request);
     case 'paint':

@@ -220,6 +220,9 @@ function targets() {
 function openPanel(target) {
   current = target;
   $('panel-title').textContent = target.title;
+  // What the name field renames: the light's label, or the group's name (every member of it).
+  $('rename').value = target.kind === 'light' ? (lights.get(target.serial) || {}).label || '' : target.title;
+  $('rename').setAttribute('aria-label', target.kind === 'light' ? 'Light name' : 'Group name');
   $('panel-results').textContent = '';
   panel.hidden = false;
   refreshPanel(true);
@@ -253,9 +256,12 @@ function refreshPanel(reset) {
   var fx = $('effects');
   if (reset) {
     fx.textContent = '';
-    // An effect shows when one of the lights can run it (the server's catalogue says what each needs).
+    // An effect shows when one of the lights can run it (the server's catalogue says what each needs, capability
+    // and firmware: the sky effects need firmware 4 or later).
     var names = EFFECTS.filter(function (e) {
-      return !e.needs || list.some(function (l) { return l.caps[e.needs]; });
+      return !e.needs || list.some(function (l) {
+        return l.caps[e.needs] && (!e.minFirmware || (l.firmware !== null && parseInt(l.firmware, 10) >= e.minFirmware));
+      });
     }).map(function (e) { return e.name; });
     names.forEach(function (name) {
       var b = el('button', 'effect', name);
@@ -280,6 +286,17 @@ function wire() {
   $('power-off').addEventListener('click', function () { act({ op: 'power', selector: current.selector, power: 'off' }, 'Off: ' + current.title); });
   $('power-toggle').addEventListener('click', function () { act({ op: 'toggle', selector: current.selector }, 'Toggle ' + current.title); });
   $('effects-off').addEventListener('click', function () { act({ op: 'effectsOff', selector: current.selector }, 'Stop effects: ' + current.title); });
+  $('rename-form').addEventListener('submit', function (ev) {
+    ev.preventDefault();
+    var name = $('rename').value.trim(), target = current;
+    if (!target || name === '' || name === target.title) return;
+    var body = target.kind === 'light' ? { op: 'label', selector: target.selector, label: name } : { op: 'rename', kind: 'group', from: target.title, to: name };
+    act(body, 'Rename ' + target.title).then(function (results) {
+      if (!results || !results.some(function (r) { return r.status === 'ok'; }) || current !== target) return;
+      target.title = name;
+      $('panel-title').textContent = name;
+    });
+  });
   $('brightness').addEventListener('input', function () {
     sendLatest('b', { op: 'state', selector: current.selector, brightness: Number(this.value) / 100 });
   });

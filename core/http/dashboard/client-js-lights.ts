@@ -200,10 +200,13 @@ function renderCard(l) {
   c.info.setAttribute('aria-label', 'Adjust ' + (l.label || l.serial));
   var meta = [l.product || 'unknown product'];
   if (l.signal) meta.push('signal ' + l.signal);
+  // The sensor's raw reading: not calibrated, and with the light on it mostly measures the light itself.
+  if (l.lux !== null && l.lux !== undefined) meta.push(l.lux + ' lux');
   c.meta.textContent = meta.join(' \u00b7 ');
   c.seen.textContent = 'seen ' + ago(l.lastSeenAt);
   c.badge.textContent = offline ? 'offline' : on ? (l.color ? Math.round(l.color[2] * 100) + '%' : 'on') : 'off';
-  c.el.title = l.serial + (l.firmware ? ' \u00b7 firmware ' + l.firmware : '') + (l.effect && l.effect !== 'OFF' ? ' \u00b7 effect ' + l.effect : '');
+  c.el.title = l.serial + (l.firmware ? ' \u00b7 firmware ' + l.firmware : '') + (l.effect && l.effect !== 'OFF' ? ' \u00b7 effect ' + l.effect : '') +
+    (l.lux !== null && l.lux !== undefined ? ' \u00b7 ambient light ' + l.lux + ' lux (raw sensor reading, best with the light off)' : '');
   applyFilter(c, l);
 }
 

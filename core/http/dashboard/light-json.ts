@@ -1,5 +1,5 @@
 // What the dashboard page gets for one light: the service's LightView (with the facts the page shows besides
-// state: signal, firmware, effect) as a small JSON record. Colours stay in user units (degrees, 0-1, kelvin).
+// state: signal, firmware, effect, ambient light) as a small JSON record. Colours stay in user units (degrees, 0-1, kelvin).
 
 import type { Hsbk, LightView, Scene } from '../../index.js';
 
@@ -35,6 +35,8 @@ export interface PageLight {
   readonly rssi: number | null;
   readonly firmware: string | null;
   readonly effect: string | null;
+  /** The ambient light sensor's raw reading (lux, 0.1 steps), lights that have one; null otherwise. */
+  readonly lux: number | null;
   /** Epoch ms of the last packet from the light. */
   readonly lastSeenAt: number;
 }
@@ -59,11 +61,12 @@ function pageColors(colors: readonly Hsbk[]): PageColor[] {
   });
 }
 
-/** A matrix light's tiles with their pixels, when both its chain and its pixels are known and agree. */
+/** A matrix light's tiles with their pixels, when both its tiles and its pixels are known and agree. */
 function pageTiles(view: LightView): PageLight['tiles'] {
-  const { chain, pixels } = view;
-  if (chain === null || pixels === null || chain.length !== pixels.length) return null;
-  return chain.map((t, i) => ({ width: t.width, height: t.height, colors: pageColors(pixels[i]!) }));
+  const tiles = view.matrix?.tiles;
+  const pixels = view.pixels;
+  if (tiles === undefined || pixels === null || tiles.length !== pixels.length) return null;
+  return tiles.map((t, i) => ({ width: t.width, height: t.height, colors: pageColors(pixels[i]!) }));
 }
 
 export function pageLight(view: LightView): PageLight {
@@ -96,6 +99,7 @@ export function pageLight(view: LightView): PageLight {
     rssi: wifi ? wifi.rssi : null,
     firmware: fw ? `${fw.major}.${fw.minor}` : null,
     effect: view.effect,
+    lux: view.ambientLux === null ? null : round(view.ambientLux, 1),
     lastSeenAt: view.lastSeenAt,
   };
 }

@@ -6,10 +6,11 @@ import { DEVICE } from './device.js';
 import { LIGHT } from './light.js';
 import type { MessageSpec } from './message.js';
 import { MULTIZONE } from './multizone.js';
+import { SENSOR } from './sensor.js';
 import { SWITCH } from './switch.js';
 import { TILE } from './tile.js';
 
-export const MESSAGES = { ...DEVICE, ...LIGHT, ...MULTIZONE, ...TILE, ...SWITCH } as const;
+export const MESSAGES = { ...DEVICE, ...LIGHT, ...MULTIZONE, ...TILE, ...SWITCH, ...SENSOR } as const;
 
 export type Messages = typeof MESSAGES;
 export type MessageName = keyof Messages;
@@ -55,5 +56,5 @@ export function isMessageName(name: string): name is MessageName {
   return Object.hasOwn(MESSAGES, name);
 }
 
-export { ENUMS } from './structs.js';
+export { BUTTON_TARGETS, ENUMS, enumName, type ButtonTargetSpec } from './structs.js';
 export type { MessageSpec, MultiReply } from './message.js';

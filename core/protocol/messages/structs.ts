@@ -1,7 +1,7 @@
 // Field groups shared by several messages and the enums (https://lan.developer.lifx.com/docs/field-types).
 
 import {
-  array, bool, bytes, enumOf, f32, field, hexBytes, i16, label, reserved, struct, u16, u32, u64, u8,
+  array, bool, bytes, enumOf, f32, field, hexBytes, i16, label, reserved, struct, u16, u32, u64, u8, type FieldSpec, type StructType,
 } from '../field-types.js';
 
 export const ENUMS = {
@@ -13,7 +13,9 @@ export const ENUMS = {
   },
   MultiZoneApplicationRequest: { 0: 'NO_APPLY', 1: 'APPLY', 2: 'APPLY_ONLY' },
   MultiZoneEffectType: { 0: 'OFF', 1: 'MOVE', 2: 'RESERVED_2', 3: 'RESERVED_3' },
-  TileEffectType: { 0: 'OFF', 1: 'RESERVED_1', 2: 'MORPH', 3: 'FLAME', 4: 'RESERVED_4', 5: 'SKY' },
+  // COLOR_SWEEP (6): upstream protocol.yml after the stored snapshot (fe8871b); lifx-emulator's regenerated
+  // protocol_types.py and lifx-async's FirmwareEffect carry it.
+  TileEffectType: { 0: 'OFF', 1: 'RESERVED_1', 2: 'MORPH', 3: 'FLAME', 4: 'RESERVED_4', 5: 'SKY', 6: 'COLOR_SWEEP' },
   TileEffectSkyType: { 0: 'SUNRISE', 1: 'SUNSET', 2: 'CLOUDS' },
   TileEffectSkyPalette: {
     0: 'CLOUDS_SKY', 1: 'NIGHT_SKY', 2: 'DAWN_SKY', 3: 'DAWN_SUN', 4: 'FULL_SUN', 5: 'FINAL_SUN', 6: 'NUM_COLOURS',
@@ -30,8 +32,18 @@ export const ENUMS = {
     18: 'POWER_ON_LOCATION', 19: 'POWER_ON_GROUP', 20: 'POWER_ON_RELAYS', 21: 'POWER_OFF_DEVICE',
     22: 'POWER_OFF_LOCATION', 23: 'POWER_OFF_GROUP', 24: 'POWER_OFF_RELAYS', 28: 'POWER_TOGGLE_LOCAL_DEVICE',
     29: 'BRIGHTNESS_DOWN_LOCAL_DEVICE', 30: 'BRIGHTNESS_UP_LOCAL_DEVICE',
+    // Upstream after fe8871b (lifx-emulator's regenerated protocol_types.py); 32-35 are reserved there.
+    31: 'KELVIN_STEP_LOCAL_DEVICE',
   },
 } as const satisfies Record<string, Record<number, string>>;
+
+/**
+ * A value of an enum by its name, or by its number when the table has no name for it: firmware newer than our tables
+ * reports values we do not know (an effect added upstream), and those are shown as what they are, never as another.
+ */
+export function enumName(names: Readonly<Record<number, string>>, value: number): string {
+  return names[value] ?? String(value);
+}
 
 /** LightHsbk: wire units; core/protocol/units.ts converts. */
 export const Hsbk = struct([
@@ -113,7 +125,67 @@ export const TileBufferRect = struct([
   field('width', u8),
 ]);
 
-// The 16-byte target is a union chosen by targetType; kept as raw bytes.
+// ---- button targets: protocol.yml's ButtonTarget union, 16 bytes whose meaning targetType chooses ----
+
+/** Relays of the device itself (relays[0..relaysCount-1] are relay indexes). */
+export const ButtonTargetRelays = struct([field('relaysCount', u8), field('relays', array(u8, 15))]);
+/** Another device, by serial. */
+export const ButtonTargetDevice = struct([field('serial', hexBytes(6)), reserved(10)]);
+/** Relays of another device. */
+export const ButtonTargetDeviceRelays = struct([field('serial', hexBytes(6)), field('relaysCount', u8), field('relays', array(u8, 9))]);
+/**
+ * Kelvin steps of the device itself (upstream after fe8871b: lifx-emulator's ButtonTargetKelvinStep). protocol.yml
+ * gives `Duration` no unit, so the name carries none.
+ */
+export const ButtonTargetKelvinStep = struct([
+  reserved(6),
+  field('minKelvin', u16, 'kelvin'),
+  field('maxKelvin', u16, 'kelvin'),
+  field('kelvinStep', u16),
+  field('duration', u16),
+  reserved(2),
+]);
+/** A location, group or scene, by its 16-byte id. */
+export const ButtonTargetLocation = struct([field('location', Id16)]);
+export const ButtonTargetGroup = struct([field('group', Id16)]);
+export const ButtonTargetScene = struct([field('scene', Id16)]);
+/** Targets of the device itself that carry nothing (the 16 bytes are unused). */
+export const ButtonTargetNone = struct([reserved(16)]);
+
+/** How the target of each ButtonTargetType is laid out: the union's members, by target type. */
+export const BUTTON_TARGETS = {
+  2: ButtonTargetRelays,
+  3: ButtonTargetDevice,
+  4: ButtonTargetLocation,
+  5: ButtonTargetGroup,
+  6: ButtonTargetScene,
+  7: ButtonTargetDeviceRelays,
+  8: ButtonTargetDevice,
+  9: ButtonTargetGroup,
+  10: ButtonTargetLocation,
+  11: ButtonTargetDevice,
+  12: ButtonTargetGroup,
+  13: ButtonTargetLocation,
+  14: ButtonTargetNone,
+  15: ButtonTargetNone,
+  16: ButtonTargetNone,
+  17: ButtonTargetDevice,
+  18: ButtonTargetLocation,
+  19: ButtonTargetGroup,
+  20: ButtonTargetDeviceRelays,
+  21: ButtonTargetDevice,
+  22: ButtonTargetLocation,
+  23: ButtonTargetGroup,
+  24: ButtonTargetDeviceRelays,
+  28: ButtonTargetNone,
+  29: ButtonTargetNone,
+  30: ButtonTargetNone,
+  31: ButtonTargetKelvinStep,
+} as const satisfies Record<keyof typeof ENUMS.ButtonTargetType, StructType<readonly FieldSpec[]>>;
+
+export type ButtonTargetSpec = (typeof BUTTON_TARGETS)[keyof typeof BUTTON_TARGETS];
+
+// The 16-byte target is a union chosen by targetType: raw bytes on the wire, read through BUTTON_TARGETS.
 export const ButtonAction = struct([
   field('gesture', enumOf(u16, ENUMS.ButtonGesture)),
   field('targetType', enumOf(u16, ENUMS.ButtonTargetType)),

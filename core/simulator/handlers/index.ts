@@ -6,6 +6,7 @@ import { DEVICE_HANDLERS } from './device.js';
 import { LIGHT_HANDLERS } from './light.js';
 import { MATRIX_HANDLERS } from './matrix.js';
 import { MULTIZONE_HANDLERS } from './multizone.js';
+import { SENSOR_HANDLERS } from './sensor.js';
 import { SWITCH_HANDLERS } from './switch.js';
 import { FAMILIES, reply, type Handler, type HandlerContext, type HandlerTable, type Reply } from './types.js';
 
@@ -15,6 +16,7 @@ export const HANDLERS: HandlerTable = Object.freeze({
   ...MULTIZONE_HANDLERS,
   ...MATRIX_HANDLERS,
   ...SWITCH_HANDLERS,
+  ...SENSOR_HANDLERS,
 });
 
 /** Whether this device handles a message (by name; null = a type the tables do not know). */

@@ -152,6 +152,47 @@ describe('dashboard in Chromium against lightwire serve', function () {
     }, Number(max));
     await until(() => warm.state.color.kelvin === Number(max), { timeoutMs: 3000, what: `kelvin ${max}` });
     await page.waitForSelector('#panel-results li.ok');
+    // Renamed in place: the name field holds the label; a new one reaches the light (SetLabel), the card and the title.
+    expect(await page.inputValue('#rename')).to.equal(warm.state.label);
+    await page.fill('#rename', 'Reading lamp ✨');
+    await page.click('#rename-save');
+    await until(() => warm.state.label === 'Reading lamp ✨', { timeoutMs: 3000, what: 'the light renamed' });
+    await page.waitForFunction((serial) => document.querySelector(`.light[data-serial="${serial}"] .label`)?.textContent === 'Reading lamp ✨', warm.serial, { timeout: 3000 });
+    expect(await page.textContent('#panel-title')).to.equal('Reading lamp ✨');
+    expect(warm.received('SetLabel').map((p) => p.payload)).to.deep.equal([{ label: 'Reading lamp ✨' }]);
+    await page.click('#panel-close');
+  });
+
+  it('renames a group from its panel: every member gets the name with one updated_at, and the page shows it', async () => {
+    const members = served.fleet.lights.filter((l) => l.state.group.label === 'Bedroom');
+    expect(members.length).to.be.above(1);
+    const before = members[0]!.state.group;
+    await page.click('.group:has(h3:text-is("Bedroom")) .group-more');
+    await page.waitForSelector('#panel:not([hidden])');
+    expect(await page.textContent('#panel-title')).to.equal('Bedroom');
+    expect(await page.inputValue('#rename')).to.equal('Bedroom');
+    await page.fill('#rename', 'Guest room');
+    await page.click('#rename-save');
+    await until(() => members.every((l) => l.state.group.label === 'Guest room'), { timeoutMs: 3000, what: 'every member renamed' });
+    expect(new Set(members.map((l) => `${l.state.group.id} ${l.state.group.updatedAtNs}`)).size).to.equal(1);
+    expect(members[0]!.state.group.id).to.equal(before.id);
+    await page.waitForFunction(() => [...document.querySelectorAll('.group-head h3')].some((e) => e.textContent === 'Guest room'), undefined, { timeout: 3000 });
+    expect(await page.textContent('#panel-title')).to.equal('Guest room');
+    // Back as it was, from the same field.
+    await page.fill('#rename', 'Bedroom');
+    await page.click('#rename-save');
+    await until(() => members.every((l) => l.state.group.label === 'Bedroom'), { timeoutMs: 3000, what: 'the name back' });
+    await page.click('#panel-close');
+  });
+
+  it('offers a matrix light on firmware 3 its morph and flame buttons but not the sky effects (they need firmware 4)', async () => {
+    const tile = served.fleet.lights[9]!; // the Tile, firmware 3.70
+    expect(tile.summary().firmware.major).to.equal(3);
+    await page.click(`.light[data-serial="${tile.serial}"] .info`);
+    await page.waitForSelector('#panel:not([hidden])');
+    const effects = await page.$$eval('#effects .effect', (els) => els.map((e) => e.textContent));
+    expect(effects).to.include.members(['morph', 'flame']);
+    expect(effects.filter((e) => e === 'sunrise' || e === 'sunset' || e === 'clouds')).to.deep.equal([]);
     await page.click('#panel-close');
   });
 
@@ -383,6 +424,8 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
     browser = await launchChromium();
     const fleet = defaultFleet(4); // Color 1 (Living Room), White to Warm 2 (Kitchen), Strip 3 (Bedroom), A19 4 (Office)
     fleet.lights.push({ serial: SWITCH, product: 70, label: 'Wall switch', group: { label: 'Living Room' }, location: { label: 'Home' } });
+    // The first light has an ambient light sensor (it answers SensorGetAmbientLight); the others have none.
+    (fleet.lights[0] as { lux?: number }).lux = 55;
     rig = await serviceRig(fleet);
     serials = rig.fleet.lights.slice(0, 4).map((l) => l.serial);
     // The service knows the Switch (it has relays); the page is to leave it out.
@@ -416,6 +459,19 @@ describe('dashboard in Chromium: a Switch, renamed groups and the filter as the 
     expect(await page.textContent('#summary')).to.match(/^4 lights · /);
     const living = await page.$$eval('.group', (gs) => gs.filter((g) => g.querySelector('h3')!.textContent === 'Living Room').map((g) => g.querySelector('.count')!.textContent));
     expect(living).to.deep.equal(['1 light']);
+  });
+
+  it('shows the ambient light reading on the card of a light with the sensor only, and a new reading after a refresh', async () => {
+    const [lamp, other] = serials as [string, string];
+    const metaHas = (serial: string, text: string): Promise<unknown> =>
+      page.waitForFunction(([s, t]) => document.querySelector(`.light[data-serial="${s}"] .meta`)?.textContent?.includes(t as string) === true, [serial, text], { timeout: 5000 });
+    // The sensor is asked on a state refresh after the first read.
+    await rig.client.refreshState(lamp);
+    await metaHas(lamp, '55 lux');
+    expect(await page.getAttribute(`.light[data-serial="${lamp}"]`, 'title')).to.include('ambient light 55 lux (raw sensor reading');
+    expect(await page.textContent(`.light[data-serial="${other}"] .meta`)).not.to.include('lux');
+    await patchAndRead([[lamp, { lux: 7.5 }]]);
+    await metaHas(lamp, '7.5 lux');
   });
 
   it('loads without an error in the console (no /favicon.ico 404)', async () => {

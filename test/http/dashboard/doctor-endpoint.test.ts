@@ -25,7 +25,7 @@ describe('dashboard: /api/doctor', function () {
       // The port the lights are asked on (the fleet's, here): whether another program holds it.
       expect(report.port?.port).to.equal(rig.fleet.port);
       const desk = report.lights.find((l) => l.serial === DESK)!;
-      expect(desk).to.include({ healthy: true, online: true, label: 'Desk', product: 'LIFX Color' });
+      expect(desk).to.include({ healthy: true, online: true, label: 'Desk', product: 'LIFX Color 800lm' });
       // Figures since the service started: the rig's first reads.
       expect(desk.requests).to.be.above(0);
       expect(desk.lossRate).to.equal(0);

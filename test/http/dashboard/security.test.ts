@@ -331,7 +331,7 @@ describe('dashboard: sessions and the Origin rule', function () {
       const snapshot = events.find((e) => e.event === 'snapshot')!.data;
       expect(snapshot.lights.map((l: { serial: string }) => l.serial).sort()).to.deep.equal(contractFleet().lights.map((l) => l.serial).sort());
       const desk = snapshot.lights.find((l: { serial: string }) => l.serial === DESK);
-      expect(desk).to.include({ label: 'Desk', online: true, power: 'on', product: 'LIFX Color' });
+      expect(desk).to.include({ label: 'Desk', online: true, power: 'on', product: 'LIFX Color 800lm' });
       expect(desk.group.name).to.equal('Office');
       expect(desk.location.name).to.equal('Home');
       expect(desk.signal).to.be.a('string');
