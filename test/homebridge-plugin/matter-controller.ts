@@ -118,7 +118,9 @@ async function handle(request: Request): Promise<Record<string, unknown>> {
     }
     case 'invoke': {
       const started = performance.now();
-      await client(request.endpoint!, request.cluster!)[request.command!](request.args ?? {});
+      const c = client(request.endpoint!, request.cluster!);
+      // A command without fields (OnOff's on, off, toggle) takes no argument at all.
+      await (request.args === undefined ? c[request.command!]() : c[request.command!](request.args));
       return { ms: performance.now() - started };
     }
     case 'attribute': {
