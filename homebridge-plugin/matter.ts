@@ -21,6 +21,11 @@ import type { Writer } from './writer.js';
 export const MATTER_RETRY_MS = 1_000;
 /** How long after registering the face waits at most for Homebridge to know the accessory. */
 export const MATTER_KNOWN_WAIT_MS = 15_000;
+/**
+ * Homebridge writes a registration to its Matter cache 2 s after the last one (debounced) and refuses, with a
+ * warning, to update a cache entry it has not written yet: cache updates of a new accessory wait this long.
+ */
+export const MATTER_CACHE_SETTLE_MS = 10_000;
 
 export interface MatterFaceDeps {
   readonly api: API;
@@ -40,6 +45,8 @@ interface Entry {
   accessory: MatterAccessory<MatterLightContext>;
   /** Homebridge has confirmed it knows the accessory: updates reach it. */
   known: boolean;
+  /** When registration resolved (epoch ms), for MATTER_CACHE_SETTLE_MS. */
+  registeredAt: number;
 }
 
 /**
@@ -133,7 +140,7 @@ export class MatterFace {
       if (this.entries.has(uuid) || this.pending.has(uuid)) continue;
       const name = relay === undefined ? this.nameOf(view) : `${this.nameOf(view)} ${relay + 1}`;
       const accessory = matterAccessory(this.matter, { uuid, name, view, kind: kind!, ...(relay === undefined ? {} : { relay }), target: this.target(view.serial) });
-      this.pending.set(uuid, { serial: view.serial, relay, kind: kind!, accessory, known: false });
+      this.pending.set(uuid, { serial: view.serial, relay, kind: kind!, accessory, known: false, registeredAt: 0 });
     }
     this.flushSoon(0);
   }
@@ -167,14 +174,23 @@ export class MatterFace {
     try {
       await this.matter.registerPlatformAccessories(PLUGIN_NAME, PLATFORM_NAME, batch.map((e) => e.accessory));
     } catch (err) {
-      for (const entry of batch) if (!this.pending.has(entry.accessory.UUID)) this.pending.set(entry.accessory.UUID, entry);
-      this.deps.log.debug(`Matter: registration not taken yet (${(err as Error).message}); trying again in ${MATTER_RETRY_MS} ms.`);
+      const message = err instanceof Error ? err.message : String(err);
       this.flushing = false;
+      // Homebridge refuses while its Matter server starts ("still starting"): those are tried again. Any other refusal
+      // would be refused again: said once, and the batch dropped (the lights stay in HomeKit).
+      if (!/still starting|before Homebridge has finished launching/.test(message)) {
+        this.deps.log.error(`Matter: Homebridge refused ${batch.length} device(s): ${message}. They stay in HomeKit only.`);
+        this.flushSoon(0);
+        return;
+      }
+      for (const entry of batch) if (!this.pending.has(entry.accessory.UUID)) this.pending.set(entry.accessory.UUID, entry);
+      this.deps.log.debug(`Matter: registration not taken yet (${message}); trying again in ${MATTER_RETRY_MS} ms.`);
       this.flushSoon(MATTER_RETRY_MS);
       return;
     }
     this.flushing = false;
     for (const entry of batch) {
+      entry.registeredAt = this.deps.now();
       this.restored.delete(entry.accessory.UUID);
       this.entries.set(entry.accessory.UUID, entry);
       this.deps.log.info(`Matter: added ${entry.accessory.displayName} as ${entry.kind === 'plug' ? 'an On/Off Plug-in Unit' : KIND_NAMES[entry.kind]} (${entry.serial}).`);
@@ -240,13 +256,19 @@ export class MatterFace {
   /** Names follow labels: the bridged device's NodeLabel now, the cached name for the next start. */
   private rename(view: LightView): void {
     for (const uuid of this.uuidsOf(view.serial)) {
+      const waiting = this.pending.get(uuid);
+      if (waiting !== undefined) {
+        // Not registered yet: it is registered under the new name.
+        waiting.accessory = { ...waiting.accessory, displayName: matterLabel(waiting.relay === undefined ? this.nameOf(view) : `${this.nameOf(view)} ${waiting.relay + 1}`) };
+        continue;
+      }
       const entry = this.entries.get(uuid);
       if (entry === undefined) continue;
       const name = matterLabel(entry.relay === undefined ? this.nameOf(view) : `${this.nameOf(view)} ${entry.relay + 1}`);
       if (name === entry.accessory.displayName) continue;
       entry.accessory = { ...entry.accessory, displayName: name };
       if (entry.known) this.update(uuid, 'bridgedDeviceBasicInformation', { nodeLabel: name });
-      this.matter.updatePlatformAccessories([entry.accessory]).catch(() => undefined);
+      this.save(entry);
       this.deps.log.info(`Matter: ${view.serial} is now called ${name}.`);
     }
   }
@@ -266,11 +288,21 @@ export class MatterFace {
       const lastSeenAt = view?.lastSeenAt ?? context?.lastSeenAt ?? this.launchedAt;
       if (now - lastSeenAt > graceMs) this.unregister(uuid, `not seen for ${Math.floor((now - lastSeenAt) / 3_600_000)} h`);
       else if (view !== undefined && context !== undefined && context.lastSeenAt !== view.lastSeenAt) {
+        const entry = this.entries.get(uuid);
+        if (entry !== undefined && now - entry.registeredAt < MATTER_CACHE_SETTLE_MS) continue;
         accessory.context = { ...context, lastSeenAt: view.lastSeenAt };
-        if (this.entries.has(uuid)) refreshed.push(accessory);
+        if (entry !== undefined) refreshed.push(accessory);
       }
     }
     if (refreshed.length > 0) this.matter.updatePlatformAccessories(refreshed).catch(() => undefined);
+  }
+
+  /** Saves an accessory's name and context to Homebridge's Matter cache, once Homebridge has written its entry. */
+  private save(entry: Entry): void {
+    const uuid = entry.accessory.UUID;
+    this.after(Math.max(0, entry.registeredAt + MATTER_CACHE_SETTLE_MS - this.deps.now()), () => {
+      if (this.entries.get(uuid) === entry) this.matter.updatePlatformAccessories([entry.accessory]).catch(() => undefined);
+    });
   }
 
   // ---- helpers ----

@@ -6,7 +6,7 @@ import * as hap from '@homebridge/hap-nodejs';
 import { expect } from 'chai';
 import type { API, MatterAccessory, PlatformConfig } from 'homebridge';
 import type { Fleet } from '../../core/simulator/index.js';
-import { matterProblem } from '../../homebridge-plugin/matter.js';
+import { MATTER_CACHE_SETTLE_MS, matterProblem } from '../../homebridge-plugin/matter.js';
 import { LightwirePlatform } from '../../homebridge-plugin/platform.js';
 import { MATTER_UUID_SEED } from '../../homebridge-plugin/settings.js';
 import { until } from '../helpers/wait.js';
@@ -62,11 +62,18 @@ interface Rig {
   readonly log: TestLog;
 }
 
+/** The platform's clock, moved ahead by the tests that wait for Homebridge's Matter cache (MATTER_CACHE_SETTLE_MS). */
+const clock = { aheadMs: 0 };
+
 function rig(fleet: Fleet, config: Record<string, unknown>, api: (fake: FakeApi) => Record<string, unknown>): Rig {
   const fake = fakeApi();
   Object.assign(fake.api, api(fake));
   const log = testLog();
-  const platform = new LightwirePlatform(log.log, { platform: 'Lightwire', ...config } as PlatformConfig, fake.api, { createService: fleetServiceOptions(fleet) });
+  clock.aheadMs = 0;
+  const platform = new LightwirePlatform(log.log, { platform: 'Lightwire', ...config } as PlatformConfig, fake.api, {
+    createService: fleetServiceOptions(fleet),
+    now: () => Date.now() + clock.aheadMs,
+  });
   return { platform, fake, log };
 }
 
@@ -187,12 +194,14 @@ describe('homebridge Matter face', function () {
     await current.platform.launch();
     const uuid = uuidOf(COLOUR);
     await until(() => m.updates.some((u) => u.uuid === uuid && u.cluster === 'bridgedDeviceBasicInformation' && u.attributes.reachable === true) || null, { what: 'the first state push' });
+    expect(m.saved, 'no cache update before Homebridge has written the entry').to.deep.equal([]);
+    clock.aheadMs = MATTER_CACHE_SETTLE_MS;
     const pushed = (cluster: string, attribute: string, value: unknown) => () => m.updates.some((u) => u.uuid === uuid && u.cluster === cluster && u.attributes[attribute] === value) || null;
     fleet.light(COLOUR).setState({ power: 'off', label: 'Study' });
     await until(pushed('onOff', 'onOff', false), { timeoutMs: 3000, what: 'onOff false pushed' });
     await until(pushed('bridgedDeviceBasicInformation', 'nodeLabel', 'Study'), { timeoutMs: 3000, what: 'the new label pushed' });
     // Saved to Homebridge's Matter cache under the new name (the name a restart registers it with).
-    expect(m.saved.filter((a) => a.UUID === uuid).map((a) => a.displayName)).to.include('Study');
+    await until(() => m.saved.some((a) => a.UUID === uuid && a.displayName === 'Study') || null, { timeoutMs: 2000, what: 'the new name saved' });
     fleet.light(COLOUR).setFaults({ unresponsive: true });
     const started = performance.now();
     const on = m.registered.get(uuid)!.handlers!.onOff!.on!;
