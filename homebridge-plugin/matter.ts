@@ -287,6 +287,8 @@ export class MatterFace {
       const view = context === undefined ? undefined : this.service?.light(context.serial);
       const lastSeenAt = view?.lastSeenAt ?? context?.lastSeenAt ?? this.launchedAt;
       if (now - lastSeenAt > graceMs) this.unregister(uuid, `not seen for ${Math.floor((now - lastSeenAt) / 3_600_000)} h`);
+      // Restored from the cache, its light not found (yet): Homebridge shows it reachable until told otherwise.
+      else if (this.restored.has(uuid) && (view === undefined || !view.online)) this.update(uuid, 'bridgedDeviceBasicInformation', { reachable: false });
       else if (view !== undefined && context !== undefined && context.lastSeenAt !== view.lastSeenAt) {
         const entry = this.entries.get(uuid);
         if (entry !== undefined && now - entry.registeredAt < MATTER_CACHE_SETTLE_MS) continue;

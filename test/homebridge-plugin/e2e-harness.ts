@@ -108,7 +108,9 @@ export async function startFleetProcess(pluginDir: string, lights: number, extra
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     })().catch((err) => { process.stderr.write(String(err && err.stack || err) + '\\n'); process.exit(1); });`;
-  const proc = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // In the plugin folder: from the repository, `homebridge-lightwire` would resolve to the repository itself (a
+  // package finds itself by name), whose dist/ another test's `npm pack` may be rebuilding at that moment.
+  const proc = spawn(process.execPath, ['-e', script], { cwd: pluginDir, stdio: ['ignore', 'pipe', 'pipe'] });
   const child = new Child('virtual fleet', proc);
   const m = await child.waitFor(/fleet port=(\d+) control=(http:\/\/127\.0\.0\.1:\d+)/, 15000);
   return { child, port: Number(m[1]), controlUrl: m[2]! };

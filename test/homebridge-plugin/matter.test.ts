@@ -219,14 +219,17 @@ describe('homebridge Matter face', function () {
     await until(() => m.updates.filter((u) => u.attributes.reachable === true && u.uuid === uuid).length > count || null, { timeoutMs: 5000, what: 'reachable true pushed again' });
   });
 
-  it('removes a cached Matter device whose light was not seen for the grace period', async () => {
+  it('removes a cached Matter device whose light was not seen for the grace period, and shows one not found yet unreachable', async () => {
     const m = fakeMatter();
     current = rig(fleet, { matter: true, discovery: { removeAfterHours: 1 } }, () => ({ isMatterAvailable: () => true, isMatterEnabled: () => true, matter: m.matter }));
     const gone = 'd073d5ffffff';
     current.platform.configureMatterAccessory({ UUID: uuidOf(gone), displayName: 'Gone', context: { kind: 'matter-light', serial: gone, lastSeenAt: Date.now() - 2 * 3_600_000 } } as unknown as MatterAccessory);
+    current.platform.configureMatterAccessory({ UUID: uuidOf('d073d5eeeeee'), displayName: 'Away', context: { kind: 'matter-light', serial: 'd073d5eeeeee', lastSeenAt: Date.now() - 1000 } } as unknown as MatterAccessory);
     current.platform.configureMatterAccessory({ UUID: uuidOf(COLOUR), displayName: 'Desk', context: { kind: 'matter-light', serial: COLOUR, lastSeenAt: Date.now() - 2 * 3_600_000 } } as unknown as MatterAccessory);
     await current.platform.launch();
     expect(m.unregistered).to.deep.equal([uuidOf(gone)]);
+    const away = 'd073d5eeeeee';
+    expect(m.updates.filter((u) => u.uuid === uuidOf(away))).to.deep.equal([{ uuid: uuidOf(away), cluster: 'bridgedDeviceBasicInformation', attributes: { reachable: false } }]);
     expect(current.log.text('info')).to.match(/Matter: removed Gone: not seen for 2 h/);
     await until(() => m.registered.has(uuidOf(COLOUR)) || null, { what: 'the light found registered again under its cached id' });
   });
