@@ -271,6 +271,14 @@ export const CONFIG_SPEC = {
         },
       },
     },
+    matter: {
+      type: 'boolean',
+      title: 'Matter',
+      description:
+        'Also offer every light as a Matter device (Google Home, Alexa, SmartThings, Apple Home) through Homebridge 2\'s ' +
+        'Matter bridge; needs Matter on for this bridge. HomeKit keeps the lights as before.',
+      default: false,
+    },
     http: {
       type: 'object',
       title: 'HTTP API',

@@ -3,11 +3,12 @@
 // lights not seen for the grace period, and stops everything on shutdown. Homebridge never waits on the LAN:
 // reads come from the service's cache and writes answer within the response timeout.
 
-import type { API, Characteristic, DynamicPlatformPlugin, Logging, PlatformAccessory, PlatformConfig } from 'homebridge';
+import type { API, Characteristic, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
 import { allOk, LightService, LightwireError, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
 import type { RunningServer, ServerOptions } from '../core/http/index.js';
 import { LightAccessory, isLightContext, lightContextProblem, offered, relayCountOf, type LightContext } from './accessory.js';
 import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
+import { MatterFace, matterProblem, removeMatterLeftovers } from './matter.js';
 import { lightName } from './names.js';
 import { SceneSwitches, isScenesContext } from './scenes.js';
 import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SCENES_UUID_SEED } from './settings.js';
@@ -44,6 +45,10 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   /** Lights removed as stale (removeAfterHours): registered again once they are heard from. */
   private readonly removedAsStale = new Set<string>();
   private scenes: SceneSwitches | undefined;
+  /** The Matter face (option `matter`), when Matter is on for this bridge. */
+  private matter: MatterFace | undefined;
+  /** Matter accessories restored while the `matter` option is off: removed at launch. */
+  private readonly matterLeftovers: MatterAccessory[] = [];
   private http: RunningServer | undefined;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private staleInterval: ReturnType<typeof setInterval> | undefined;
@@ -88,6 +93,11 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       failure: () => this.failure(),
       onLate: (serial, outcome) => this.log.debug(`${this.nameOf(serial)}: change not confirmed (${outcome})`),
     });
+    if (this.config.matter) {
+      const problem = matterProblem(api);
+      if (problem !== undefined) log.warn(problem);
+      else this.matter = new MatterFace({ api, matter: api.matter!, log, config: this.config, writer: this.writer, bounded: (s, w) => this.bounded(s, w), now: this.now });
+    }
     api.on('didFinishLaunching', () => void this.launch().catch((err: unknown) => this.log.error(`Lightwire stopped working: ${(err as Error).message}`)));
     api.on('shutdown', () => void this.shutdown());
   }
@@ -123,6 +133,12 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     this.unusableCache(accessory, problem);
   }
 
+  /** Homebridge restores a Matter accessory from its cache (before didFinishLaunching). */
+  configureMatterAccessory(accessory: MatterAccessory): void {
+    if (this.matter !== undefined) this.matter.configure(accessory);
+    else this.matterLeftovers.push(accessory);
+  }
+
   /** Starts the service; registers lights as they are announced. Called on didFinishLaunching. */
   async launch(): Promise<void> {
     const service = this.service;
@@ -130,6 +146,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     if (service === undefined || config === undefined || this.stopped) return;
     this.launchedAt = this.now();
     if (!service.listenerCount('added')) this.listen(service);
+    this.matter?.start(service);
+    if (this.matter === undefined && this.api.matter !== undefined) removeMatterLeftovers(this.api.matter, this.log, this.matterLeftovers.splice(0));
     try {
       await service.start();
     } catch (err) {
@@ -165,6 +183,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     this.timers.clear();
     if (this.staleInterval !== undefined) clearInterval(this.staleInterval);
     this.staleInterval = undefined;
+    this.matter?.stop();
     this.writer?.stop();
     for (const light of this.lights.values()) light.dispose();
     this.scenes?.dispose();
@@ -390,6 +409,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       }
     }
     if (refreshed.length > 0) this.api.updatePlatformAccessories(refreshed);
+    this.matter?.removeStale(graceMs);
   }
 
   private remove(accessory: PlatformAccessory, why: string): void {

@@ -7,6 +7,8 @@ export const PLUGIN_NAME = 'homebridge-lightwire';
 /** Accessory UUIDs are derived from these seeds (api.hap.uuid.generate), so they survive restarts. */
 export const LIGHT_UUID_SEED = 'lightwire:light:';
 export const SCENES_UUID_SEED = 'lightwire:scenes';
+/** Matter accessory UUIDs (api.matter.uuid.generate), from the serial (and a Switch's relay). */
+export const MATTER_UUID_SEED = 'lightwire:matter:';
 
 /** Service subtypes: one accessory may hold several services of one type. */
 export const SUBTYPE = Object.freeze({

@@ -34,6 +34,8 @@ interface Waiter {
 
 interface Queue {
   pending: Patch;
+  /** The transition the latest write carried (a Matter command's own), instead of the light's setting. */
+  durationS: number | undefined;
   waiters: Waiter[];
   timer: ReturnType<typeof setTimeout> | undefined;
   inFlight: boolean;
@@ -58,18 +60,22 @@ export class Writer {
     private readonly options: WriterOptions,
   ) {}
 
-  /** Asks for a change; resolves once the light confirmed it, rejects with `failure()` otherwise. */
-  write(serial: string, patch: Patch): Promise<void> {
+  /**
+   * Asks for a change; resolves once the light confirmed it, rejects with `failure()` otherwise. `durationS` is the
+   * transition a command carries (Matter's have one); without it the light's setting applies.
+   */
+  write(serial: string, patch: Patch, durationS?: number): Promise<void> {
     this.stats.writes++;
     const view = this.target.light(serial);
     if (this.stopped || view === undefined || !view.online) return Promise.reject(this.options.failure());
     if (view.infrared !== null && view.infrared > 0) this.lastInfrared.set(serial, view.infrared);
     let queue = this.queues.get(serial);
     if (queue === undefined) {
-      queue = { pending: {}, waiters: [], timer: undefined, inFlight: false };
+      queue = { pending: {}, durationS: undefined, waiters: [], timer: undefined, inFlight: false };
       this.queues.set(serial, queue);
     }
     queue.pending = mergePatch(queue.pending, patch);
+    if (durationS !== undefined) queue.durationS = durationS;
     const done = new Promise<void>((resolve, reject) => {
       let timeout: ReturnType<typeof setTimeout> | undefined = setTimeout(() => {
         timeout = undefined;
@@ -89,7 +95,7 @@ export class Writer {
   }
 
   /** The request a patch becomes. */
-  request(serial: string, patch: Patch): SetStateRequest {
+  request(serial: string, patch: Patch, durationS?: number): SetStateRequest {
     const color = {
       ...(patch.hue !== undefined ? { hue: patch.hue } : {}),
       ...(patch.saturation !== undefined ? { saturation: patch.saturation } : {}),
@@ -102,7 +108,7 @@ export class Writer {
       ...(Object.keys(color).length > 0 ? { color } : {}),
       ...(patch.brightness !== undefined ? { brightness: patch.brightness } : {}),
       ...(infrared !== undefined ? { infrared } : {}),
-      durationS: this.options.durationS(serial),
+      durationS: durationS ?? this.options.durationS(serial),
     };
   }
 
@@ -111,8 +117,10 @@ export class Writer {
     if (queue === undefined) return;
     queue.timer = undefined;
     const patch = queue.pending;
+    const durationS = queue.durationS;
     const waiters = queue.waiters;
     queue.pending = {};
+    queue.durationS = undefined;
     queue.waiters = [];
     if (isEmptyPatch(patch) || this.stopped) {
       for (const w of waiters) (this.stopped ? w.reject(this.options.failure()) : w.resolve());
@@ -121,7 +129,7 @@ export class Writer {
     if (patch.infrared !== undefined && patch.infrared > 0) this.lastInfrared.set(serial, patch.infrared);
     queue.inFlight = true;
     this.stats.changes++;
-    const started = Promise.resolve().then(() => this.target.setLightState(serial, this.request(serial, patch)));
+    const started = Promise.resolve().then(() => this.target.setLightState(serial, this.request(serial, patch, durationS)));
     started
       .then(
         (results) => {

@@ -28,7 +28,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -85,11 +85,39 @@ const tail = (text: string, lines = 25): string => text.trim().split('\n').slice
 
 let packed: Promise<string> | undefined;
 
+/** How long a pack lock may be held before it counts as left behind by a killed process. */
+const PACK_LOCK_STALE_MS = 180_000;
+
+/**
+ * Runs `work` while holding a lock on packing this repository, shared by every process: mocha's workers each pack
+ * once, and `npm pack`'s prepack removes and rebuilds dist/, so two at once could tar a half-built dist/ (or leave
+ * none while a test reads it). The lock is a directory (mkdir is atomic) beside the system's temporary files.
+ */
+async function withPackLock<T>(work: () => Promise<T>): Promise<T> {
+  const lock = path.join(os.tmpdir(), `lightwire-pack-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}.lock`);
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age > PACK_LOCK_STALE_MS) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 export function packTarball(): Promise<string> {
   packed ??= (async () => {
     const dest = await mkdtemp(path.join(os.tmpdir(), 'lightwire-pack-'));
     process.once('exit', () => rmSync(dest, { recursive: true, force: true }));
-    const result = await runNpm(['pack', '--pack-destination', dest], REPO_ROOT);
+    const result = await withPackLock(() => runNpm(['pack', '--pack-destination', dest], REPO_ROOT));
     if (result.code !== 0) throw new Error(`npm pack failed (exit ${result.code}):\n${tail(result.stderr + result.stdout)}`);
     const tarballs = (await readdir(dest)).filter((f) => f.endsWith('.tgz'));
     if (tarballs.length !== 1) throw new Error(`npm pack left ${tarballs.length} tarballs in ${dest}: ${tarballs.join(', ')}`);

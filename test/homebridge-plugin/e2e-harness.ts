@@ -91,14 +91,16 @@ export interface FleetProcess {
 }
 
 /**
- * N default virtual lights (the package's own simulator, loaded from the installed package through its public
+ * N default virtual lights and `extra` ones (fleet-file light entries) (the package's own simulator, loaded from the installed package through its public
  * `homebridge-lightwire/simulator` entry) on a free port, with the loopback control endpoint, in a child process.
  */
-export async function startFleetProcess(pluginDir: string, lights: number): Promise<FleetProcess> {
+export async function startFleetProcess(pluginDir: string, lights: number, extra: readonly Record<string, unknown>[] = []): Promise<FleetProcess> {
   const script = `
     const { Fleet, defaultFleet, startControlServer } = require(require.resolve('homebridge-lightwire/simulator', { paths: [${JSON.stringify(pluginDir)}] }));
     (async () => {
-      const fleet = new Fleet(defaultFleet(${lights}), { port: 0 });
+      const input = defaultFleet(${lights});
+      input.lights.push(...${JSON.stringify(extra)});
+      const fleet = new Fleet(input, { port: 0 });
       await fleet.start();
       const control = await startControlServer(fleet, { port: 0 });
       process.stdout.write('fleet port=' + fleet.port + ' control=' + control.url + '\\n');
@@ -106,7 +108,9 @@ export async function startFleetProcess(pluginDir: string, lights: number): Prom
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     })().catch((err) => { process.stderr.write(String(err && err.stack || err) + '\\n'); process.exit(1); });`;
-  const proc = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // In the plugin folder: from the repository, `homebridge-lightwire` would resolve to the repository itself (a
+  // package finds itself by name), whose dist/ another test's `npm pack` may be rebuilding at that moment.
+  const proc = spawn(process.execPath, ['-e', script], { cwd: pluginDir, stdio: ['ignore', 'pipe', 'pipe'] });
   const child = new Child('virtual fleet', proc);
   const m = await child.waitFor(/fleet port=(\d+) control=(http:\/\/127\.0\.0\.1:\d+)/, 15000);
   return { child, port: Number(m[1]), controlUrl: m[2]! };
@@ -120,13 +124,16 @@ export interface HomebridgeProcess {
   readonly spawnedAt: number;
 }
 
-/** Homebridge 2 headless, insecure (-I), with a fresh storage folder and only our plugin folder. */
-export async function startHomebridge(pluginModules: string, platform: Record<string, unknown>): Promise<HomebridgeProcess> {
+/**
+ * Homebridge 2 headless, insecure (-I), with a fresh storage folder and only our plugin folder; `bridge` adds to the
+ * bridge block (its `matter` block, say).
+ */
+export async function startHomebridge(pluginModules: string, platform: Record<string, unknown>, bridge: Record<string, unknown> = {}): Promise<HomebridgeProcess> {
   const storage = await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-storage-'));
   await mkdir(storage, { recursive: true });
   const port = await freePort();
   const config = {
-    bridge: { name: 'Lightwire E2E', username: '0E:42:1C:77:10:01', port, pin: PIN, advertiser: 'ciao', bind: ['lo'] },
+    bridge: { name: 'Lightwire E2E', username: '0E:42:1C:77:10:01', port, pin: PIN, advertiser: 'ciao', bind: ['lo'], ...bridge },
     accessories: [],
     platforms: [{ platform: 'Lightwire', ...platform }],
   };

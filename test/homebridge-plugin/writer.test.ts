@@ -108,6 +108,20 @@ describe('homebridge write merger', () => {
     ]);
   });
 
+  it('sends a change with the transition its write carried (a Matter command\'s), merged writes keeping it, the next change the setting again', async () => {
+    void writer.write('d073d5000001', { brightness: 0.2 }, 2.5);
+    void writer.write('d073d5000001', { power: 'on' });
+    await clock.tickAsync(30);
+    lights.calls[0]!.answer('ok');
+    await clock.tickAsync(0);
+    void writer.write('d073d5000001', { brightness: 0.3 });
+    await clock.tickAsync(30);
+    expect(lights.calls.map((c) => c.request)).to.deep.equal([
+      { power: 'on', brightness: 0.2, durationS: 2.5 },
+      { brightness: 0.3, durationS: 0.5 },
+    ]);
+  });
+
   it('folds writes made while a change is on its way into the next one, latest value winning', async () => {
     const first = outcome(writer.write('d073d5000001', { brightness: 0.1 }));
     await clock.tickAsync(30);

@@ -1,0 +1,187 @@
+// End to end over Matter: the packed tarball as plugin in a real Homebridge 2 with Matter on (`bridge.matter`) and
+// the platform's `matter: true`, against virtual lights in another process, commissioned by a real Matter
+// controller (matter.js's CommissioningController, in a process of its own: matter-controller.ts). Everything is
+// checked from outside: the controller's device list and its subscription, and the fleet's control endpoint.
+// Runs only inside the tests' private network namespace, where the harness turns on multicast and IPv6 on loopback.
+
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { installTarball, packTarball } from '../helpers/packed.js';
+import { until } from '../helpers/wait.js';
+import { control, median, startFleetProcess, startHomebridge, type FleetProcess, type HomebridgeProcess } from './e2e-harness.js';
+import { MATTER_DEVICE_TYPE, MatterController, commissioningOf, prepareMatterLoopback, type MatterDevice } from './matter-harness.js';
+
+const S = (n: number): string => `d073d5${n.toString(16).padStart(6, '0')}`;
+const WHITE = 'd073d5a00001';
+const SWITCH = 'd073d5a00002';
+const MATTER_PORT = 5541;
+// With no option given, a command applies to a light that is off too (the light keeps the change for when it is on).
+const OPTIONS = { optionsMask: {}, optionsOverride: {} };
+
+interface Summary {
+  readonly state: { readonly power: string; readonly color: { hue: number; saturation: number; brightness: number; kelvin: number }; readonly relays?: readonly string[] };
+}
+
+describe('homebridge end to end over Matter: a real controller commissions Homebridge 2 with the packed plugin', function () {
+  this.timeout(60000);
+  let fleet: FleetProcess;
+  let hb: HomebridgeProcess;
+  let controller: MatterController;
+  let devices: MatterDevice[];
+  const timings: Record<string, number> = {};
+
+  const light = async (serial: string): Promise<Summary> => (await control(fleet, 'GET', `/lights/${serial}`)) as Summary;
+  const endpointOf = (serial: string): number => {
+    const device = devices.find((d) => d.serial === serial);
+    if (device === undefined) throw new Error(`no Matter device with serial ${serial}: ${JSON.stringify(devices)}`);
+    return device.endpoint;
+  };
+  const invoke = (serial: string, cluster: string, command: string, args?: Record<string, unknown>) =>
+    controller.request('invoke', { endpoint: endpointOf(serial), cluster, command, ...(args === undefined ? {} : { args }) });
+  const reported = (serial: string, cluster: string, attribute: string) =>
+    controller.must('attribute', { endpoint: endpointOf(serial), cluster, attribute }).then((a) => a.value);
+
+  before(async function () {
+    this.timeout(240000);
+    prepareMatterLoopback();
+    const tarball = await packTarball();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-matter-'));
+    await installTarball(dir, tarball);
+    // Five default lights (colour, white to warm, strip, A19, candle), a white-only Mini and a LIFX Switch.
+    fleet = await startFleetProcess(dir, 5, [
+      { serial: WHITE, product: 51, label: 'Mini White' },
+      { serial: SWITCH, product: 70, label: 'Hall Switch' },
+    ]);
+    hb = await startHomebridge(
+      path.join(dir, 'node_modules'),
+      { matter: true, discovery: { broadcastAddresses: ['127.255.255.255'], port: fleet.port, refreshIntervalS: 1, offlineAfterMisses: 1 }, lights: { transitionS: 0 } },
+      { matter: { port: MATTER_PORT } },
+    );
+    const { passcode, discriminator } = await commissioningOf(hb.storage, 60000, () => hb.child.running);
+    // Every device registered (each relay of the Switch is one) before the controller reads the list.
+    await until(() => (hb.child.output.match(/Matter: added /g)?.length ?? 0) >= 10 || null, { timeoutMs: 30000, what: () => `10 Matter devices added:\n${hb.child.tail()}` });
+    controller = await MatterController.start();
+    const commissioned = await controller.must('commission', { port: MATTER_PORT, passcode, discriminator }, 60000).catch((err: Error) => {
+      throw new Error(`${err.message}\nhomebridge:\n${hb.child.tail(30)}`);
+    });
+    timings.commissionMs = commissioned.commissionedMs as number;
+    devices = await controller.devices();
+  });
+
+  after(async () => {
+    await controller?.close();
+    hb?.hap.close();
+    await hb?.child.stop();
+    await fleet?.child.stop();
+  });
+
+  it('lists every light as a bridged device of the type its product calls for, named after its label', () => {
+    const type = (serial: string) => devices.find((d) => d.serial === serial)?.deviceType;
+    expect(type(S(1)), 'Color').to.equal(MATTER_DEVICE_TYPE.ExtendedColorLight);
+    expect(type(S(2)), 'White to Warm').to.equal(MATTER_DEVICE_TYPE.ColorTemperatureLight);
+    expect(type(S(3)), 'Strip').to.equal(MATTER_DEVICE_TYPE.ExtendedColorLight);
+    expect(type(WHITE), 'Mini White').to.equal(MATTER_DEVICE_TYPE.DimmableLight);
+    // Each relay of the Switch is a plug-in unit of its own (serial-relay number).
+    expect([1, 2, 3, 4].map((n) => type(`${SWITCH}-${n}`))).to.deep.equal(Array(4).fill(MATTER_DEVICE_TYPE.OnOffPlugInUnit));
+    expect(devices.find((d) => d.serial === S(5))?.label).to.equal('Candle 5');
+    expect(devices).to.have.length(10);
+    expect(devices.every((d) => d.reachable)).to.equal(true);
+    process.stdout.write(`      (commissioned in ${Math.round(timings.commissionMs!)} ms)\n`);
+  });
+
+  it('OnOff reaches the light and a relay of the Switch', async () => {
+    const ok = async (serial: string, command: string): Promise<void> => {
+      const answer = await invoke(serial, 'OnOff', command);
+      expect(answer.ok, `${serial} ${command}: ${answer.error}`).to.equal(true);
+    };
+    expect((await light(S(1))).state.power).to.equal('on');
+    await ok(S(1), 'off');
+    expect((await light(S(1))).state.power).to.equal('off');
+    await ok(S(1), 'on');
+    expect((await light(S(1))).state.power).to.equal('on');
+    await ok(`${SWITCH}-2`, 'on');
+    expect((await light(SWITCH)).state.relays?.[1]).to.equal('on');
+  });
+
+  it('MoveToLevel reaches the light (level 127 of 254 is half brightness)', async () => {
+    const answer = await invoke(S(4), 'LevelControl', 'moveToLevel', { level: 127, transitionTime: 0, ...OPTIONS });
+    expect(answer.ok, answer.error).to.equal(true);
+    expect((await light(S(4))).state.color.brightness).to.be.closeTo(0.5, 0.001);
+    const dim = await invoke(WHITE, 'LevelControl', 'moveToLevelWithOnOff', { level: 64, transitionTime: 0, ...OPTIONS });
+    expect(dim.ok, dim.error).to.equal(true);
+    expect((await light(WHITE)).state.color.brightness).to.be.closeTo(64 / 254, 0.001);
+  });
+
+  it('MoveToHueAndSaturation reaches the light (hue 127 is 180°)', async () => {
+    const answer = await invoke(S(1), 'ColorControl', 'moveToHueAndSaturation', { hue: 127, saturation: 254, transitionTime: 0, ...OPTIONS });
+    expect(answer.ok, answer.error).to.equal(true);
+    const { color } = (await light(S(1))).state;
+    expect(color.hue).to.be.closeTo(180, 0.1);
+    expect(color.saturation).to.be.closeTo(1, 0.001);
+  });
+
+  it('MoveToColorTemperature reaches the light (250 mireds is 4000 K), on a colour light and a white-to-warm one', async () => {
+    for (const serial of [S(2), S(1)]) {
+      const answer = await invoke(serial, 'ColorControl', 'moveToColorTemperature', { colorTemperatureMireds: 250, transitionTime: 0, ...OPTIONS });
+      expect(answer.ok, `${serial}: ${answer.error}`).to.equal(true);
+      const { color } = (await light(serial)).state;
+      expect(color.kelvin, serial).to.equal(4000);
+      expect(color.saturation, serial).to.equal(0);
+    }
+    expect(hb.child.running, 'Homebridge still running after the colour-mode switch').to.equal(true);
+  });
+
+  it('reports a change made on the fleet to the controller', async () => {
+    expect(await reported(S(3), 'OnOff', 'onOff')).to.equal(true);
+    const started = performance.now();
+    await control(fleet, 'PATCH', `/lights/${S(3)}`, { state: { power: 'off', color: { brightness: 0.25 } } });
+    await until(async () => (await reported(S(3), 'OnOff', 'onOff')) === false || null, { timeoutMs: 5000, what: 'the controller to be told the Strip is off' });
+    timings.reportMs = performance.now() - started;
+    await until(async () => (await reported(S(3), 'LevelControl', 'currentLevel')) === Math.round(0.25 * 254) || null, { timeoutMs: 3000, what: 'the level reported' });
+    process.stdout.write(`      (fleet change -> controller told: ${Math.round(timings.reportMs)} ms with a 1 s refresh)\n`);
+  });
+
+  it('reports an unresponsive light unreachable, fails a command to it fast, and reports it back when it answers', async () => {
+    await control(fleet, 'PATCH', `/lights/${S(5)}`, { faults: { unresponsive: true } });
+    try {
+      await until(async () => (await reported(S(5), 'BridgedDeviceBasicInformation', 'reachable')) === false || null, {
+        timeoutMs: 15000,
+        what: 'the controller to be told the Candle is unreachable',
+      });
+      const started = performance.now();
+      const answer = await invoke(S(5), 'OnOff', 'off');
+      expect(answer.ok).to.equal(false);
+      expect(performance.now() - started).to.be.below(2000);
+    } finally {
+      await control(fleet, 'PATCH', `/lights/${S(5)}`, { faults: { unresponsive: false } });
+    }
+    await until(async () => (await reported(S(5), 'BridgedDeviceBasicInformation', 'reachable')) === true || null, {
+      timeoutMs: 15000,
+      what: 'the controller to be told the Candle is back',
+    });
+  });
+
+  it('measures a Matter command until the light changed (median of 20)', async () => {
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const level = 60 + i * 5;
+      const started = performance.now();
+      const answer = await invoke(S(4), 'LevelControl', 'moveToLevel', { level, transitionTime: 0, ...OPTIONS });
+      expect(answer.ok, answer.error).to.equal(true);
+      // The command is answered once the light confirmed: the light shows the level by now.
+      expect((await light(S(4))).state.color.brightness).to.be.closeTo(level / 254, 0.001);
+      times.push(performance.now() - started);
+    }
+    process.stdout.write(`      (Matter command -> light changed: median ${median(times).toFixed(1)} ms of 20, merge window 30 ms included)\n`);
+  });
+
+  it('stops cleanly on SIGTERM (exit code 0) without an unhandled error', async () => {
+    await controller.close();
+    hb.hap.close();
+    expect(await hb.child.stop(8000)).to.equal(0);
+    expect(hb.child.output).not.to.match(/unhandled|TypeError|No handler registered|Cannot update Matter accessory/i);
+    expect(hb.child.output).to.match(/Matter: added Candle 5 as an Extended Color Light/);
+  });
+});
