@@ -190,6 +190,16 @@ export const ERRORS = {
     400,
     (p) => `products file ${p.file} cannot be used (the bundled product registry stays in use): ${p.reason}`,
   ),
+  // core/control: pixels and themes (issue 29).
+  PIXELS_OUT_OF_CANVAS: spec<{ label: string; area: string; canvas: string }>(
+    422,
+    (p) => `the pixels (${p.area}) do not fit '${p.label}', whose canvas is ${p.canvas} pixels`,
+  ),
+  // `close`: the nearest names, comma-separated.
+  THEME_UNKNOWN: spec<{ theme: string; close: string }>(
+    422,
+    (p) => `there is no theme named ${quoted(p.theme)}${p.close ? `; close names: ${p.close}` : ''} (lightwire themes lists them)`,
+  ),
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -21,6 +21,8 @@ export {
   type SkyRequest,
   type StateDeltaRequest,
   type CycleRequest,
+  type PaintRequest,
+  type ThemeRequest,
   type EffectsOffRequest,
   type CleanRequest,
   type ToggleRequest,
@@ -40,12 +42,13 @@ export type {
   MatrixView,
 } from './control/types.js';
 export { uuidFromSerial, type V1Light, type V1Capabilities } from './control/views.js';
+export { themeList, themePalette } from './control/themes.js';
 export { COLOR_RANGES, type ValidatedColor } from './control/colors.js';
 export { MAX_SELECTORS } from './control/selectors.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
 export { parseRequest, refusal, itemRefusal, type RequestOf, type Checked } from './control/requests.js';
-export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, FIRMWARE_EFFECT_MIN_MAJOR, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
+export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, FIRMWARE_EFFECT_MIN_MAJOR, THEME_NAMES, MAX_CANVAS, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
 export { LABEL_MAX_BYTES, NAMING_OPERATIONS, type NamingOperationName, type RenameOperationName } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';

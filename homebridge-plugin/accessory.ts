@@ -7,7 +7,7 @@ import type { Characteristic, CharacteristicValue, HAP, Logging, PlatformAccesso
 import { RELAYS_MAX, type Capabilities, type LightResult, type LightService, type LightView } from '../core/index.js';
 import { LIGHTBULB, LIGHT_SENSOR, NIGHT_VISION, type Mapping } from './characteristics.js';
 import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
-import { effectIsOn, effectsFor, type EffectSpec, type EffectStarter } from './effects.js';
+import { effectIsOn, effectsFor, THEME_SWITCH_RESET_MS, themesFor, type EffectSpec, type EffectStarter, type ThemeSpec } from './effects.js';
 import { isHomeKitName, lightName, usableLabel } from './names.js';
 import { SUBTYPE } from './settings.js';
 import type { Writer } from './writer.js';
@@ -145,6 +145,8 @@ export class LightAccessory {
   private bound: Bound[] = [];
   private effectSwitches: { spec: EffectSpec; characteristic: Characteristic }[] = [];
   private relaySwitches: Characteristic[] = [];
+  private themeSwitches: ThemeSpec[] = [];
+  private readonly themeResets = new Set<ReturnType<typeof setTimeout>>();
   private adaptive: InstanceType<HAP['AdaptiveLightingController']> | undefined;
   private lastSky: EffectKind | undefined;
 
@@ -180,6 +182,7 @@ export class LightAccessory {
     this.setupLightSensor(view, caps, name);
 
     this.setupEffects(caps, name, view?.firmware?.major);
+    this.setupThemes(caps, name);
     this.setupRelays(caps, name, relayCountOf(view) ?? this.context.relayCount ?? 0);
     if (bulb) this.setupAdaptiveLighting(bulb, caps);
   }
@@ -246,6 +249,8 @@ export class LightAccessory {
   dispose(): void {
     if (this.adaptive !== undefined) this.accessory.removeController(this.adaptive);
     this.adaptive = undefined;
+    for (const timer of this.themeResets) clearTimeout(timer);
+    this.themeResets.clear();
   }
 
   // ---- services ----
@@ -254,8 +259,9 @@ export class LightAccessory {
     if (service.subtype === SUBTYPE.infrared) return `${name} Night Vision`;
     if (service.subtype === SUBTYPE.ambientLight) return `${name} Light Level`;
     const effect = this.effectSwitches.find((e) => service.subtype === SUBTYPE.effect(e.spec.kind));
+    const theme = this.themeSwitches.find((t) => service.subtype === SUBTYPE.theme(t.theme));
     const relay = /^relay-(\d+)$/.exec(service.subtype ?? '');
-    return effect ? `${name} ${effect.spec.title}` : relay ? `${name} ${Number(relay[1]) + 1}` : name;
+    return effect ? `${name} ${effect.spec.title}` : theme ? `${name} ${theme.title}` : relay ? `${name} ${Number(relay[1]) + 1}` : name;
   }
 
   private information(view: LightView | undefined): void {
@@ -362,6 +368,30 @@ export class LightAccessory {
       });
       return { spec, characteristic };
     });
+  }
+
+  /** The theme switches chosen for this light (lights only): momentary, as scene switches are. */
+  private setupThemes(caps: Capabilities, name: string): void {
+    const { Service, Characteristic } = this.deps.hap;
+    const wanted = caps.isLight ? themesFor(this.deps.settings.themes) : [];
+    const keep = new Set(wanted.map((t) => SUBTYPE.theme(t.theme)));
+    for (const service of [...this.accessory.services]) {
+      if (service.UUID === Service.Switch.UUID && service.subtype?.startsWith('theme-') && !keep.has(service.subtype)) this.accessory.removeService(service);
+    }
+    this.themeSwitches = wanted;
+    for (const spec of wanted) {
+      const on = this.service(Service.Switch, `${name} ${spec.title}`, SUBTYPE.theme(spec.theme)).getCharacteristic(Characteristic.On);
+      on.onGet(() => false);
+      on.onSet(async (value) => {
+        if (value !== true && value !== 1) return;
+        await this.deps.bounded(this.serial, () => spec.start(this.deps.lights, `id:${this.serial}`));
+        const timer = setTimeout(() => {
+          this.themeResets.delete(timer);
+          on.updateValue(false);
+        }, THEME_SWITCH_RESET_MS);
+        this.themeResets.add(timer);
+      });
+    }
   }
 
   private updateEffects(view: LightView): void {

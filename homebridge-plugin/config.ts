@@ -4,7 +4,7 @@
 // checks that the schema (through ajv) and the parser accept and reject the same documents.
 
 import path from 'node:path';
-import { FIRMWARE_EFFECTS, LIFX_PORT, PORT_MAX, type DiscoveryOptionsInput, type FirmwareEffectName, type LightServiceOptions } from '../core/index.js';
+import { FIRMWARE_EFFECTS, LIFX_PORT, PORT_MAX, THEME_NAMES, type DiscoveryOptionsInput, type FirmwareEffectName, type LightServiceOptions } from '../core/index.js';
 import { PLATFORM_NAME } from './settings.js';
 
 // ---- the table's vocabulary (a subset of JSON Schema draft-07 that both sides implement) ----
@@ -96,6 +96,15 @@ const effectList = {
     'Firmware effects offered as Switches on the lights that can run them: move (strips and beams), morph, flame, ' +
     'clouds, sunrise, sunset (tiles, candles, ceilings). Turning a switch off stops the effect.',
   items: { type: 'string', title: 'Effect', enum: EFFECT_KINDS },
+  uniqueItems: true,
+} as const satisfies ArraySpec;
+
+/** Themes (the service's palette file) offered as momentary Switches: on paints the theme, then falls back to Off. */
+const themeList = {
+  type: 'array',
+  title: 'Theme switches',
+  description: 'Themes offered as Switches on every light (zones of strips and pixels of matrix lights get the whole palette). A theme switch is momentary.',
+  items: { type: 'string', title: 'Theme', enum: THEME_NAMES },
   uniqueItems: true,
 } as const satisfies ArraySpec;
 
@@ -216,6 +225,7 @@ export const CONFIG_SPEC = {
           default: false,
         },
         effects: effectList,
+        themes: themeList,
       },
     },
     accessories: {
@@ -230,6 +240,7 @@ export const CONFIG_SPEC = {
           hidden: { type: 'boolean', title: 'Hide from HomeKit', default: false },
           transitionS: transition('Transition time'),
           effects: { ...effectList, description: 'Replaces the effect switches chosen for all lights (an empty list: none).', keepAbsent: true },
+          themes: { ...themeList, description: 'Replaces the theme switches chosen for all lights (an empty list: none).', keepAbsent: true },
         },
       },
     },
@@ -539,6 +550,7 @@ export interface LightSettings {
   readonly hidden: boolean;
   readonly transitionS: number;
   readonly effects: readonly EffectKind[];
+  readonly themes: readonly string[];
 }
 
 export function lightSettings(config: LightwireConfig, serial: string): LightSettings {
@@ -547,5 +559,6 @@ export function lightSettings(config: LightwireConfig, serial: string): LightSet
     hidden: own?.hidden ?? false,
     transitionS: own?.transitionS ?? config.lights.transitionS,
     effects: own?.effects ?? config.lights.effects,
+    themes: own?.themes ?? config.lights.themes,
   });
 }

@@ -1,8 +1,10 @@
 // Firmware effects as Switches: which lights can run each one, how the service starts it, and how the running
 // effect the service reports (MOVE, MORPH, FLAME, SKY or OFF) shows on the switch. All of it is the service's
-// operation catalogue (title, the capability needed, what the light reports while it runs).
+// operation catalogue (title, the capability needed, what the light reports while it runs). Themes (the catalogue's
+// Paint Theme, one switch per theme chosen) are momentary: a light does not report a theme, so the switch turns on,
+// paints, and falls back to Off.
 
-import { FIRMWARE_EFFECT_MIN_MAJOR, OPERATIONS, type Capabilities, type LightResult, type LightService, type Need } from '../core/index.js';
+import { FIRMWARE_EFFECT_MIN_MAJOR, OPERATIONS, THEME_NAMES, type Capabilities, type LightResult, type LightService, type Need } from '../core/index.js';
 import { EFFECT_KINDS, type EffectKind } from './config.js';
 
 export type EffectStarter = Pick<LightService, 'perform' | 'check'>;
@@ -54,4 +56,27 @@ export function effectsFor(kinds: readonly EffectKind[], caps: Capabilities, fir
 export function effectIsOn(spec: EffectSpec, running: string, lastSky: EffectKind | undefined): boolean {
   if (running !== spec.firmware) return false;
   return spec.firmware !== 'SKY' || lastSky === undefined || lastSky === spec.kind;
+}
+
+/** How long a theme switch shows On after its theme was painted. */
+export const THEME_SWITCH_RESET_MS = 1000;
+
+export interface ThemeSpec {
+  readonly theme: string;
+  /** Shown after the light's name: "Theme Autumn". */
+  readonly title: string;
+  readonly start: (service: EffectStarter, selector: string) => Promise<LightResult[]>;
+}
+
+/** The theme switches of a list (names the catalogue knows), in the list's order; every light can show a theme. */
+export function themesFor(names: readonly string[]): ThemeSpec[] {
+  return names
+    .filter((n) => THEME_NAMES.includes(n))
+    .map((theme) =>
+      Object.freeze({
+        theme,
+        title: `${OPERATIONS.theme.summary.replace(/^Paint /, '')} ${theme.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ')}`,
+        start: (service: EffectStarter, selector: string) => service.perform('theme', selector, service.check('theme', { theme, powerOn: true })),
+      }),
+    );
 }

@@ -16,5 +16,6 @@ export const SUBTYPE = Object.freeze({
   ambientLight: 'ambient-light',
   relay: (index: number): string => `relay-${index}`,
   effect: (kind: string): string => `effect-${kind}`,
+  theme: (name: string): string => `theme-${name}`,
   scene: (uuid: string): string => `scene-${uuid}`,
 });

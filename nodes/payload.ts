@@ -34,6 +34,8 @@ export type Operation =
   | { readonly kind: 'toggle'; readonly request: Checked<'toggle'>; readonly fast: boolean }
   | { readonly kind: 'effect'; readonly effect: EffectOperationName; readonly request: Checked<EffectOperationName>; readonly fast: boolean }
   | { readonly kind: 'scene'; readonly scene: string; readonly request: Checked<'activateScene'>; readonly fast: boolean }
+  | { readonly kind: 'paint'; readonly request: Checked<'paint'>; readonly fast: boolean }
+  | { readonly kind: 'theme'; readonly request: Checked<'theme'>; readonly fast: boolean }
   | { readonly kind: 'capture'; readonly name: string }
   | { readonly kind: 'naming'; readonly operation: NamingOperationName; readonly request: Checked<NamingOperationName> };
 
@@ -44,6 +46,9 @@ export type Operation =
 export const NAMING_PAYLOADS: Readonly<Record<string, NamingOperationName>> = Object.freeze(
   Object.fromEntries(NAMING_OPERATIONS.map((o) => [o.naming.payload, o.name as NamingOperationName])),
 );
+
+/** A payload with any of these is Paint Pixels (a grid, or a rectangle of one colour), not Set State. */
+const PAINT_KEYS = ['pixels', 'x', 'y', 'width', 'height'] as const;
 
 /** What the node itself adds to every message: its own defaults, overridden by the message. */
 export interface NodeDefaults {
@@ -72,7 +77,7 @@ function nonEmptyString(field: string, value: unknown): string {
 }
 
 /** The catalogue's parser, in the HTTP API's names, fields prefixed `payload.`; `handled` are the node's own keys. */
-function check<N extends 'setState' | 'toggle' | 'activateScene' | EffectOperationName | NamingOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[], prefix = 'payload.'): Checked<N> {
+function check<N extends 'setState' | 'toggle' | 'activateScene' | 'paint' | 'theme' | EffectOperationName | NamingOperationName>(name: N, input: Record<string, unknown>, handled: readonly string[], prefix = 'payload.'): Checked<N> {
   return parseRequest(name, input, { vocabulary: 'v1', prefix, strict: true, ignore: handled });
 }
 
@@ -105,7 +110,9 @@ function toggle(input: Record<string, unknown>, defaults: NodeDefaults, fast: bo
  * msg.payload -> one operation. Forms: an object (power, color, brightness, infrared, duration, fast);
  * "on" / "off" / "toggle"; true / false; any other string is a colour; a number 0-1 is a brightness;
  * {effect: name, ...} for every effect in EFFECTS; {scene: name or uuid, duration?}; {capture: name};
- * renaming (NAMING_PAYLOADS): {label}, {group}, {location}, {rename_group: {from, to}}, {rename_location: {from, to}}.
+ * renaming (NAMING_PAYLOADS): {label}, {group}, {location}, {rename_group: {from, to}}, {rename_location: {from, to}};
+ * {theme: name, duration?} (Paint Theme); {pixels: [[colour, ...], ...], x?, y?} or {color, x?, y?, width?, height?}
+ * with any of x, y, width, height (Paint Pixels on matrix lights).
  * A payload that throws while it is read (a getter, a proxy) is PARAMETER_INVALID too.
  */
 export function parsePayload(payload: unknown, defaults: NodeDefaults): Operation {
@@ -158,6 +165,8 @@ function operationOf(payload: unknown, defaults: NodeDefaults): Operation {
     if (extra !== undefined) throw invalid(`payload.${extra}`, 'is not a parameter here; use capture');
     return { kind: 'capture', name: nonEmptyString('payload.capture', payload.capture) };
   }
+  if (payload.theme !== undefined) return { kind: 'theme', request: check('theme', withDuration(payload, defaults), ['fast']), fast };
+  if (PAINT_KEYS.some((k) => payload[k] !== undefined)) return { kind: 'paint', request: check('paint', withDuration(payload, defaults), ['fast']), fast };
   if (payload.toggle !== undefined) {
     if (payload.toggle !== true) throw invalid('payload.toggle', 'must be true');
     return toggle(payload, defaults, fast);
@@ -205,6 +214,10 @@ export async function runOperation(service: LightService, selector: () => string
       return { results: await service.perform('toggle', selector(), op.request, { fast: op.fast }) };
     case 'effect':
       return { results: await service.perform(op.effect, selector(), op.request, { fast: op.fast }) };
+    case 'paint':
+      return { results: await service.perform('paint', selector(), op.request, { fast: op.fast }) };
+    case 'theme':
+      return { results: await service.perform('theme', selector(), op.request, { fast: op.fast }) };
     case 'scene':
       // The service finds a scene by its uuid or by its name.
       return { results: await service.activateScene(op.scene, op.request, { fast: op.fast }) };

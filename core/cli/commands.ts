@@ -9,5 +9,20 @@ import { groupCommand, labelCommand, locationCommand } from './naming.js';
 import { sceneCommand } from './scene.js';
 import { serveCommand } from './serve.js';
 import { simulateCommand } from './simulate.js';
+import { themeCommand, themesCommand } from './theme.js';
 
-export const COMMANDS: readonly Command[] = [serveCommand, simulateCommand, discoverCommand, listCommand, setCommand, labelCommand, groupCommand, locationCommand, sceneCommand, doctorCommand, decodeCommand];
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  simulateCommand,
+  discoverCommand,
+  listCommand,
+  setCommand,
+  themeCommand,
+  themesCommand,
+  labelCommand,
+  groupCommand,
+  locationCommand,
+  sceneCommand,
+  doctorCommand,
+  decodeCommand,
+];

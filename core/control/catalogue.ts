@@ -5,12 +5,17 @@
 // light reports while it runs. Everything else is derived from it: the request parser (requests.ts), the HTTP
 // body schemas and OpenAPI document (core/http/schemas.ts), the HTTP-to-service mapping, the Node-RED payload
 // table, the dashboard's effect buttons and Homebridge's effect switches. test/control/catalogue.test.ts walks it
-// against every face. The renaming operations (labels, groups, locations) have no v1 endpoint: they are served
-// beside /v1 (`api: 'lightwire'`), and Node-RED and the CLI name them by `naming`.
+// against every face. The renaming operations (labels, groups, locations), Paint Pixels and Paint Theme have no v1
+// endpoint: they are served beside /v1 (`api: 'lightwire'`), and Node-RED and the CLI name the renaming ones by
+// `naming`.
 //
-// Pure data: no imports beyond the protocol's limits and the capability type.
+// Pure data: no imports beyond the protocol's limits, the capability type and the declarations of pixels and themes
+// (catalogue-paint.ts, kept apart to keep this file short).
 
 import { DEFAULT_DURATION_S, DURATION_MAX_S, type Capabilities } from '../protocol/index.js';
+import { pixelOperations } from './catalogue-paint.js';
+
+export { MAX_CANVAS, THEME_NAMES } from './catalogue-paint.js';
 
 /** What a parameter holds; requests.ts has one check (and one text) per kind. */
 export type ParamKind =
@@ -31,6 +36,10 @@ export type ParamKind =
   | 'state'
   /** A list of Set State hashes (minItems..maxItems); with `selector` each carries its own selector. */
   | 'states'
+  /** Rows of colours, top to bottom (minItems..maxItems rows of as many colours each). */
+  | 'grid'
+  /** A non-empty string; `values` (when given) are what the operation knows, checked by the operation's own rule. */
+  | 'text'
   /** A label (a light's, a group's, a location's): 1 to LABEL_MAX_BYTES bytes of UTF-8, no NUL. */
   | 'label';
 
@@ -81,7 +90,7 @@ export interface OperationDecl {
    */
   readonly path: string;
   readonly scope: 'control';
-  /** Not in the cloud's v1 contract: served beside it, at /lightwire (the renaming operations). */
+  /** Not in the cloud's v1 contract: served beside it, at /lightwire (renaming, pixels and themes). */
   readonly api?: 'lightwire';
   /**
    * A renaming operation: what it names (a light's label, its group, its location), the Node-RED payload key that asks
@@ -122,12 +131,12 @@ export const MAX_CLEAN_S = 0xffffffff;
 export const MAX_STATES = 50;
 export const CYCLE_STATES_MIN = 2;
 export const CYCLE_STATES_MAX = 5;
-/** The properties of a scene's states that Activate Scene can leave unchanged. */
 /**
  * A label is 32 bytes of UTF-8 on the wire (SetLabel, SetGroup, SetLocation:
  * https://lan.developer.lifx.com/docs/changing-a-device); a longer one is refused, never cut.
  */
 export const LABEL_MAX_BYTES = 32;
+/** The properties of a scene's states that Activate Scene can leave unchanged. */
 export const SCENE_IGNORE_KEYS = Object.freeze(['power', 'infrared', 'duration', 'intensity', 'hue', 'saturation', 'brightness', 'kelvin'] as const);
 
 // ---- Set State (https://api.developer.lifx.com/docs/set-state) ----
@@ -446,6 +455,8 @@ export const OPERATIONS = {
     naming: { kind: 'location', payload: 'rename_location', rename: true },
     read: 'none',
   },
+  // Pixels and themes (catalogue-paint.ts), beside /v1.
+  ...pixelOperations(DURATION, POWER_ON),
 } as const satisfies Readonly<Record<string, OperationDecl>>;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -466,7 +477,7 @@ export const FIRMWARE_EFFECTS: readonly FirmwareEffectName[] = Object.freeze(
 
 /** Every operation, in declaration order. */
 export const OPERATION_LIST: readonly OperationDecl[] = Object.freeze(Object.values(OPERATIONS));
-/** The operations of the cloud's v1 contract (everything but the renaming operations served beside it). */
+/** The operations of the cloud's v1 contract (everything but renaming, pixels and themes, served beside it). */
 export const V1_OPERATIONS: readonly OperationDecl[] = Object.freeze(OPERATION_LIST.filter((o) => o.api === undefined));
 /** The renaming operations, in declaration order. */
 export const NAMING_OPERATIONS: readonly (OperationDecl & { readonly naming: NonNullable<OperationDecl['naming']> })[] = Object.freeze(

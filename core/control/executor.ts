@@ -3,12 +3,14 @@
 // answer in time; `offline` when it is known to be gone. Never a hang: every light's result is settled by its deadline.
 
 import type { LightClient } from '../discovery/client.js';
-import type { FactValues, WrittenFact } from '../discovery/registry.js';
 import { LightwireError } from '../errors.js';
-import { ENUMS, enumName, fractionFromWire, hsbkFromWire, powerFromWire, powerToWire, sameHsbk, waveformReturns, type Hsbk, type MessageName } from '../protocol/index.js';
+import { ENUMS, powerToWire, type MessageName } from '../protocol/index.js';
 import type { FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
+import { predict } from './predict.js';
+
+export { effectName, factsAfter, predict, type PredictFrom, type Prediction } from './predict.js';
 
 export interface ExecuteOptions {
   /** End-state messages only, no read, no reply awaited: resolves once handed to the socket. */
@@ -38,161 +40,6 @@ function result(light: LightView, status: LightResult['status']): LightResult {
   return { id: light.serial, label: light.label, status };
 }
 
-/** The firmware effect's name as List Lights shows it (`OFF`, `MOVE`, `MORPH`, `FLAME`, `SKY`; a number we cannot name). */
-export function effectName(names: Readonly<Record<number, string>>, type: number): string {
-  return enumName(names, type);
-}
-
-/** What a plan leaves a light showing, and how long each part of it takes to get there. */
-export interface Prediction {
-  readonly facts: FactValues;
-  /** Per fact, ms from the send until its transition ends (0 or missing: at once). */
-  readonly settleMs: Partial<Record<WrittenFact, number>>;
-}
-
-/** Longest a prediction is held against reads: the u32 ms fields hold 49.7 days. */
-const MAX_SETTLE_MS = 0xffffffff;
-
-function waveformMs(periodMs: number, cycles: number): number {
-  const ms = periodMs * cycles;
-  return Number.isFinite(ms) ? Math.min(MAX_SETTLE_MS, Math.max(0, Math.round(ms))) : MAX_SETTLE_MS;
-}
-
-/**
- * What the light will show once a plan is done (the targets of its transitions, not where a fade is now), to
- * keep the registry current without waiting for a refresh: power, colour (a non-transient SetWaveformOptional
- * changes only its flagged components), zones (SetColorZones, SetExtendedColorZones, and a whole-light colour
- * paints every zone), infrared and the firmware effect. A waveform that returns (transient, or SINE and TRIANGLE:
- * pulse, breathe) ends where it began: the colour before it is held while it runs. `settleMs` says how long each transition runs.
- */
-export function predict(plan: Plan, before: { readonly color: Hsbk | null; readonly zones: readonly Hsbk[] | null }): Prediction {
-  const facts: FactValues = {};
-  const settleMs: { -readonly [K in WrittenFact]?: number } = {};
-  const settle = (fact: WrittenFact, ms: number): void => {
-    settleMs[fact] = Math.max(settleMs[fact] ?? 0, Math.min(MAX_SETTLE_MS, ms));
-  };
-  let color = before.color;
-  let colorTouched = false;
-  let zones: Hsbk[] | null = before.zones === null ? null : [...before.zones];
-  let zonesTouched = false;
-  const paint = (c: Hsbk, ms: number): void => {
-    color = c;
-    colorTouched = true;
-    settle('color', ms);
-    // A colour for the whole light (SetColor) paints every zone of a strip.
-    if (zones !== null) {
-      zones = zones.map(() => c);
-      zonesTouched = true;
-      settle('zones', ms);
-    }
-  };
-  for (const step of plan.steps) {
-    for (const m of step) {
-      switch (m.name) {
-        case 'SetLightPower':
-          facts.power = powerFromWire(m.payload.level);
-          settle('power', m.payload.durationMs);
-          break;
-        case 'SetPower':
-          facts.power = powerFromWire(m.payload.level);
-          break;
-        case 'SetColor':
-          paint(hsbkFromWire(m.payload.color), m.payload.durationMs);
-          break;
-        case 'SetInfrared':
-          facts.infrared = fractionFromWire(m.payload.brightness);
-          break;
-        case 'SetMultiZoneEffect':
-          facts.effect = effectName(ENUMS.MultiZoneEffectType, m.payload.settings.type);
-          break;
-        case 'SetTileEffect':
-          facts.effect = effectName(ENUMS.TileEffectType, m.payload.settings.type);
-          break;
-        case 'SetWaveform':
-        case 'SetWaveformOptional': {
-          // One that sets no component only ends a running waveform (Effects Off): every zone keeps its colour.
-          if (m.name === 'SetWaveformOptional' && !(m.payload.setHue || m.payload.setSaturation || m.payload.setBrightness || m.payload.setKelvin)) break;
-          const ms = waveformMs(m.payload.periodMs, m.payload.cycles);
-          if (waveformReturns(m.payload.transient, m.payload.waveform)) {
-            // Back where it began once the effect is over: hold that rather than a sample of the effect.
-            if (color !== null) {
-              colorTouched = true;
-              settle('color', ms);
-            }
-            if (zones !== null) {
-              zonesTouched = true;
-              settle('zones', ms);
-            }
-            break;
-          }
-          const target = hsbkFromWire(m.payload.color);
-          if (m.name === 'SetWaveform') paint(target, ms);
-          else if (color !== null) {
-            const p = m.payload;
-            paint(
-              {
-                hue: p.setHue ? target.hue : color.hue,
-                saturation: p.setSaturation ? target.saturation : color.saturation,
-                brightness: p.setBrightness ? target.brightness : color.brightness,
-                kelvin: p.setKelvin ? target.kelvin : color.kelvin,
-              },
-              ms,
-            );
-          }
-          break;
-        }
-        case 'SetColorZones':
-          if (zones !== null) {
-            const c = hsbkFromWire(m.payload.color);
-            for (let i = m.payload.startIndex; i <= Math.min(m.payload.endIndex, zones.length - 1); i++) zones[i] = c;
-            zonesTouched = true;
-            settle('zones', m.payload.durationMs);
-          }
-          break;
-        case 'SetExtendedColorZones':
-          if (zones !== null) {
-            const p = m.payload;
-            for (let k = 0; k < Math.min(p.colorsCount, p.colors.length) && p.index + k < zones.length; k++) {
-              zones[p.index + k] = hsbkFromWire(p.colors[k]!);
-            }
-            zonesTouched = true;
-            settle('zones', p.durationMs);
-          }
-          break;
-        // What renaming sets: stored as sent (a light keeps updated_at as given).
-        case 'SetLabel':
-          facts.label = m.payload.label;
-          break;
-        case 'SetGroup':
-          facts.group = { id: m.payload.group, label: m.payload.label, updatedAtNs: m.payload.updatedAtNs };
-          break;
-        case 'SetLocation':
-          facts.location = { id: m.payload.location, label: m.payload.label, updatedAtNs: m.payload.updatedAtNs };
-          break;
-        default:
-          break;
-      }
-    }
-  }
-  // A strip's whole colour follows its zones: when a write leaves every zone alike, that is the light's colour too
-  // (zone messages do not say what the device's own colour becomes).
-  const painted: readonly Hsbk[] | null = zonesTouched ? zones : null;
-  const first = painted?.[0];
-  if (painted !== null && first !== undefined && painted.every((z) => sameHsbk(z, first)) && (color === null || !sameHsbk(color, first))) {
-    color = first;
-    colorTouched = true;
-    settle('color', settleMs.zones ?? 0);
-  }
-  if (colorTouched && color !== null) facts.color = color;
-  if (zonesTouched && zones !== null) facts.zones = zones;
-  return { facts, settleMs };
-}
-
-/** The facts of predict() alone (colour before, and zones before for strips). */
-export function factsAfter(plan: Plan, before: Hsbk | null, zonesBefore: readonly Hsbk[] | null = null): FactValues {
-  return predict(plan, { color: before, zones: zonesBefore }).facts;
-}
-
 /** How a zone message applies (NO_APPLY, APPLY, APPLY_ONLY); undefined for every other message. */
 function zoneApply(m: PlannedMessage): string | undefined {
   if (m.name !== 'SetColorZones' && m.name !== 'SetExtendedColorZones') return undefined;
@@ -207,7 +54,9 @@ export function partKey(m: PlannedMessage): string {
     case 'SetExtendedColorZones':
       return `${m.name}:${m.payload.index}+${m.payload.colorsCount}`;
     case 'Set64':
-      return `${m.name}:${m.payload.tileIndex}+${m.payload.length}:${m.payload.rect.x},${m.payload.rect.y}`;
+      return `${m.name}:${m.payload.tileIndex}+${m.payload.length}:${m.payload.rect.fbIndex}:${m.payload.rect.x},${m.payload.rect.y}`;
+    case 'CopyFrameBuffer':
+      return `${m.name}:${m.payload.tileIndex}+${m.payload.length}:${m.payload.srcFbIndex}>${m.payload.dstFbIndex}`;
     default:
       return m.name;
   }
@@ -411,7 +260,8 @@ export class Executor {
     if (record === undefined) return;
     try {
       const plan: Plan = { steps: [[{ name, payload } as PlannedMessage]] };
-      const { facts, settleMs } = predict(plan, { color: record.facts.color?.value ?? null, zones: record.facts.zones?.value ?? null });
+      const f = record.facts;
+      const { facts, settleMs } = predict(plan, { color: f.color?.value ?? null, zones: f.zones?.value ?? null, tiles: f.tiles?.value ?? null, pixels: f.pixels?.value ?? null });
       registry.wrote(serial, facts, settleMs);
     } catch (err) {
       // Runs in the pacer's turn (a timer): a listener's error is reported, never thrown into the host.
@@ -428,7 +278,10 @@ export class Executor {
    */
   private wrote(light: LightView, plan: Plan): void {
     const held = this.client.registry.peek(light.serial)?.facts;
-    const before = held === undefined ? light : { color: held.color?.value ?? light.color, zones: held.zones?.value ?? light.zones };
+    const before =
+      held === undefined
+        ? light
+        : { color: held.color?.value ?? light.color, zones: held.zones?.value ?? light.zones, tiles: held.tiles?.value ?? light.matrix?.tiles ?? null, pixels: held.pixels?.value ?? light.pixels };
     const { facts, settleMs } = predict(plan, before);
     this.client.registry.wrote(light.serial, facts, settleMs);
   }

@@ -10,7 +10,8 @@
 
 import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S, type PowerState } from '../protocol/index.js';
-import { LABEL_MAX_BYTES, OPERATIONS, type OperationName, type ParamDecl } from './catalogue.js';
+import { editDistance } from '../text.js';
+import { LABEL_MAX_BYTES, OPERATIONS, THEME_NAMES, type OperationName, type ParamDecl } from './catalogue.js';
 import { COLOR_RANGES, parseColor, withBrightness } from './colors.js';
 import type { PartialHsbk, StateChange } from './types.js';
 
@@ -53,9 +54,11 @@ type InputValue<P> = P extends { readonly kind: 'power' }
                   ? readonly (SetStateRequest & { readonly selector: string })[]
                   : P extends { readonly kind: 'states' }
                     ? readonly SetStateRequest[]
-                    : P extends { readonly kind: 'label' }
-                      ? string
-                      : never;
+                    : P extends { readonly kind: 'grid' }
+                      ? readonly (readonly (string | ColorInput)[])[]
+                      : P extends { readonly kind: 'text' | 'label' }
+                        ? string
+                        : never;
 
 type Key<P> = P extends { readonly key: infer K extends string } ? K : never;
 type Simplify<T> = { [K in keyof T]: T[K] } & {};
@@ -69,7 +72,13 @@ export type RequestOf<N extends OperationName> = Simplify<
 
 export type SetStateRequest = RequestOf<'setState'>;
 
-type CheckedValue<P> = P extends { readonly kind: 'color' } ? PartialHsbk : P extends { readonly kind: 'colors' } ? readonly PartialHsbk[] : InputValue<P>;
+type CheckedValue<P> = P extends { readonly kind: 'color' }
+  ? PartialHsbk
+  : P extends { readonly kind: 'colors' }
+    ? readonly PartialHsbk[]
+    : P extends { readonly kind: 'grid' }
+      ? readonly (readonly PartialHsbk[])[]
+      : InputValue<P>;
 
 declare const checkedBrand: unique symbol;
 /** Made only here: a planner that takes one never checks it again. */
@@ -113,6 +122,9 @@ export const CHECK_TEXT = Object.freeze({
   list: (min: number | undefined, max: number | undefined): string =>
     min !== undefined && max !== undefined ? `must be a list of ${min} to ${max} items` : 'must be a list',
   object: 'must be an object',
+  grid: (maxRows: number | undefined): string => `must be a list of 1 to ${maxRows ?? 'any number of'} rows, each a list of as many colours as the first`,
+  text: 'must be a non-empty string',
+  integer: 'must be a whole number',
   label: `must be a string of 1 to ${LABEL_MAX_BYTES} bytes of UTF-8, not blank`,
   labelNul: 'must not hold a NUL character (a light reads its label up to the first one)',
   unknown: (known: readonly string[]): string => `is not a parameter here; use ${known.join(', ')}`,
@@ -137,6 +149,10 @@ export function checkText(p: ParamDecl): string {
       return CHECK_TEXT.list(p.minItems, p.maxItems);
     case 'state':
       return CHECK_TEXT.object;
+    case 'grid':
+      return CHECK_TEXT.grid(p.maxItems);
+    case 'text':
+      return CHECK_TEXT.text;
     case 'label':
       return CHECK_TEXT.label;
   }
@@ -233,9 +249,41 @@ function checkValue(p: ParamDecl, field: string, value: unknown, ctx: ParseConte
       return stateHash(field, value, ctx, false);
     case 'states':
       return Object.freeze(checkList(p, field, value).map((s, i) => stateHash(`${field}[${i}]`, s, ctx, p.selector === true)));
+    case 'grid':
+      return checkGrid(p, field, value, ctx);
+    case 'text':
+      if (typeof value !== 'string' || value.trim() === '') throw invalid(field, refusal(p, value));
+      return value.trim();
     case 'label':
       return checkLabel(field, value);
   }
+}
+
+/**
+ * Rows of colours: every row a list as long as the first (1 to maxItems colours), each colour checked as any colour
+ * is (COLOR_INVALID for a string that does not parse). A grid repeats its colours: each string is parsed once.
+ */
+function checkGrid(p: ParamDecl, field: string, value: unknown, ctx: ParseContext): readonly (readonly PartialHsbk[])[] {
+  const max = p.maxItems ?? Infinity;
+  if (!Array.isArray(value) || value.length < 1 || value.length > max) throw invalid(field, CHECK_TEXT.grid(p.maxItems));
+  const parsed = new Map<string, PartialHsbk>();
+  let width: number | undefined;
+  return Object.freeze(
+    value.map((row: unknown, r) => {
+      if (!Array.isArray(row) || row.length < 1 || row.length > max || (width !== undefined && row.length !== width)) {
+        throw invalid(`${field}[${r}]`, width === undefined ? `must be a list of 1 to ${max} colours` : `must be a list of ${width} colours, as the first row is`);
+      }
+      width = row.length;
+      return Object.freeze(
+        row.map((c: unknown, k) => {
+          if (typeof c !== 'string' || ctx.random !== undefined && c.includes('random')) return checkColor(`${field}[${r}][${k}]`, c, ctx.random);
+          let color = parsed.get(c);
+          if (color === undefined) parsed.set(c, (color = checkColor(`${field}[${r}][${k}]`, c, ctx.random)));
+          return color;
+        }),
+      );
+    }),
+  );
 }
 
 /**
@@ -268,6 +316,7 @@ export function refusal(p: ParamDecl, value: unknown): string {
     case 'enumList':
     case 'state':
     case 'states':
+    case 'grid':
       return checkText(p);
     default:
       return got(checkText(p), value);
@@ -347,7 +396,32 @@ const RULES: Partial<Record<OperationName, (request: Record<string, unknown>, na
     const runS = r.cycles === undefined ? 0 : (r.cycles as number) * (r.periodS as number);
     if (runS > DURATION_MAX_S) throw invalid(name({ v1: 'cycles', key: 'cycles' }), `x period must be at most ${DURATION_MAX_S} seconds (got ${runS})`);
   },
+  // One of a grid or a rectangle of one colour; the canvas is addressed in whole pixels.
+  paint: (r, name) => {
+    if ((r.pixels === undefined) === (r.color === undefined)) {
+      throw invalid(name({ v1: 'pixels', key: 'pixels' }), 'or color must be given (one of them, not both)');
+    }
+    for (const key of ['x', 'y', 'width', 'height'] as const) {
+      const v = r[key];
+      if (v !== undefined && !Number.isInteger(v)) throw invalid(name({ v1: key, key }), got(CHECK_TEXT.integer, v));
+    }
+  },
+  // A theme of the palette file; otherwise the names closest to the one given.
+  theme: (r) => {
+    const theme = (r.theme as string).toLowerCase().replace(/[\s-]+/g, '_');
+    if (!THEME_NAMES.includes(theme)) throw new LightwireError('THEME_UNKNOWN', { theme: r.theme as string, close: closeNames(theme, THEME_NAMES).join(', ') });
+    r.theme = theme;
+  },
 };
+
+/** Up to three names nearest `word` (edit distance, then a shared prefix), for an error that lists them. */
+function closeNames(word: string, names: readonly string[]): string[] {
+  return names
+    .map((n) => ({ n, d: editDistance(word, n) - (n.startsWith(word.slice(0, 3)) ? 1 : 0) }))
+    .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1))
+    .slice(0, 3)
+    .map((x) => x.n);
+}
 
 /**
  * A Set State, checked and ready for the planner: the colour parsed and an explicit brightness merged into it

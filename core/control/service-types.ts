@@ -51,6 +51,10 @@ export type CleanRequest = RequestOf<'clean'>;
 export type ToggleRequest = RequestOf<'toggle'>;
 export type StateDeltaRequest = RequestOf<'stateDelta'>;
 export type CycleRequest = RequestOf<'cycle'>;
+/** Paint Pixels: `pixels` (rows of colours) or `color` (a rectangle x, y, width, height of one colour). */
+export type PaintRequest = RequestOf<'paint'>;
+/** Paint Theme: `theme` (a name of THEME_NAMES). */
+export type ThemeRequest = RequestOf<'theme'>;
 
 /** How a face hands the service unchecked input: in whose names, with what before each field name. */
 export interface CheckOptions {

@@ -512,4 +512,9 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   cycle(selector: string, request: CycleRequest, options: WriteOptions = {}): Promise<LightResult[]> {
     return this.perform('cycle', selector, request, options);
   }
+
+  /** Paint Pixels on matrix lights (paint.ts): a grid of colours, or a rectangle of one colour. */
+  paint = (selector: string, request: RequestOf<'paint'>, options: WriteOptions = {}): Promise<LightResult[]> => this.perform('paint', selector, request, options);
+  /** Paint Theme (themes.ts): a named palette over the zones, pixels and lights a selector names. */
+  theme = (selector: string, request: RequestOf<'theme'>, options: WriteOptions = {}): Promise<LightResult[]> => this.perform('theme', selector, request, options);
 }

@@ -54,6 +54,8 @@ export interface LightView {
    * their zones in all; matrix lights only, when read.
    */
   readonly matrix: MatrixView | null;
+  /** Current colour of each pixel of each tile (row by row from the top left), matrix lights only, when read (Get64). */
+  readonly pixels: readonly (readonly Hsbk[])[] | null;
   /** Epoch ms of the last packet from the light. */
   readonly lastSeenAt: number;
   /** Where the light answers (IPv4). */
@@ -139,3 +141,4 @@ export interface LightResult {
 
 /** One relay of a LIFX Switch: 0-based index, and whether it is on. */
 export type RelayState = RelayFact;
+

@@ -46,6 +46,7 @@ export function lightView(record: LightRecord, names: GroupNames): LightView {
     infrared: f.infrared?.value ?? null,
     zones: f.zones?.value ?? null,
     matrix: f.tiles ? matrixView(f.tiles.value) : null,
+    pixels: f.pixels?.value ?? null,
     lastSeenAt: record.lastSeenAt,
     address: record.address,
     effect: f.effect?.value ?? 'OFF',

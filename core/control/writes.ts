@@ -10,6 +10,8 @@ import { applyDelta, nextCycleState } from './delta.js';
 import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
 import { Naming } from './naming.js';
 import { planEffect } from './operations.js';
+import { paintable, paintNeedsPixels, planPaint } from './paint.js';
+import { planTheme, themeNeedsRead } from './themes.js';
 import { planSetState, usesZones } from './planner.js';
 import { stateChangeOf, trustedChange, type Checked, type CheckedChange, type SetStateRequest } from './requests.js';
 import { sceneStateToChange } from './scene-activation.js';
@@ -79,6 +81,10 @@ export class Writes {
         return this.delta(selector, checked as unknown as Checked<'stateDelta'>, fast);
       case 'cycle':
         return this.cycle(selector, checked as unknown as Checked<'cycle'>, fast);
+      case 'paint':
+        return this.paint(selector, checked as unknown as Checked<'paint'>, fast);
+      case 'theme':
+        return this.theme(selector, checked as unknown as Checked<'theme'>, fast);
       // Renaming is always confirmed: a fast rename could not say which lights have the new name.
       case 'setLabel':
         return this.naming.setLabel(selector, checked as unknown as Checked<'setLabel'>);
@@ -198,6 +204,38 @@ export class Writes {
     }
     for (const t of targets) planFor(t.light, t.zones);
     return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read });
+  }
+
+  /**
+   * Paint Pixels on the matrix lights a selector names (others are left out; none: CAPABILITY_MISSING). Planned from
+   * what the service knows, except a light whose chain is unknown or that keeps part of its picture: it is read first.
+   */
+  private async paint(selector: string, request: Checked<'paint'>, fast: boolean): Promise<LightResult[]> {
+    let targets = this.context.resolve(selector).filter((t) => paintable(t.light.capabilities));
+    if (targets.length === 0) throw new LightwireError('CAPABILITY_MISSING', { selector, operation: 'paint pixels', capability: 'matrix' });
+    if (fast) targets = await this.sized(targets, (light) => light.matrix === null);
+    const planFor: PlanFor = (light) => planPaint(request, light, this.context.defaultDurationS);
+    // A grid that does not fit a light whose size is known is refused before anything is sent.
+    for (const t of targets) planFor(t.light, t.zones);
+    return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read: 'none', zonesOf: (light) => paintNeedsPixels(request, light) });
+  }
+
+  /** Paint Theme: the palette over every light named; a strip or matrix whose size is not known yet is read first. */
+  private async theme(selector: string, request: Checked<'theme'>, fast: boolean): Promise<LightResult[]> {
+    let targets = this.context.resolve(selector);
+    if (fast) targets = await this.sized(targets, themeNeedsRead);
+    const planFor = planTheme(request, targets, this.context.defaultDurationS);
+    return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read: 'none', zonesOf: themeNeedsRead });
+  }
+
+  /**
+   * Fast mode plans from what the service knows, but a picture needs the light's size: a light whose chain (or zone
+   * count) was never read is read once first, then planned from its new view.
+   */
+  private async sized(targets: readonly ResolvedLight[], unknown: (light: LightView) => boolean): Promise<ResolvedLight[]> {
+    return Promise.all(
+      targets.map(async (t) => (t.light.online && unknown(t.light) ? { ...t, light: (await this.context.reread(t.light.serial)) ?? t.light } : t)),
+    );
   }
 
   private async delta(selector: string, request: Checked<'stateDelta'>, fast: boolean): Promise<LightResult[]> {

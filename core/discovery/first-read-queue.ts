@@ -145,9 +145,12 @@ export class FirstReadQueue {
         await host.readState(serial);
       }
       const record = host.registry.peek(serial);
-      // Zones of a multizone light and relays of a Switch need the product: they are read once it is known.
+      // Zones of a multizone light, pixels of a matrix light and relays of a Switch need the product: they are read once it is known.
       const caps = record?.facts.product?.value.capabilities;
-      const partsMissing = (caps?.multizone === true && record?.facts.zones === undefined) || (caps?.relays === true && record?.facts.relays === undefined);
+      const partsMissing =
+        (caps?.multizone === true && record?.facts.zones === undefined) ||
+        (caps?.matrix === true && record?.facts.pixels === undefined) ||
+        (caps?.relays === true && record?.facts.relays === undefined);
       if (host.started && record && partsMissing) await host.readMissingParts(serial);
     } finally {
       this.describingCount--;

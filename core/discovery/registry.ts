@@ -54,6 +54,8 @@ export interface LightFacts {
   readonly infrared?: Fact<number>;
   /** Colour of each zone, multizone lights. */
   readonly zones?: Fact<readonly Hsbk[]>;
+  /** Colour of each pixel of each tile, row by row from the top left, matrix lights (Get64). */
+  readonly pixels?: Fact<readonly (readonly Hsbk[])[]>;
   /** The firmware effect running (MOVE, MORPH, FLAME, SKY, COLOR_SWEEP) or OFF; one our tables cannot name, by its number. */
   readonly effect?: Fact<string>;
   /** Relays of a LIFX Switch, by index. */
@@ -130,11 +132,18 @@ function sameZones(a: readonly Hsbk[], b: readonly Hsbk[]): boolean {
   return true;
 }
 
+function samePixels(a: readonly (readonly Hsbk[])[], b: readonly (readonly Hsbk[])[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!sameZones(a[i]!, b[i]!)) return false;
+  return true;
+}
+
 /** How a fact's new value is compared with the one held: colours (a strip's zones, on every refresh) by name. */
-const SAME_FACT: { readonly [K in keyof LightFacts]?: (a: never, b: never) => boolean } = { color: sameHsbk, zones: sameZones };
+const SAME_FACT: { readonly [K in keyof LightFacts]?: (a: never, b: never) => boolean } = { color: sameHsbk, zones: sameZones, pixels: samePixels };
 
 /** The facts a write sets; a read may not replace them while the write's transition runs. */
-export type WrittenFact = 'power' | 'color' | 'zones' | 'infrared';
+export type WrittenFact = 'power' | 'color' | 'zones' | 'pixels' | 'infrared';
 
 /** When a write set a fact (a mark()) and until when (registry clock, ms) its transition runs. */
 interface Pin {

@@ -9,6 +9,7 @@ import { LightwireError } from '../errors.js';
 import { hsbkFromWire, powerFromWire, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Hsbk, type KelvinRange, type Product } from '../protocol/index.js';
 import { NO_PAYLOAD, type DeviceAddress, type Requester, type ReplyOf } from '../transport/requester.js';
 import type { LightRegistry, RelayFact } from './registry.js';
+import { chainFromReply, pixelReads, pixelsFromReplies } from './pixels.js';
 import { zonesFromReplies } from './zones.js';
 
 /** What a reader needs of its client: the registry it saves into, the requester it asks through, an address book. */
@@ -77,6 +78,33 @@ export class StateReader {
     if (options.zones && reply !== undefined && product?.capabilities.multizone) {
       await this.readZones(serial, device, product, mark, options.remainingMs());
     }
+    if (options.zones && reply !== undefined && product?.capabilities.matrix) {
+      await this.readPixels(serial, device, product, mark, options.remainingMs());
+    }
+  }
+
+  /**
+   * The pixels of a matrix light into the registry: one Get64 per band of rows for the whole chain (one for an 8 x 8
+   * tile, two for 16 x 8). The tiles' sizes are the device's own word, read with its info (StateDeviceChain); a light
+   * whose info read has not brought them yet is asked here (GetDeviceChain).
+   */
+  private async readPixels(serial: string, device: DeviceAddress, product: Product, mark: number, timeoutMs: number): Promise<void> {
+    const requester = this.host.requester;
+    const registry = this.host.registry;
+    let chain = registry.peek(serial)?.facts.tiles?.value;
+    if (chain === undefined) {
+      chain = chainFromReply(await requester.get(device, 'GetDeviceChain', NO_PAYLOAD, { timeoutMs }));
+      registry.update(serial, { tiles: chain });
+    }
+    if (chain.length === 0) return;
+    const replies = (await Promise.all(pixelReads(chain).map((payload) => requester.getAll(device, 'Get64', payload, { timeoutMs })))).flat();
+    const pixels = pixelsFromReplies(chain, replies);
+    if (pixels === undefined) return;
+    const range = product.capabilities.kelvinRange ?? DEFAULT_KELVIN_RANGE;
+    let lastIn: Hsbk | undefined;
+    let lastOut: Hsbk | undefined;
+    const clamped = pixels.map((tile) => tile.map((z) => (z === lastIn ? lastOut! : (lastOut = withinKelvin((lastIn = z), range)))));
+    registry.update(serial, { pixels: clamped }, mark);
   }
 
   /** A device that is no light (the LIFX Switch): power and label with the device messages (GetPower, GetLabel), and its relays. */
@@ -120,6 +148,9 @@ export class StateReader {
     if (device === undefined || record === undefined || product === undefined) return false;
     if (product.capabilities.multizone && record.facts.zones === undefined) {
       await this.readZones(serial, device, product, this.host.registry.mark(), timeoutMs);
+    }
+    if (product.capabilities.matrix && record.facts.pixels === undefined) {
+      await this.readPixels(serial, device, product, this.host.registry.mark(), timeoutMs);
     }
     if (product.capabilities.relays && record.facts.relays === undefined) await this.readRelays(serial, timeoutMs);
     return true;

@@ -3,14 +3,14 @@
 
 import { packageInfo } from '../index.js';
 import type { JsonSchema } from './json-schema.js';
-import { ENDPOINTS, ERROR_RESPONSE, NAMING_ENDPOINTS, REMOVED_ENDPOINTS, SCENE_PARAM, SELECTOR_PARAM, type Endpoint } from './schemas.js';
+import { ENDPOINTS, ERROR_RESPONSE, LIGHTWIRE_ENDPOINTS, REMOVED_ENDPOINTS, SCENE_PARAM, SELECTOR_PARAM, type Endpoint } from './schemas.js';
 
-/** Which endpoints a document (and a plugin) serves: the cloud's v1, or our own renaming endpoints beside it. */
+/** Which endpoints a document (and a plugin) serves: the cloud's v1, or our own endpoints beside it (renaming, pixels, themes). */
 export type ApiSurface = 'v1' | 'lightwire';
 
 /** The endpoints of a surface, and those it answers 410 for. */
 export function surfaceEndpoints(api: ApiSurface): { readonly endpoints: readonly Endpoint[]; readonly removed: typeof REMOVED_ENDPOINTS } {
-  return api === 'v1' ? { endpoints: ENDPOINTS, removed: REMOVED_ENDPOINTS } : { endpoints: NAMING_ENDPOINTS, removed: [] };
+  return api === 'v1' ? { endpoints: ENDPOINTS, removed: REMOVED_ENDPOINTS } : { endpoints: LIGHTWIRE_ENDPOINTS, removed: [] };
 }
 
 export interface OpenApiDocument {
@@ -121,11 +121,12 @@ export function openApiDocument(prefix: string, api: ApiSurface = 'v1'): OpenApi
               'they come back in `warnings`. Form bodies are accepted as well as JSON.',
           }
         : {
-            title: 'Lightwire: renaming lights, groups and locations',
+            title: 'Lightwire: renaming, pixels and themes',
             version: packageInfo().version,
             description:
               'Endpoints of our own beside /v1 (the cloud has none): labels, groups and locations written as the LAN protocol asks ' +
-              '(https://lan.developer.lifx.com/docs/changing-a-device). Tokens, scopes, errors and warnings as on /v1; always confirmed (no fast).',
+              '(https://lan.developer.lifx.com/docs/changing-a-device; always confirmed, no fast), the pixels of matrix lights and ' +
+              'themes. Tokens, scopes, errors and warnings as on /v1.',
           },
     servers: [{ url: prefix }],
     security: [{ bearer: [] }, { basic: [] }],

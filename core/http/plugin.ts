@@ -1,7 +1,7 @@
 // The local LIFX HTTP API v1 as one encapsulated Fastify plugin: mount it at /v1 and
 // a script written for https://api.lifx.com/v1 works by changing its base URL. Auth, rate limit, body
 // parsers, the not-found and error handlers all live inside it and touch nothing outside /v1. The same plugin serves
-// our own renaming endpoints beside it (namingApi, at /lightwire), with the same rules.
+// our own endpoints beside it (namingApi, at /lightwire: renaming, pixels, themes), with the same rules.
 //
 // One request, in order:
 // 1. onRequest: rate-limit headers (always), 426 when HTTPS is required and this is plain HTTP, 429 over
@@ -17,7 +17,7 @@ import formbody from '@fastify/formbody';
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { SetStatesOperation, SetStatesResult, WriteOptions } from '../index.js';
-import { clipped, itemRefusal, LightwireError, OPERATIONS, refusal, type OperationName } from '../index.js';
+import { clipped, itemRefusal, LightwireError, OPERATIONS, refusal, themeList, type OperationName } from '../index.js';
 import { TokenSet, hostOfHeader, isLoopbackHost, type TokenSpec } from './auth.js';
 import { isClientGone, rawPath, toProblem, validationProblem, ValidationProblem, type DescribeFailure } from './errors.js';
 import { bareObject, coerce, isRecord, nestingDepth, types, unknownParams, withoutRequired, type JsonSchema } from './json-schema.js';
@@ -236,7 +236,7 @@ function notFoundHint(method: string, path: string, matchers: ReturnType<typeof 
 
 /** The cloud's v1 API: mount it at /v1. */
 export const lightwireApi: FastifyPluginAsync<HttpApiOptions> = (app, options) => apiPlugin(app, options, 'v1');
-/** Our own renaming endpoints (labels, groups, locations), with /v1's auth, limits and errors: mount it at /lightwire. */
+/** Our own endpoints (renaming; Paint Pixels, Paint Theme, List Themes), with /v1's auth, limits and errors: mount it at /lightwire. */
 export const namingApi: FastifyPluginAsync<HttpApiOptions> = (app, options) => apiPlugin(app, options, 'lightwire');
 
 async function apiPlugin(app: FastifyInstance, options: HttpApiOptions, api: ApiSurface): Promise<void> {
@@ -449,6 +449,8 @@ function read(service: LightApi, id: OperationId, p: Params, selector: () => str
       return allLights(service).map((l) => ({ selector: `id:${l.id}`, label: l.label }));
     case 'listSceneSelectors':
       return service.listScenes().map((s) => ({ selector: `scene_id:${s.uuid}`, label: s.name }));
+    case 'listThemes':
+      return themeList();
     default:
       throw new Error(`no reader for ${id}`);
   }

@@ -90,6 +90,15 @@ export function paramSchema(p: ParamDecl): JsonSchema {
           ? openObject({ selector: { type: 'string', description: 'Which lights this state is for.' }, ...SET_STATE_FIELDS }, ['selector'])
           : setStateHash('One Set State hash.'),
       };
+    case 'grid':
+      return {
+        type: 'array',
+        ...listBounds(p),
+        description: p.description,
+        items: { type: 'array', minItems: 1, ...(p.maxItems !== undefined ? { maxItems: p.maxItems } : {}), items: colorString('One pixel.') },
+      };
+    case 'text':
+      return { type: 'string', minLength: 1, description: p.description, ...(p.values !== undefined ? { examples: [...p.values.slice(0, 3)] } : {}) };
   }
 }
 
@@ -107,11 +116,11 @@ function setStateHash(description: string): JsonSchema {
   return openObject(SET_STATE_FIELDS, [], description);
 }
 
-/** An operation's request body: its declared parameters, plus `fast` and `async` (v1's writes: renaming is always confirmed). */
+/** An operation's request body: its declared parameters, plus `fast` and `async` (every write but renaming, always confirmed). */
 export function bodyOf(operation: OperationDecl): JsonSchema {
   const params: readonly ParamDecl[] = operation.params;
   return openObject(
-    { ...Object.fromEntries(params.map((p) => [p.v1, paramSchema(p)])), ...(operation.api === undefined ? WRITE_FLAGS : {}) },
+    { ...Object.fromEntries(params.map((p) => [p.v1, paramSchema(p)])), ...(operation.naming === undefined ? WRITE_FLAGS : {}) },
     params.filter((p) => p.required === true).map((p) => p.v1),
   );
 }
@@ -125,10 +134,16 @@ export function paramAt(operation: OperationName, field: string): { readonly par
   let params: readonly ParamDecl[] = OPERATIONS[operation].params;
   let found: ParamDecl | undefined;
   let item = false;
+  let row = false;
   for (const token of tokens) {
     if (typeof token === 'number') {
       if (found === undefined || item) return undefined;
-      if (found.kind === 'colors' || found.kind === 'enumList') item = true;
+      // A grid's pixel is two indices deep (`pixels[2][5]`): a row (said as the grid is), then one of its colours.
+      if (found.kind === 'grid' && !row) {
+        row = true;
+        continue;
+      }
+      if (found.kind === 'colors' || found.kind === 'enumList' || found.kind === 'grid') item = true;
       else if (found.kind !== 'states') return undefined;
       continue;
     }
@@ -341,7 +356,7 @@ export const ERROR_RESPONSE: JsonSchema = {
 /** The HTTP operationId of each write: the catalogue's name, or its own `operationId`. */
 type WriteId = { [N in OperationName]: (typeof OPERATIONS)[N] extends { readonly operationId: infer I extends string } ? I : N }[OperationName];
 
-export type OperationId = 'listLights' | 'listScenes' | 'validateColor' | 'listDeviceSelectors' | 'listSceneSelectors' | WriteId;
+export type OperationId = 'listLights' | 'listScenes' | 'validateColor' | 'listDeviceSelectors' | 'listSceneSelectors' | 'listThemes' | WriteId;
 
 export interface Endpoint {
   readonly id: OperationId;
@@ -377,6 +392,19 @@ function write(name: OperationName): Endpoint {
 
 const WRITES = (Object.keys(OPERATIONS) as OperationName[]).filter((n) => n !== 'activateScene' && (OPERATIONS[n] as OperationDecl).api === undefined).map(write);
 
+/** List Themes: each theme's name and palette (Lightwire's own, beside /v1). */
+export const THEMES_RESPONSE: JsonSchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    required: ['name', 'palette'],
+    properties: {
+      name: { type: 'string' },
+      palette: { type: 'array', items: { type: 'object', properties: { hue: { type: 'number' }, saturation: { type: 'number' }, brightness: { type: 'number' }, kelvin: { type: 'number' } } } },
+    },
+  },
+};
+
 export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
   { id: 'listLights', method: 'GET', path: '/lights/:selector', summary: 'List Lights', scope: 'read', status: 200, response: LIGHTS_RESPONSE },
   ...WRITES,
@@ -393,7 +421,16 @@ export const ENDPOINTS: readonly Endpoint[] = Object.freeze([
  */
 export const NAMING_ENDPOINTS: readonly Endpoint[] = Object.freeze(NAMING_OPERATIONS.map((o) => write(o.name as OperationName)));
 
-/** Where NAMING_ENDPOINTS are served, beside /v1. */
+/**
+ * Every endpoint served beside /v1 at NAMING_PREFIX: renaming, Paint Pixels and Paint Theme (the catalogue's
+ * `api: 'lightwire'` writes), and List Themes.
+ */
+export const LIGHTWIRE_ENDPOINTS: readonly Endpoint[] = Object.freeze([
+  ...(Object.keys(OPERATIONS) as OperationName[]).filter((n) => (OPERATIONS[n] as OperationDecl).api === 'lightwire').map(write),
+  { id: 'listThemes', method: 'GET', path: '/themes', summary: 'List Themes', scope: 'read', status: 200, response: THEMES_RESPONSE },
+] satisfies Endpoint[]);
+
+/** Where LIGHTWIRE_ENDPOINTS are served, beside /v1. */
 export const NAMING_PREFIX = '/lightwire';
 
 /** Endpoints the v1 API removed (deprecated during v1beta1): they answer 410 and name what replaced them. */

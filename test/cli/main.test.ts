@@ -9,10 +9,10 @@ import { packageInfo } from '../../core/index.js';
 import { captureIO } from '../helpers/cli-io.js';
 
 const VERSION = `${packageInfo().version}\n`;
-const NAMES = ['serve', 'simulate', 'discover', 'list', 'set', 'label', 'group', 'location', 'scene', 'doctor', 'decode'];
+const NAMES = ['serve', 'simulate', 'discover', 'list', 'set', 'theme', 'themes', 'label', 'group', 'location', 'scene', 'doctor', 'decode'];
 
 describe('lightwire (top level)', () => {
-  it('has the eleven commands (label, group and location rename, issue 28)', () => {
+  it('has the thirteen commands (label, group and location rename, issue 28; theme and themes, issue 29)', () => {
     expect(COMMANDS.map((c) => c.name)).to.deep.equal(NAMES);
   });
 

@@ -4,19 +4,19 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, NAMING_OPERATIONS, V1_OPERATIONS, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
+import { OPERATIONS, OPERATION_LIST, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, NAMING_OPERATIONS, THEME_NAMES, V1_OPERATIONS, type OperationDecl, type ParamDecl } from '../../core/control/catalogue.js';
 import { checkText, parseRequest } from '../../core/control/requests.js';
 import { DASHBOARD_EFFECTS, parseAction } from '../../core/http/dashboard/actions.js';
 import { openApiDocument, openApiPath } from '../../core/http/openapi.js';
 import type { JsonSchema } from '../../core/http/json-schema.js';
 import { isLightwireError } from '../../core/errors.js';
 import { EFFECT_KINDS } from '../../homebridge-plugin/config.js';
-import { EFFECTS as HOMEKIT_EFFECTS } from '../../homebridge-plugin/effects.js';
+import { EFFECTS as HOMEKIT_EFFECTS, themesFor } from '../../homebridge-plugin/effects.js';
 import { EFFECTS as NODE_RED_EFFECTS, NAMING_PAYLOADS, parsePayload } from '../../nodes/payload.js';
 import { COMMANDS } from '../../core/cli/commands.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-/** Each API's document: the cloud's v1, and the renaming endpoints served beside it. */
+/** Each API's document: the cloud's v1, and our own endpoints served beside it (renaming, pixels, themes). */
 const documents = { v1: openApiDocument('/v1'), lightwire: openApiDocument('/lightwire', 'lightwire') };
 const prefixOf = (o: OperationDecl): string => `/${o.api ?? 'v1'}`;
 
@@ -41,14 +41,29 @@ function validValue(p: ParamDecl): unknown {
       return { power: 'on' };
     case 'states':
       return Array.from({ length: p.minItems ?? 1 }, () => (p.selector ? { selector: 'all', power: 'on' } : { power: 'on' }));
+    case 'grid':
+      return [['red', 'blue']];
+    case 'text':
+      return p.values?.[0] ?? 'text';
     case 'label':
       return 'Kitchen';
   }
 }
 
+/**
+ * The parameters a request needs besides `except`, valid: the required ones, and for Paint Pixels (whose rule asks for
+ * one of pixels and color) a colour unless the grid is what is given.
+ */
+function needed(o: OperationDecl, vocabulary: 'v1' | 'library', except?: ParamDecl): Record<string, unknown> {
+  const name = (q: ParamDecl): string => (vocabulary === 'v1' ? q.v1 : q.key);
+  const out = Object.fromEntries(o.params.filter((q) => q.required === true && q !== except).map((q) => [name(q), validValue(q)]));
+  if (o.name === 'paint' && except?.key !== 'pixels' && except?.key !== 'color') out.color = 'red';
+  return out;
+}
+
 function requestBody(operation: OperationDecl): JsonSchema {
   const op = documents[operation.api ?? 'v1'].paths[openApiPath(operation.path)]?.[operation.method.toLowerCase()];
-  expect(op, `${operation.name}: ${operation.method} ${operation.path} in openapi.json`).to.not.equal(undefined);
+  expect(op, `${operation.name}: ${operation.method} ${prefixOf(operation)}${operation.path} in openapi.json`).to.not.equal(undefined);
   expect(op!.operationId).to.equal(operation.operationId ?? operation.name);
   expect(op!.summary).to.equal(operation.summary);
   expect(op!['x-lightwire-scope']).to.equal(operation.scope);
@@ -68,7 +83,7 @@ describe('the operation catalogue', () => {
         if (p.kind === 'enum' || p.kind === 'enumList') expect(p.values, `${o.name}.${p.v1}`).to.have.length.above(0);
         if (p.default !== undefined && p.default !== 'service') {
           // A default is itself a value the parser accepts.
-          const required = Object.fromEntries(o.params.filter((q) => q.required === true).map((q) => [q.key, validValue(q)]));
+          const required = needed(o, 'library');
           expect(() => parseRequest(o.name as never, { ...required, [p.key]: p.default }, { vocabulary: 'library', defaultDurationS: 1 }), `${o.name}.${p.key}`).to.not.throw();
         }
       }
@@ -88,17 +103,20 @@ describe('the operation catalogue', () => {
           if (p.maxItems !== undefined) expect(schema!.maxItems, `${operation.name}.${p.v1} maxItems`).to.equal(p.maxItems);
           expect(body.required ?? [], `${operation.name}.${p.v1} required`).to.satisfy((r: string[]) => r.includes(p.v1) === (p.required === true));
         }
-        // Nothing in the body that the catalogue does not declare, but the write flags every v1 write takes (renaming
+        // Nothing in the body that the catalogue does not declare, but the write flags every write takes (renaming
         // is always confirmed).
         const extra = Object.keys(body.properties ?? {}).filter((k) => !operation.params.some((p) => p.v1 === k));
-        expect(extra, operation.name).to.deep.equal(operation.api === undefined ? ['fast', 'async'] : []);
+        expect(extra, operation.name).to.deep.equal(operation.naming === undefined ? ['fast', 'async'] : []);
       });
     }
     it('keeps /v1 the cloud\'s: the renaming operations are served beside it, each document holding only its own', () => {
       const ids = (api: 'v1' | 'lightwire') => Object.values(documents[api].paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
       expect(NAMING_OPERATIONS.map((o) => o.name)).to.deep.equal(['setLabel', 'setGroup', 'setLocation', 'renameGroup', 'renameLocation']);
       for (const o of NAMING_OPERATIONS) expect(o.api, o.name).to.equal('lightwire');
-      expect(ids('lightwire')).to.deep.equal(NAMING_OPERATIONS.map((o) => o.name));
+      // Beside them: Paint Pixels and Paint Theme, and List Themes (a read of our own).
+      const own = OPERATION_LIST.filter((o) => o.api === 'lightwire').map((o) => o.name);
+      expect(own).to.deep.equal([...NAMING_OPERATIONS.map((o) => o.name), 'paint', 'theme']);
+      expect([...ids('lightwire')].sort()).to.deep.equal([...own, 'listThemes'].sort());
       for (const o of NAMING_OPERATIONS) expect(ids('v1'), o.name).to.not.include(o.name);
       for (const o of V1_OPERATIONS) expect(ids('v1'), o.name).to.include(o.operationId ?? o.name);
     });
@@ -194,6 +212,36 @@ describe('the operation catalogue', () => {
     });
   });
 
+  describe('pixels and themes on every face', () => {
+    const d = { fast: false };
+    it('Node-RED: {theme} is Paint Theme, {pixels} and a rectangle {color, x, ...} are Paint Pixels, each with every parameter', () => {
+      for (const name of ['paint', 'theme'] as const) {
+        const operation: OperationDecl = OPERATIONS[name];
+        const payload: Record<string, unknown> = {};
+        for (const p of operation.params) if (!(name === 'paint' && p.key === 'color')) payload[p.v1] = validValue(p);
+        const parsed = parsePayload(payload, d);
+        expect(parsed.kind).to.equal(name);
+        if (parsed.kind !== name) continue;
+        for (const p of operation.params) if (!(name === 'paint' && p.key === 'color')) expect(parsed.request, `${name}.${p.v1}`).to.have.property(p.key);
+      }
+      expect(parsePayload({ color: 'red', x: 1, width: 2 }, d).kind).to.equal('paint');
+      expect(parsePayload({ color: 'red' }, d).kind).to.equal('setState');
+    });
+    it('the dashboard: op theme and op paint, checked by the catalogue\'s parser', () => {
+      expect(parseAction({ op: 'theme', selector: 'all', theme: 'autumn' })).to.deep.include({ op: 'theme', selector: 'all' });
+      expect(parseAction({ op: 'paint', selector: 'all', color: 'red', x: 1, y: 2, width: 1, height: 1 })).to.deep.include({ op: 'paint' });
+      expect(() => parseAction({ op: 'theme', selector: 'all', theme: 'nope' })).to.throw(/no theme named/);
+    });
+    it('Homebridge: a theme switch for each theme named that the catalogue knows', () => {
+      expect(themesFor(['autumn', 'nope', 'bias_lighting']).map((t) => [t.theme, t.title])).to.deep.equal([
+        ['autumn', 'Theme Autumn'],
+        ['bias_lighting', 'Theme Bias Lighting'],
+      ]);
+      const schema = JSON.parse(readFileSync(path.join(ROOT, 'config.schema.json'), 'utf8')) as { schema: { properties: { lights: { properties: { themes: { items: { enum: string[] } } } } } } };
+      expect(schema.schema.properties.lights.properties.themes.items.enum).to.deep.equal([...THEME_NAMES]);
+    });
+  });
+
   describe('one text per check', () => {
     for (const operation of OPERATION_LIST) {
       for (const p of operation.params) {
@@ -202,9 +250,9 @@ describe('the operation catalogue', () => {
           const bad = p.kind === 'number' ? 'x' : p.kind === 'boolean' ? 'yes' : 7;
           const errorOf = (vocabulary: 'v1' | 'library'): { code: string; field: string; reason: string } => {
             // Every other required parameter is given, valid, so the bad one is the only fault.
-            const others = operation.params.filter((q) => q.required === true && q !== p).map((q) => [vocabulary === 'v1' ? q.v1 : q.key, validValue(q)]);
+            const others = needed(operation, vocabulary, p);
             try {
-              parseRequest(operation.name as never, { ...Object.fromEntries(others), [vocabulary === 'v1' ? p.v1 : p.key]: bad }, { vocabulary, defaultDurationS: 1 });
+              parseRequest(operation.name as never, { ...others, [vocabulary === 'v1' ? p.v1 : p.key]: bad }, { vocabulary, defaultDurationS: 1 });
             } catch (err) {
               if (isLightwireError(err, 'PARAMETER_INVALID')) return { code: err.code, field: err.params.field, reason: err.params.reason };
               throw err;

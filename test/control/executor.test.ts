@@ -3,6 +3,8 @@ import { factsAfter, partKey, predict } from '../../core/control/executor.js';
 import type { Plan } from '../../core/control/types.js';
 import type { Hsbk } from '../../core/protocol/index.js';
 import type { PlannedMessage } from '../../core/control/types.js';
+import { canvasOf, framePlan } from '../../core/control/paint.js';
+import { lightOf } from '../helpers/light-view.js';
 
 const RED = { hue: 0, saturation: 65535, brightness: 65535, kelvin: 3500 };
 
@@ -111,5 +113,19 @@ describe('executor helpers', () => {
       const plan: Plan = { steps: [[{ name: 'SetColorZones', payload: { startIndex: 0, endIndex: 3, color: wireRed, durationMs: 0, apply: 1 } }]] };
       expect(predict(plan, { color: GREEN, zones: null }).facts).to.deep.equal({});
     });
+  });
+
+  it('predicts the pixels a frame shows: Set64 into the back buffer shows nothing until CopyFrameBuffer copies it into view', () => {
+    const tiles = [{ width: 16, height: 8 }];
+    const before: Hsbk[] = new Array(128).fill({ hue: 0, saturation: 0, brightness: 1, kelvin: 3500 });
+    const frame: Hsbk[] = Array.from({ length: 128 }, (_, i) => ({ hue: i * 2, saturation: 1, brightness: 1, kelvin: 3500 }));
+    const plan = framePlan([frame], canvasOf(tiles), lightOf(201, { power: 'on' }), 2, false);
+    expect(plan.steps.map((s) => s.map((m) => m.name))).to.deep.equal([['Set64', 'Set64'], ['CopyFrameBuffer']]);
+    const drawnOnly = predict({ steps: [plan.steps[0]!] }, { color: null, zones: null, tiles, pixels: [before] });
+    expect(drawnOnly.facts.pixels).to.equal(undefined);
+    const shown = predict(plan, { color: null, zones: null, tiles, pixels: [before] });
+    expect(shown.facts.pixels![0]!.map((c) => Math.round(c.hue))).to.deep.equal(frame.map((c) => c.hue));
+    expect(shown.settleMs.pixels).to.equal(2000);
+    expect(partKey(plan.steps[0]![0]!)).to.not.equal(partKey(plan.steps[0]![1]!));
   });
 });

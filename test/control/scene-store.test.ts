@@ -35,6 +35,7 @@ function light(serial: string, over: Partial<LightView> = {}): LightView {
     address: '127.0.0.2',
     effect: 'OFF',
     relays: null,
+    pixels: null,
     firmware: null,
     wifi: null,
     ambientLux: null,

@@ -65,6 +65,7 @@ function light(
     address: '127.0.0.2',
     effect: 'OFF',
     relays: null,
+    pixels: null,
     firmware: null,
     wifi: null,
     ambientLux: null,

@@ -23,6 +23,7 @@ export function lightOf(pid: number, state: LightState = {}, serial = 'd073d5000
     address: '127.0.0.2',
     effect: 'OFF',
     relays: null,
+    pixels: null,
     firmware: null,
     wifi: null,
     ambientLux: null,

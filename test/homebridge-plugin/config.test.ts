@@ -220,10 +220,10 @@ describe('homebridge config', () => {
         lights: { transitionS: 1, effects: ['flame', 'morph'] },
         accessories: [{ serial: 'D073D5000001', transitionS: 0 }, { serial: 'd073d5000002', effects: [] }, { serial: 'd073d5000003', hidden: true }],
       });
-      expect(lightSettings(config, 'd073d5000001')).to.deep.equal({ hidden: false, transitionS: 0, effects: ['flame', 'morph'] });
+      expect(lightSettings(config, 'd073d5000001')).to.deep.equal({ hidden: false, transitionS: 0, effects: ['flame', 'morph'], themes: [] });
       expect(lightSettings(config, 'd073d5000002').effects).to.deep.equal([]);
       expect(lightSettings(config, 'd073d5000003').hidden).to.equal(true);
-      expect(lightSettings(config, 'd073d5000004')).to.deep.equal({ hidden: false, transitionS: 1, effects: ['flame', 'morph'] });
+      expect(lightSettings(config, 'd073d5000004')).to.deep.equal({ hidden: false, transitionS: 1, effects: ['flame', 'morph'], themes: [] });
       expect(EFFECT_KINDS).to.include('sunrise');
     });
   });

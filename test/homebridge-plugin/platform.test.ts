@@ -468,6 +468,26 @@ describe('homebridge platform', function () {
     });
   });
 
+  describe('theme switches', () => {
+    it('paints a theme from its momentary switch: the strip shows the palette over its zones, then the switch is Off', async () => {
+      rig = await platformRig({ lights: { themes: ['autumn'] }, accessories: [{ serial: S(1), themes: [] }] }, fleet);
+      await until(() => rig!.platform.lights.size === 11, { timeoutMs: 5000, what: '11 lights' });
+      // Every light gets the switch unless its own entry says otherwise.
+      const themeSwitch = (serial: string) => accessoryOf(rig!, serial).getServiceById(hap.Service.Switch, SUBTYPE.theme('autumn'));
+      expect(themeSwitch(S(1))).to.equal(undefined);
+      const service = themeSwitch(S(3))!;
+      expect(service.displayName).to.equal(`${accessoryOf(rig, S(3)).displayName} Theme Autumn`);
+      const on = service.getCharacteristic(hap.Characteristic.On);
+      expect(await hapRead(on)).to.deep.equal({ value: false });
+      expect((await hapWrite(on, true)).status).to.equal(0);
+      expect(fleet.light(S(3)).received('SetExtendedColorZones')).to.have.length(1);
+      // Over the platform's transition: the zones end in the palette's colours, zone 0 in its first.
+      const hues = (): number[] => fleet.light(S(3)).state.zones!.map((z) => Math.round(z.hue));
+      await until(() => hues()[0] === 31 && new Set(hues()).size > 2, { timeoutMs: 4000, what: 'the autumn palette over the strip' });
+      await until(() => on.value === false, { timeoutMs: 3000, what: 'the switch back to Off' });
+    });
+  });
+
   describe('scenes and the HTTP API', () => {
     it('offers scenes as momentary switches with their own fade', async () => {
       const file = path.join(await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-')), 'scenes.json');

@@ -73,8 +73,10 @@ describe('HTTP renaming endpoints (/lightwire, beside /v1)', function () {
       const doc = (await rig.call({ method: 'GET', url: '/lightwire/openapi.json' })).json();
       expect(doc.servers).to.deep.equal([{ url: '/lightwire' }]);
       const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string; 'x-lightwire-scope': string }>>).flatMap((p) => Object.values(p));
-      expect(ids.map((o) => o.operationId).sort()).to.deep.equal(NAMING_OPERATIONS.map((o) => o.name).sort());
-      expect(ids.every((o) => o['x-lightwire-scope'] === 'control')).to.equal(true);
+      // Beside the renaming endpoints: Paint Pixels, Paint Theme and List Themes (issue 29).
+      expect(ids.map((o) => o.operationId).sort()).to.deep.equal([...NAMING_OPERATIONS.map((o) => o.name), 'paint', 'theme', 'listThemes'].sort());
+      const naming = new Set<string>(NAMING_OPERATIONS.map((o) => o.name));
+      expect(ids.filter((o) => naming.has(o.operationId)).every((o) => o['x-lightwire-scope'] === 'control')).to.equal(true);
       const missing = await rig.call({ method: 'GET', url: '/lightwire/lights/all/label' });
       expect(missing.statusCode).to.equal(404);
       expect(missing.json().error).to.contain('this path answers PUT');

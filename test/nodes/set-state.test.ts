@@ -156,6 +156,18 @@ describe('lightwire-set-state', function () {
       expect(state(BULB).color.brightness).to.be.closeTo(0.3, 0.01);
     });
 
+    it('paints the pixels of a matrix light ({pixels}, and a rectangle {color, x, width}) and a theme over a strip ({theme})', async () => {
+      const grid = Array.from({ length: 6 }, (_, row) => Array.from({ length: 5 }, () => (row % 2 === 0 ? 'red' : 'blue')));
+      let msg = await send({ selector: `id:${CANDLE}`, payload: { pixels: grid, duration: 0 } });
+      expect(msg.payload).to.deep.equal([{ id: CANDLE, label: 'Candle', status: 'ok' }]);
+      expect(state(CANDLE).tiles![0]!.map((c) => Math.round(c.hue))).to.deep.equal(Array.from({ length: 30 }, (_, i) => (Math.floor(i / 5) % 2 === 0 ? 0 : 250)));
+      await send({ selector: `id:${CANDLE}`, payload: { color: 'green', x: 4, width: 1, duration: 0 } });
+      expect(state(CANDLE).tiles![0]!.map((c) => Math.round(c.hue))).to.deep.equal(Array.from({ length: 30 }, (_, i) => (i % 5 === 4 ? 120 : Math.floor(i / 5) % 2 === 0 ? 0 : 250)));
+      msg = await send({ selector: `id:${STRIP}`, payload: { theme: 'spring', duration: 0 } });
+      expect((msg.payload as Results)[0]).to.include({ id: STRIP, status: 'ok' });
+      expect(new Set(state(STRIP).zones!.map((z) => Math.round(z.hue))).size).to.be.greaterThan(2);
+    });
+
     it('lets msg.selector win over the node selector', async () => {
       fleet.light(TABLE).setState({ power: 'off' });
       const before = writesTo(fleet, BULB);
@@ -409,6 +421,9 @@ describe('lightwire-set-state', function () {
       { name: 'an array', msg: { payload: ['on'] }, code: 'PARAMETER_INVALID' },
       { name: 'NaN', msg: { payload: Number.NaN }, code: 'PARAMETER_INVALID' },
       { name: 'an unknown colour', msg: { payload: 'blurple' }, code: 'COLOR_INVALID' },
+      { name: 'an unknown theme', msg: { payload: { theme: 'sprung' } }, code: 'THEME_UNKNOWN' },
+      { name: 'a grid that is not rows of colours', msg: { payload: { pixels: ['red'] } }, code: 'PARAMETER_INVALID' },
+      { name: 'pixels for a light that is no matrix', msg: { payload: { color: 'red', x: 1 } }, code: 'CAPABILITY_MISSING' },
       { name: 'an unknown colour in an object', msg: { payload: { color: 'hue:400' } }, code: 'COLOR_INVALID' },
       { name: 'a colour object out of range', msg: { payload: { color: { hue: 400 } } }, code: 'PARAMETER_INVALID' },
       { name: 'a colour of the wrong type', msg: { payload: { color: 7 } }, code: 'PARAMETER_INVALID' },

@@ -4,7 +4,7 @@
 // one parser, so a bad value gets the same code and text here as from HTTP, Node-RED or the library. Results are the
 // service's per-light results (ok / timed_out / offline).
 
-import { EFFECT_OPERATIONS, FIRMWARE_EFFECT_MIN_MAJOR, LightwireError, parseRequest, type EffectOperationName, type LightResult, type Need } from '../../index.js';
+import { EFFECT_OPERATIONS, FIRMWARE_EFFECT_MIN_MAJOR, LightwireError, parseRequest, type Checked, type EffectOperationName, type LightResult, type Need } from '../../index.js';
 import type { DashboardService } from './service.js';
 
 /** An effect button: the catalogue's name and title, and the capability a light needs to run it (null: any light). */
@@ -45,11 +45,16 @@ export type DashboardAction =
   | { readonly op: 'effectsOff'; readonly selector: string }
   | { readonly op: 'scene'; readonly scene: string }
   | { readonly op: 'label'; readonly selector: string; readonly label: string }
-  | { readonly op: 'rename'; readonly kind: 'group' | 'location'; readonly from: string; readonly to: string };
+  | { readonly op: 'rename'; readonly kind: 'group' | 'location'; readonly from: string; readonly to: string }
+  | { readonly op: 'theme'; readonly selector: string; readonly request: Checked<'theme'> }
+  | { readonly op: 'paint'; readonly selector: string; readonly request: Checked<'paint'> };
 
 const SELECTOR = /^(all|id:[0-9a-f]{12}|group_id:[0-9a-f]{32}|location_id:[0-9a-f]{32})$/;
 const SCENE_ID = /^[0-9a-fA-F-]{1,64}$/;
-const OPS = ['toggle', 'power', 'state', 'effect', 'effectsOff', 'scene', 'label', 'rename'] as const;
+const OPS = ['toggle', 'power', 'state', 'effect', 'effectsOff', 'scene', 'label', 'rename', 'theme', 'paint'] as const;
+/** Transition of a theme or a pixel painted from the page. */
+const THEME_DURATION_S = 1;
+const PAINT_DURATION_S = 0.25;
 /** Waveform effects from the page: a few visible cycles. */
 const WAVEFORM_CYCLES = 3;
 const WAVEFORM_PERIOD_S = 1;
@@ -130,7 +135,22 @@ export function parseAction(body: unknown): DashboardAction {
       const { from, to } = parseRequest(b.kind === 'group' ? 'renameGroup' : 'renameLocation', { from: b.from, to: b.to }, { vocabulary: 'library' });
       return { op: 'rename', kind: b.kind, from, to };
     }
+    // Paint Theme and Paint Pixels: the rest of the body is the request, checked by the service's one parser.
+    case 'theme': {
+      const selector = selectorOf(b);
+      return { op: 'theme', selector, request: parseRequest('theme', { durationS: THEME_DURATION_S, ...requestOf(b) }, { vocabulary: 'library', strict: true }) };
+    }
+    case 'paint': {
+      const selector = selectorOf(b);
+      return { op: 'paint', selector, request: parseRequest('paint', { durationS: PAINT_DURATION_S, ...requestOf(b) }, { vocabulary: 'library', strict: true }) };
+    }
   }
+}
+
+/** The body without the page's own keys (op, selector). */
+function requestOf(b: Record<string, unknown>): Record<string, unknown> {
+  const { op: _op, selector: _selector, ...rest } = b;
+  return rest;
 }
 
 /** Runs one action; the service checks its values and answers with its per-light results. */
@@ -148,6 +168,10 @@ export async function runAction(service: DashboardService, action: DashboardActi
       return service.perform('setLabel', action.selector, { label: action.label });
     case 'rename':
       return service.rename(action.kind === 'group' ? 'renameGroup' : 'renameLocation', { from: action.from, to: action.to });
+    case 'theme':
+      return service.perform('theme', action.selector, action.request);
+    case 'paint':
+      return service.perform('paint', action.selector, action.request);
     case 'state': {
       const color = {
         ...(action.hue !== undefined ? { hue: action.hue } : {}),

@@ -252,6 +252,7 @@ function refreshPanel(reset) {
     $('saturation').value = String(Math.round(first.color[1] * 100));
     k.value = String(clamp(first.color[3], kmin, kmax));
   }
+  refreshPicturePanel(list, reset);
   var fx = $('effects');
   if (reset) {
     fx.textContent = '';
@@ -280,6 +281,7 @@ function pickedColor() {
 
 function wire() {
   $('panel-close').addEventListener('click', function () { panel.hidden = true; current = null; });
+  wirePicture();
   $('power-on').addEventListener('click', function () { act({ op: 'power', selector: current.selector, power: 'on' }, 'On: ' + current.title); });
   $('power-off').addEventListener('click', function () { act({ op: 'power', selector: current.selector, power: 'off' }, 'Off: ' + current.title); });
   $('power-toggle').addEventListener('click', function () { act({ op: 'toggle', selector: current.selector }, 'Toggle ' + current.title); });

@@ -193,7 +193,7 @@ function renderCard(l) {
   }
   var on = l.power === 'on', offline = !l.online;
   c.el.className = 'light' + (offline ? ' offline' : on ? ' on' : ' off');
-  c.swatch.style.background = offline ? '' : cssColor(l.color, on ? 1 : 0.25);
+  drawPicture(c, l, offline, on);
   c.swatch.setAttribute('aria-label', 'Toggle ' + (l.label || l.serial) + ' (' + (offline ? 'offline' : on ? 'on' : 'off') + ')');
   c.swatch.setAttribute('aria-pressed', on ? 'true' : 'false');
   c.label.textContent = l.label || l.serial;

@@ -1,7 +1,10 @@
 // What the dashboard page gets for one light: the service's LightView (with the facts the page shows besides
 // state: signal, firmware, effect, ambient light) as a small JSON record. Colours stay in user units (degrees, 0-1, kelvin).
 
-import type { LightView, Scene } from '../../index.js';
+import type { Hsbk, LightView, Scene } from '../../index.js';
+
+/** A colour as the page takes it: [hue deg, saturation 0-1, brightness 0-1, kelvin]. */
+export type PageColor = readonly [number, number, number, number];
 
 export interface PageLight {
   readonly serial: string;
@@ -9,7 +12,11 @@ export interface PageLight {
   readonly online: boolean;
   readonly power: 'on' | 'off' | null;
   /** [hue deg, saturation 0-1, brightness 0-1, kelvin], or null before the first read. */
-  readonly color: readonly [number, number, number, number] | null;
+  readonly color: PageColor | null;
+  /** What a strip shows, zone by zone (0 nearest the controller), when read: the page draws it as a band. */
+  readonly zones: readonly PageColor[] | null;
+  /** What a matrix light shows, tile by tile, each row by row from the top left, when read: drawn as a grid. */
+  readonly tiles: readonly { readonly width: number; readonly height: number; readonly colors: readonly PageColor[] }[] | null;
   readonly group: { readonly id: string; readonly name: string } | null;
   readonly location: { readonly id: string; readonly name: string } | null;
   readonly product: string | null;
@@ -44,6 +51,24 @@ const round = (value: number, digits: number): number => {
   return Math.round(value * f) / f;
 };
 
+/** One colour as the page takes it; a picture repeats its colours, so each colour object is converted once. */
+function pageColors(colors: readonly Hsbk[]): PageColor[] {
+  const seen = new Map<Hsbk, PageColor>();
+  return colors.map((c) => {
+    let out = seen.get(c);
+    if (out === undefined) seen.set(c, (out = [round(c.hue, 1), round(c.saturation, 3), round(c.brightness, 3), c.kelvin]));
+    return out;
+  });
+}
+
+/** A matrix light's tiles with their pixels, when both its tiles and its pixels are known and agree. */
+function pageTiles(view: LightView): PageLight['tiles'] {
+  const tiles = view.matrix?.tiles;
+  const pixels = view.pixels;
+  if (tiles === undefined || pixels === null || tiles.length !== pixels.length) return null;
+  return tiles.map((t, i) => ({ width: t.width, height: t.height, colors: pageColors(pixels[i]!) }));
+}
+
 export function pageLight(view: LightView): PageLight {
   const caps = view.capabilities;
   const c = view.color;
@@ -55,6 +80,8 @@ export function pageLight(view: LightView): PageLight {
     online: view.online,
     power: view.power,
     color: c === null ? null : [round(c.hue, 1), round(c.saturation, 3), round(c.brightness, 3), c.kelvin],
+    zones: caps.multizone && view.zones !== null ? pageColors(view.zones) : null,
+    tiles: caps.matrix ? pageTiles(view) : null,
     group: view.group,
     location: view.location,
     product: view.product?.name ?? null,

@@ -2,7 +2,7 @@
 // same-origin assets; the Content-Security-Policy allows nothing else (no inline script, no frames).
 
 import { createHash } from 'node:crypto';
-import { KELVIN_MAX, KELVIN_MIN } from '../../index.js';
+import { KELVIN_MAX, KELVIN_MIN, THEME_NAMES } from '../../index.js';
 import type { Scope } from '../schemas.js';
 import { DASHBOARD_EFFECTS } from './actions.js';
 import { DASHBOARD_JS } from './client-js.js';
@@ -41,7 +41,8 @@ export function dashboardPage(csrf: string, scopes: readonly Scope[] = ['read', 
       'Lightwire',
       `<meta name="lightwire-csrf" content="${escapeHtml(csrf)}"><meta name="lightwire-scopes" content="${escapeHtml(scopes.join(' '))}">` +
         // The effect buttons, as data from the operation catalogue (the page holds no list of its own).
-        `<meta name="lightwire-effects" content="${escapeHtml(JSON.stringify(DASHBOARD_EFFECTS))}">`,
+        `<meta name="lightwire-effects" content="${escapeHtml(JSON.stringify(DASHBOARD_EFFECTS))}">` +
+        `<meta name="lightwire-themes" content="${escapeHtml(JSON.stringify(THEME_NAMES))}">`,
     ) +
     `<script defer src="${JS_PATH}?v=${JS_VERSION}"></script></head><body>` +
     '<header><h1>Lightwire</h1><span id="status" class="status">connecting…</span><span id="summary"></span>' +
@@ -64,6 +65,10 @@ export function dashboardPage(csrf: string, scopes: readonly Scope[] = ['read', 
     `<input id="kelvin" type="range" min="${KELVIN_MIN}" max="${KELVIN_MAX}" step="50"></div>` +
     '<div class="row" id="effects" aria-label="Effects"></div>' +
     '<div class="row"><button id="effects-off" type="button">Stop effects</button></div>' +
+    '<div class="row" id="theme-row"><label for="theme">Theme</label><select id="theme"></select>' +
+    '<button id="theme-apply" type="button">Paint theme</button></div>' +
+    '<div class="row" id="row-pixels" hidden><label for="pixel-editor">Pixels: click one to paint it the colour above</label>' +
+    '<canvas id="pixel-editor" class="pixel-editor" width="8" height="8"></canvas></div>' +
     '<ul id="panel-results" aria-live="polite"></ul></aside>' +
     '<aside id="health" class="panel health" hidden aria-label="Health">' +
     '<button id="health-close" class="close" type="button" aria-label="Close">✕</button>' +

@@ -34,6 +34,12 @@ main { padding: 6px 14px 80px; }
 .swatch { flex: none; width: 44px; height: 44px; border-radius: 50%; padding: 0; border: 2px solid #0006; box-shadow: inset 0 0 0 1px #fff2; }
 .light.on .swatch { box-shadow: 0 0 14px -2px currentColor, inset 0 0 0 1px #fff3; }
 .light.off .swatch { border-color: #555; }
+/* A strip shows its zones as a band, a matrix light its pixels as a grid (client-js-picture.ts). */
+.swatch.band { width: 64px; height: 18px; border-radius: 4px; }
+.swatch.grid { width: 48px; height: 48px; border-radius: 4px; overflow: hidden; display: flex; align-items: center; justify-content: center; }
+.swatch canvas.pixels, canvas.pixel-editor { image-rendering: pixelated; width: 100%; height: auto; display: block; }
+canvas.pixel-editor { max-width: 320px; cursor: crosshair; border: 1px solid var(--line); }
+#theme { flex: 1; padding: 4px; background: var(--bg); color: var(--text); border: 1px solid var(--line); border-radius: 6px; }
 .light.offline { opacity: .55; border-style: dashed; }
 .light.offline .swatch { background: repeating-linear-gradient(45deg, #333 0 6px, #222 6px 12px); }
 .info { flex: 1; min-width: 0; cursor: pointer; }

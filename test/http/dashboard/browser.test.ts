@@ -196,6 +196,35 @@ describe('dashboard in Chromium against lightwire serve', function () {
     await page.click('#panel-close');
   });
 
+  it('draws what strips and matrix lights show (zones as a band, pixels as a grid), paints a theme and a pixel from the panel', async () => {
+    const strip = served.fleet.lights[2]!; // 16 zones
+    const candle = served.fleet.lights[4]!; // 5 x 6
+    await page.waitForSelector(`.light[data-serial="${strip.serial}"] .swatch.band`, { timeout: 5000 });
+    expect(await page.$eval(`.light[data-serial="${strip.serial}"] .swatch`, (e) => (e as HTMLElement).style.background)).to.include('linear-gradient');
+    await page.waitForSelector(`.light[data-serial="${candle.serial}"] .swatch.grid canvas`, { timeout: 5000 });
+    expect(await page.$eval(`.light[data-serial="${candle.serial}"] canvas`, (e) => [(e as HTMLCanvasElement).width, (e as HTMLCanvasElement).height])).to.deep.equal([5, 6]);
+    // A theme from the strip's panel: the fleet's strip shows the palette's first colour at zone 0.
+    await page.click(`.light[data-serial="${strip.serial}"] .info`);
+    await page.waitForSelector('#panel:not([hidden])');
+    expect(await page.isHidden('#row-pixels')).to.equal(true);
+    await page.selectOption('#theme', 'autumn');
+    await page.click('#theme-apply');
+    await until(() => Math.round(strip.state.zones![0]!.hue) === 31 && new Set(strip.state.zones!.map((z) => Math.round(z.hue))).size > 3, { timeoutMs: 4000, what: 'the autumn theme on the strip' });
+    await page.click('#panel-close');
+    // A pixel from the Candle's editor: the top left pixel takes the panel's hue.
+    await page.click(`.light[data-serial="${candle.serial}"] .info`);
+    await page.waitForSelector('#row-pixels:not([hidden])');
+    await page.$eval('#hue', (e) => { (e as HTMLInputElement).value = '200'; });
+    await page.$eval('#saturation', (e) => { (e as HTMLInputElement).value = '100'; });
+    const box = (await page.$('#pixel-editor'))!;
+    const size = (await box.boundingBox())!;
+    await page.mouse.click(size.x + size.width / 10, size.y + size.height / 12);
+    await until(() => Math.round(candle.state.tiles![0]![0]!.hue) === 200 && candle.state.tiles![0]![0]!.saturation > 0.99, { timeoutMs: 4000, what: 'the top left pixel of the Candle painted' });
+    expect(candle.state.tiles![0]!.slice(1).every((c) => Math.round(c.hue) !== 200 || c.saturation !== 1)).to.equal(true);
+    await page.screenshot({ path: path.join(SHOTS, 'dashboard-pixels.png') });
+    await page.click('#panel-close');
+  });
+
   it('a change made by the CLI (lightwire set) shows on the page within a second', async () => {
     const light = served.fleet.lights[2]!;
     const want = light.state.power === 'on' ? 'off' : 'on';
