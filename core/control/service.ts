@@ -9,7 +9,7 @@ import { MAX_TIMER_MS } from '../builtins.js';
 import type { LightClient } from '../discovery/client.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
-import { ServiceDoctor } from '../doctor/doctor.js';
+import { ServiceDoctor } from '../doctor/service-doctor.js';
 import type { DoctorReport } from '../doctor/report.js';
 import { inTurn } from '../in-turn.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
