@@ -18,7 +18,7 @@ import { validateColor, type ValidatedColor } from './colors.js';
 import { Executor } from './executor.js';
 import { LightBook, isRead } from './light-book.js';
 import { isChecked, parseRequest, parseStateChange, type Checked, type CheckedChange, type RequestOf, type SetStateRequest } from './requests.js';
-import { sceneStateToChange, type SceneActivation } from './scene-activation.js';
+import type { SceneActivation } from './scene-activation.js';
 import type { Scene } from './scene-file.js';
 import { SceneRoom } from './scene-room.js';
 import type { SceneStore } from './scene-store.js';
@@ -47,6 +47,9 @@ import type {
 import type { LightResult, LightView, RelayState, ResolvedLight } from './types.js';
 import { v1Light, type V1Light } from './views.js';
 import { Writes } from './writes.js';
+
+/** scene-activation.ts, loaded by the first scene activated (require: synchronous; the package is CommonJS). */
+const sceneActivation = (): typeof import('./scene-activation.js') => require('./scene-activation.js') as typeof import('./scene-activation.js');
 
 export { DURATION_MAX_S, DEFAULT_DURATION_S, MAX_STATES, CYCLE_STATES_MIN, CYCLE_STATES_MAX };
 export type { ColorInput, SetStateRequest } from './requests.js';
@@ -413,6 +416,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     await this.sceneRoom.reload();
     const checked = isChecked(activation) ? (activation as Checked<'activateScene'>) : this.check('activateScene', activation);
     const scene = this.findScene(sceneId);
+    const { sceneStateToChange } = sceneActivation();
     // Validate every state before anything is sent.
     const jobs = scene.states.map((state, i) => {
       const change = sceneStateToChange(state, checked);

@@ -5,7 +5,6 @@
 import { LightwireError } from '../errors.js';
 import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
-import { applyDelta, nextCycleState } from './delta.js';
 import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
 import { planEffect } from './operations.js';
 import { planSetState, usesZones } from './planner.js';
@@ -13,6 +12,12 @@ import { stateChangeOf, trustedChange, type Checked, type CheckedChange, type Se
 import { parseSelectors } from './selectors.js';
 import type { SetStatesOperation, SetStatesResult } from './service-types.js';
 import type { LightResult, LightView, Plan, RelayState, ResolvedLight } from './types.js';
+
+/**
+ * delta.ts (State Delta and Cycle), loaded by the first of them: most processes never send one, and every module
+ * loaded costs heap in every process (its source, its functions).
+ */
+const deltas = (): typeof import('./delta.js') => require('./delta.js') as typeof import('./delta.js');
 
 /** What the writes need of the service. */
 export interface WriteContext {
@@ -148,6 +153,7 @@ export class Writes {
   }
 
   private async delta(selector: string, request: Checked<'stateDelta'>, fast: boolean): Promise<LightResult[]> {
+    const { applyDelta } = deltas();
     const delta = { ...request, durationS: request.durationS ?? this.context.defaultDurationS };
     const targets = this.context.resolve(selector);
     // On a strip each zone moves from its own colour, not from the light's one colour.
@@ -168,7 +174,7 @@ export class Writes {
     const first = targets.find((t) => t.light.online) ?? targets[0]!;
     // Where the lights are now: the first light read afresh (fast mode takes what the service knows).
     const current = (!fast && first.light.online ? await this.context.reread(first.light.serial) : undefined) ?? first.light;
-    const index = nextCycleState(changes, current, request.direction);
+    const index = deltas().nextCycleState(changes, current, request.direction);
     return this.apply(targets, changes[index]!, fast);
   }
 

@@ -9,10 +9,10 @@ import { LIFX_PORT, parseHost } from '../discovery/options.js';
 import { PORT_MAX } from '../protocol/limits.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { LightTransportStats } from '../transport/requester.js';
-import { AddressHistory, parseEndpoint } from './address-history.js';
-import { DEFAULT_DOCTOR_WAIT_MS, DEFAULT_PROBE_COUNT, MAX_PROBE_COUNT, PROBE_TIMEOUT_MS } from './limits.js';
+import { DEFAULT_DOCTOR_WAIT_MS, DEFAULT_PROBE_COUNT, MAX_PROBE_COUNT, PROBE_TIMEOUT_MS } from './on-demand.js';
 import { checkPort, hostInterfaces } from './network.js';
 import { Prober, type ProbeAnswer } from './probe.js';
+import { AddressHistory, parseEndpoint } from './service-doctor.js';
 import {
   buildReport,
   showEndpoint,

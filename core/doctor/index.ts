@@ -2,9 +2,8 @@
 // (probe.ts), the standalone doctor for the CLI (doctor.ts) and a running service's for /api/doctor
 // (service-doctor.ts). The library's root reaches them through on-demand.ts, which loads them on first use.
 export { runDoctor, parseExpectedLight, type DoctorOptions, type ExpectedLight } from './doctor.js';
-export { ServiceDoctor } from './service-doctor.js';
-export { AddressHistory } from './address-history.js';
-export { DEFAULT_PROBE_COUNT, DEFAULT_DOCTOR_WAIT_MS, MAX_PROBE_COUNT, PROBE_TIMEOUT_MS } from './limits.js';
+export { ServiceDoctor, AddressHistory } from './service-doctor.js';
+export { DEFAULT_PROBE_COUNT, DEFAULT_DOCTOR_WAIT_MS, MAX_PROBE_COUNT, PROBE_TIMEOUT_MS } from './on-demand.js';
 export {
   buildReport,
   formatReport,

@@ -1,13 +1,71 @@
 // The doctor of a running service (the dashboard's /api/doctor): it watches from the service's start (addresses, lights
 // coming back online) and loads the doctor itself (doctor.ts: probes, host checks, judging) on the first report.
+// AddressHistory also serves the standalone doctor (doctor.ts) for its run.
 
 import type { LightClient } from '../discovery/client.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { LightTransportStats } from '../transport/requester.js';
-import { AddressHistory } from './address-history.js';
-import { MAX_PROBE_COUNT } from './limits.js';
-import { doctorIo } from './on-demand.js';
-import type { DoctorReport } from './report.js';
+import { doctorIo, MAX_PROBE_COUNT } from './on-demand.js';
+import type { DoctorReport, Endpoint } from './report.js';
+
+/** Addresses each light had while watched: follows the client's `changed` events naming `address`. */
+export class AddressHistory {
+  private readonly previous = new Map<string, string[]>();
+  private readonly current = new Map<string, string>();
+  private readonly onChanged = (record: LightRecord, fields: readonly string[]): void => {
+    if (!fields.includes('address')) return;
+    const now = `${record.address}:${record.port}`;
+    const before = this.current.get(record.serial);
+    if (before !== undefined && before !== now) this.previous.set(record.serial, [...(this.previous.get(record.serial) ?? []), before]);
+    this.current.set(record.serial, now);
+  };
+  private readonly onAdded = (record: LightRecord): void => {
+    if (!this.current.has(record.serial)) this.current.set(record.serial, `${record.address}:${record.port}`);
+  };
+
+  constructor(private readonly client: LightClient) {
+    for (const r of client.registry.peekAll()) this.current.set(r.serial, `${r.address}:${r.port}`);
+    client.on('changed', this.onChanged);
+    client.on('added', this.onAdded);
+  }
+
+  /** The addresses a light had before its current one, oldest first. */
+  previousAddresses(serial: string): readonly string[] {
+    return this.previous.get(serial) ?? [];
+  }
+
+  /**
+   * Every light heard while watched, with its latest address: the registry forgets a light that answered
+   * discovery but never a read, and the doctor still has to say what is wrong with it.
+   */
+  heard(): Map<string, Endpoint> {
+    const out = new Map<string, Endpoint>();
+    for (const [serial, text] of this.current) out.set(serial, parseEndpoint(text));
+    return out;
+  }
+
+  /** Lights that used to be at `address` (any port) and are elsewhere now. */
+  movedFrom(address: string): { serial: string; now: Endpoint }[] {
+    const out: { serial: string; now: Endpoint }[] = [];
+    for (const [serial, list] of this.previous) {
+      if (!list.some((a) => a.split(':')[0] === address)) continue;
+      const r = this.client.registry.peek(serial);
+      if (r && r.address !== address) out.push({ serial, now: { address: r.address, port: r.port } });
+    }
+    return out;
+  }
+
+  stop(): void {
+    this.client.off('changed', this.onChanged);
+    this.client.off('added', this.onAdded);
+  }
+}
+
+/** `address:port` as an endpoint (the address may itself hold colons: the port follows the last one). */
+export function parseEndpoint(text: string): Endpoint {
+  const colon = text.lastIndexOf(':');
+  return { address: text.slice(0, colon), port: Number(text.slice(colon + 1)) };
+}
 
 /**
  * The doctor of a running service: watches address changes from when it is created, and on each report takes the
