@@ -13,10 +13,15 @@ function spec<P>(httpStatus: number, message: (params: P) => string): ErrorSpec<
 
 /** How much of a caller's value an error message repeats (a hostile value must not make it megabytes long). */
 const QUOTE_MAX_CHARS = 200;
+/**
+ * The ellipsis that ends a cut value, as an escape: one character outside ASCII would make V8 hold this module's
+ * whole source text (kept in the heap of every process that loads the library) at two bytes a character.
+ */
+const ELLIPSIS = '\u2026';
 
 /** Text a caller gave, as an error message repeats it: cut to QUOTE_MAX_CHARS, saying how long it was. */
 export function clipped(text: string, maxChars = QUOTE_MAX_CHARS): string {
-  return text.length > maxChars ? `${text.slice(0, maxChars)}… (${text.length} characters)` : text;
+  return text.length > maxChars ? `${text.slice(0, maxChars)}${ELLIPSIS} (${text.length} characters)` : text;
 }
 
 /**
@@ -24,7 +29,7 @@ export function clipped(text: string, maxChars = QUOTE_MAX_CHARS): string {
  * BigInt or a getter or toJSON that throws are described instead.
  */
 export function quoted(value: unknown, maxChars = QUOTE_MAX_CHARS): string {
-  if (typeof value === 'string') return value.length > maxChars ? `${JSON.stringify(value.slice(0, maxChars))}… (${value.length} characters)` : JSON.stringify(value);
+  if (typeof value === 'string') return value.length > maxChars ? `${JSON.stringify(value.slice(0, maxChars))}${ELLIPSIS} (${value.length} characters)` : JSON.stringify(value);
   if (typeof value === 'bigint') return clipped(`${value}n`, maxChars);
   let text: string;
   try {

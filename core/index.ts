@@ -77,18 +77,14 @@ export {
   type SignalQuality,
 } from './protocol/index.js';
 export { packageInfo } from './package-info.js';
-export {
-  runDoctor,
-  parseExpectedLight,
-  formatReport,
-  DEFAULT_PROBE_COUNT,
-  MAX_PROBE_COUNT,
-  type DoctorOptions,
-  type DoctorReport,
-  type LightHealth,
-  type StaticHostHealth,
-  type Problem,
-  type ProblemKind,
-  type InterfaceInfo,
-  type PortCheck,
+export { runDoctor, parseExpectedLight, formatReport, DEFAULT_PROBE_COUNT, MAX_PROBE_COUNT } from './doctor/on-demand.js';
+export type {
+  DoctorOptions,
+  DoctorReport,
+  LightHealth,
+  StaticHostHealth,
+  Problem,
+  ProblemKind,
+  InterfaceInfo,
+  PortCheck,
 } from './doctor/index.js';

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import { fsPromises, nodeCrypto } from '../builtins.js';
 import { LightwireError } from '../errors.js';
-import { moveAside, readScenes, sameStamp, stampOfFile, writeScenes, type FileStamp, type SceneStoreFs } from './scene-disk.js';
+import type { FileStamp, SceneStoreFs } from './scene-disk.js';
 import {
   compareScenes,
   errorText,
@@ -21,6 +21,12 @@ import {
   type SceneState,
 } from './scene-file.js';
 import type { LightView } from './types.js';
+
+/**
+ * scene-disk.ts, loaded by the first scene file opened: the store is part of the library's root, scene files are
+ * not on every path, and every module loaded costs heap in every process (its source, its functions).
+ */
+const disk = (): typeof import('./scene-disk.js') => require('./scene-disk.js') as typeof import('./scene-disk.js');
 
 const SERIAL_RE = /^[0-9a-f]{12}$/i;
 
@@ -146,11 +152,11 @@ export class SceneStore {
   static async open(filePath: string, options?: SceneStoreOptions): Promise<SceneStore> {
     const o = resolveOptions(filePath, options);
     const target = path.resolve(filePath);
-    const stamp = await stampOfFile(o.fs, target);
+    const stamp = await disk().stampOfFile(o.fs, target);
     if (stamp === null) return new SceneStore(target, o, new Map(), null, null);
-    const scenes = await readScenes(o.fs, target);
+    const scenes = await disk().readScenes(o.fs, target);
     if (!(scenes instanceof Invalid)) return new SceneStore(target, o, scenes, null, stamp);
-    const movedTo = o.readOnly ? null : await moveAside(o.fs, target, scenes.message, o.now());
+    const movedTo = o.readOnly ? null : await disk().moveAside(o.fs, target, scenes.message, o.now());
     const problem = new LightwireError('SCENE_STORE_CORRUPT', { path: target, movedTo, reason: scenes.message });
     o.log(problem.message);
     // Moved aside, there is no file now; left where it is (read-only), it is what this store has seen.
@@ -322,7 +328,7 @@ export class SceneStore {
         throw new LightwireError('SCENE_STORE_FAILED', { path: this.filePath, reason: 'it was opened read-only' });
       }
       if (next !== this.scenes) {
-        this.seen = await writeScenes(this.options.fs, this.filePath, next);
+        this.seen = await disk().writeScenes(this.options.fs, this.filePath, next);
         this.replace(next);
       }
       return result;
@@ -340,9 +346,9 @@ export class SceneStore {
 
   /** In the queue: takes in what another process did to the file since this store last read or wrote it. */
   private async follow(): Promise<boolean> {
-    const stamp = await stampOfFile(this.options.fs, this.filePath);
-    if (sameStamp(stamp, this.seen)) return false;
-    const next = stamp === null ? new Map<string, Scene>() : await readScenes(this.options.fs, this.filePath);
+    const stamp = await disk().stampOfFile(this.options.fs, this.filePath);
+    if (disk().sameStamp(stamp, this.seen)) return false;
+    const next = stamp === null ? new Map<string, Scene>() : await disk().readScenes(this.options.fs, this.filePath);
     if (next instanceof Invalid) {
       throw new LightwireError('SCENE_STORE_FAILED', {
         path: this.filePath,

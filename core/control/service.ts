@@ -10,7 +10,7 @@ import type { LightClient } from '../discovery/client.js';
 import { DEFAULT_DURATION_S, DURATION_MAX_S } from '../protocol/index.js';
 import { LightwireError } from '../errors.js';
 import { loadProductsFile } from '../discovery/products-file.js';
-import { ServiceDoctor } from '../doctor/doctor.js';
+import { ServiceDoctor } from '../doctor/service-doctor.js';
 import type { DoctorReport } from '../doctor/report.js';
 import { inTurn } from '../in-turn.js';
 import { reportError, reportRejection, tellListeners } from '../listeners.js';
@@ -30,6 +30,7 @@ import type { MoveRequest, ServiceDiagnostics, SetStatesOperation, SetStatesResu
 import type { LightResult, LightView, RelayState, ResolvedLight } from './types.js';
 import { v1Light, type V1Light } from './views.js';
 import { Writes } from './writes.js';
+
 
 export { DURATION_MAX_S, DEFAULT_DURATION_S, MAX_STATES, CYCLE_STATES_MIN, CYCLE_STATES_MAX };
 export type { ColorInput, SetStateRequest } from './requests.js';

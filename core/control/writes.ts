@@ -6,7 +6,6 @@ import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { FIRMWARE_EFFECT_MIN_MAJOR, MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
-import { applyDelta, nextCycleState } from './delta.js';
 import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
 import { Naming } from './naming.js';
 import { planEffect } from './operations.js';
@@ -14,11 +13,18 @@ import { paintable, paintNeedsPixels, planPaint } from './paint.js';
 import { planTheme, themeNeedsRead } from './themes.js';
 import { planSetState, usesZones } from './planner.js';
 import { stateChangeOf, trustedChange, type Checked, type CheckedChange, type SetStateRequest } from './requests.js';
-import { sceneStateToChange } from './scene-activation.js';
 import type { Scene } from './scene-file.js';
 import { parseSelectors } from './selectors.js';
 import type { SetStatesOperation, SetStatesResult } from './service-types.js';
 import type { LightResult, LightView, Plan, RelayState, ResolvedLight } from './types.js';
+
+/**
+ * delta.ts (State Delta and Cycle), loaded by the first of them: most processes never send one, and every module
+ * loaded costs heap in every process (its source, its functions).
+ */
+const deltas = (): typeof import('./delta.js') => require('./delta.js') as typeof import('./delta.js');
+/** scene-activation.ts, loaded by the first scene activated (require: synchronous; the package is CommonJS). */
+const sceneActivation = (): typeof import('./scene-activation.js') => require('./scene-activation.js') as typeof import('./scene-activation.js');
 
 /** What the writes need of the service. */
 export interface WriteContext {
@@ -134,7 +140,7 @@ export class Writes {
   /** Activate Scene: each stored state becomes a Set State on its selector, every one checked before anything is sent. */
   async activateScene(scene: Scene, checked: Checked<'activateScene'>, fast: boolean): Promise<LightResult[]> {
     const jobs = scene.states.map((state, i) => {
-      const change = sceneStateToChange(state, checked);
+      const change = sceneActivation().sceneStateToChange(state, checked);
       const request = {
         ...(change.power !== undefined ? { power: change.power } : {}),
         ...(change.colorString !== undefined ? { color: change.colorString } : change.color !== undefined && Object.keys(change.color).length > 0 ? { color: change.color } : {}),
@@ -239,6 +245,7 @@ export class Writes {
   }
 
   private async delta(selector: string, request: Checked<'stateDelta'>, fast: boolean): Promise<LightResult[]> {
+    const { applyDelta } = deltas();
     const delta = { ...request, durationS: request.durationS ?? this.context.defaultDurationS };
     const targets = this.context.resolve(selector);
     // On a strip each zone moves from its own colour, not from the light's one colour.
@@ -259,7 +266,7 @@ export class Writes {
     const first = targets.find((t) => t.light.online) ?? targets[0]!;
     // Where the lights are now: the first light read afresh (fast mode takes what the service knows).
     const current = (!fast && first.light.online ? await this.context.reread(first.light.serial) : undefined) ?? first.light;
-    const index = nextCycleState(changes, current, request.direction);
+    const index = deltas().nextCycleState(changes, current, request.direction);
     return this.apply(targets, changes[index]!, fast);
   }
 

@@ -1,5 +1,5 @@
-// The network doctor's I/O: `runDoctor` looks for lights itself (the CLI: `lightwire doctor`), `ServiceDoctor`
-// examines a running service's lights (the dashboard's /api/doctor). Both gather observations (interfaces, port,
+// The network doctor's I/O: `runDoctor` looks for lights itself (the CLI: `lightwire doctor`), `serviceReport`
+// examines a running service's lights (service-doctor.ts, the dashboard's /api/doctor). Both gather observations (interfaces, port,
 // per-light figures from the transport, GetService probes by broadcast and by unicast) and let report.ts judge.
 
 import os from 'node:os';
@@ -9,8 +9,10 @@ import { LIFX_PORT, parseHost } from '../discovery/options.js';
 import { PORT_MAX } from '../protocol/limits.js';
 import type { LightRecord } from '../discovery/registry.js';
 import type { LightTransportStats } from '../transport/requester.js';
+import { DEFAULT_DOCTOR_WAIT_MS, DEFAULT_PROBE_COUNT, MAX_PROBE_COUNT, PROBE_TIMEOUT_MS } from './on-demand.js';
 import { checkPort, hostInterfaces } from './network.js';
 import { Prober, type ProbeAnswer } from './probe.js';
+import { AddressHistory, parseEndpoint } from './service-doctor.js';
 import {
   buildReport,
   showEndpoint,
@@ -20,11 +22,6 @@ import {
   type LightObservation,
 } from './report.js';
 
-export const DEFAULT_PROBE_COUNT = 20;
-export const MAX_PROBE_COUNT = 1000;
-export const DEFAULT_DOCTOR_WAIT_MS = 3000;
-/** Deadline of one measuring request (its retries included: about four transmissions). */
-export const PROBE_TIMEOUT_MS = 1000;
 /** A light that answered none of this many measuring requests is not asked the rest (it is silent). */
 const SILENT_AFTER_TIMEOUTS = 3;
 /** Measuring requests in flight per light; the transport paces them (at most 20 messages a second per light). */
@@ -39,66 +36,6 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
     while (next < items.length) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-}
-
-// ---- address history ----
-
-/** Addresses each light had while watched: follows the client's `changed` events naming `address`. */
-export class AddressHistory {
-  private readonly previous = new Map<string, string[]>();
-  private readonly current = new Map<string, string>();
-  private readonly onChanged = (record: LightRecord, fields: readonly string[]): void => {
-    if (!fields.includes('address')) return;
-    const now = `${record.address}:${record.port}`;
-    const before = this.current.get(record.serial);
-    if (before !== undefined && before !== now) this.previous.set(record.serial, [...(this.previous.get(record.serial) ?? []), before]);
-    this.current.set(record.serial, now);
-  };
-  private readonly onAdded = (record: LightRecord): void => {
-    if (!this.current.has(record.serial)) this.current.set(record.serial, `${record.address}:${record.port}`);
-  };
-
-  constructor(private readonly client: LightClient) {
-    for (const r of client.registry.peekAll()) this.current.set(r.serial, `${r.address}:${r.port}`);
-    client.on('changed', this.onChanged);
-    client.on('added', this.onAdded);
-  }
-
-  /** The addresses a light had before its current one, oldest first. */
-  previousAddresses(serial: string): readonly string[] {
-    return this.previous.get(serial) ?? [];
-  }
-
-  /**
-   * Every light heard while watched, with its latest address: the registry forgets a light that answered
-   * discovery but never a read, and the doctor still has to say what is wrong with it.
-   */
-  heard(): Map<string, Endpoint> {
-    const out = new Map<string, Endpoint>();
-    for (const [serial, text] of this.current) out.set(serial, parseEndpoint(text));
-    return out;
-  }
-
-  /** Lights that used to be at `address` (any port) and are elsewhere now. */
-  movedFrom(address: string): { serial: string; now: Endpoint }[] {
-    const out: { serial: string; now: Endpoint }[] = [];
-    for (const [serial, list] of this.previous) {
-      if (!list.some((a) => a.split(':')[0] === address)) continue;
-      const r = this.client.registry.peek(serial);
-      if (r && r.address !== address) out.push({ serial, now: { address: r.address, port: r.port } });
-    }
-    return out;
-  }
-
-  stop(): void {
-    this.client.off('changed', this.onChanged);
-    this.client.off('added', this.onAdded);
-  }
-}
-
-function parseEndpoint(text: string): Endpoint {
-  const colon = text.lastIndexOf(':');
-  return { address: text.slice(0, colon), port: Number(text.slice(colon + 1)) };
 }
 
 // ---- measuring ----
@@ -261,7 +198,7 @@ function sleepUnless(ms: number, signal: AbortSignal | undefined, done: () => bo
   });
 }
 
-function positiveInt(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
+export function positiveInt(option: string, value: number | undefined, fallback: number, min: number, max: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < min || v > max) throw new LightwireError('OPTIONS_INVALID', { option, reason: `must be an integer from ${min} to ${max}` });
   return v;
@@ -362,109 +299,73 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorRepo
   }
 }
 
-// ---- a running service's doctor (/api/doctor) ----
+
+// ---- a running service's doctor (service-doctor.ts) ----
 
 /**
- * The doctor of a running service: watches address changes from when it is created, and on each report takes the
- * transport's figures since the start, or since the light last came back online (probeCount 0), or measures afresh
- * (probeCount > 0, with a broadcast probe). The service builds its own over its client (LightService.doctorReport):
- * no face holds the client.
+ * A report on a running service's lights: the transport's figures since the start, or since the light last came back
+ * online (`backOnline`; probeCount 0), or measured afresh (probeCount > 0, with a broadcast probe).
  */
-export class ServiceDoctor {
-  private readonly history: AddressHistory;
-  /**
-   * Each light's transport figures when it last came back online. A report from the service's figures (probeCount 0)
-   * counts from there: the reads an outage left unanswered (a light cut at the wall) are no loss of the light that
-   * answers now, and would otherwise call it lossy, with advice about Wi-Fi, for as long as the service runs.
-   */
-  private readonly backOnline = new Map<string, LightTransportStats>();
-  private readonly onOnline = (record: LightRecord): void => {
-    const client = this.client;
-    const stats = client.started ? client.requester.lightStats(record.serial) : undefined;
-    if (stats !== undefined) this.backOnline.set(record.serial, stats);
-  };
-
-  constructor(private readonly client: LightClient) {
-    this.history = new AddressHistory(client);
-    client.on('online', this.onOnline);
-  }
-
-  /** The measurement in flight (probeCount > 0), which a request made meanwhile shares. */
-  private measuring: Promise<DoctorReport> | undefined;
-
-  /**
-   * The report. One measurement runs at a time: a request for one while another runs gets that one's report (with
-   * its probe count), so pages and scripts asking together do not multiply the probes the lights must answer.
-   */
-  async report(request: { readonly probeCount?: number } = {}): Promise<DoctorReport> {
-    const probeCount = positiveInt('probeCount', request.probeCount, 0, 0, MAX_PROBE_COUNT);
-    if (probeCount === 0) return this.build(0);
-    this.measuring ??= this.build(probeCount).finally(() => (this.measuring = undefined));
-    return this.measuring;
-  }
-
-  private async build(probeCount: number): Promise<DoctorReport> {
-    const startedAtMs = Date.now();
-    const client = this.client;
-    const d = client.discoveryOptions;
-    const records = client.registry.peekAll();
-    // The registry's lights, and those it forgot since this doctor started watching (never read).
-    const heard = this.history.heard();
-    for (const r of records) heard.set(r.serial, { address: r.address, port: r.port });
-    const lights = [...heard].sort(([a], [b]) => (a < b ? -1 : 1));
-    const prober = await Prober.open();
-    try {
-      const silent = lights.filter(([serial]) => !(client.registry.peek(serial)?.online ?? false));
-      const figures = new Map<string, Window>();
-      const unicast = new Map<string, boolean>();
-      const [broadcast, hosts, portCheck] = await Promise.all([
-        probeCount > 0 ? prober.ask(d.broadcastAddresses, d.port).then(byBroadcast) : Promise.resolve(null),
-        observeHosts(prober, client, d.staticHosts.filter((h) => !records.some((r) => r.address === h.address && r.port === h.port)), this.history),
-        // Over HTTP: holders by name only (another program's command line may carry its secrets).
-        checkPort(d.port, { commands: 'name' }),
-        Promise.all(
-          lights.map(async ([serial, at]) =>
-            figures.set(serial, probeCount > 0 ? await measure(client, serial, at, probeCount) : delta(this.backOnline.get(serial), client.started ? client.requester.lightStats(serial) : undefined)),
-          ),
+export async function serviceReport(
+  client: LightClient,
+  history: AddressHistory,
+  backOnline: ReadonlyMap<string, LightTransportStats>,
+  probeCount: number,
+): Promise<DoctorReport> {
+  const startedAtMs = Date.now();
+  const d = client.discoveryOptions;
+  const records = client.registry.peekAll();
+  // The registry's lights, and those it forgot since this doctor started watching (never read).
+  const heard = history.heard();
+  for (const r of records) heard.set(r.serial, { address: r.address, port: r.port });
+  const lights = [...heard].sort(([a], [b]) => (a < b ? -1 : 1));
+  const prober = await Prober.open();
+  try {
+    const silent = lights.filter(([serial]) => !(client.registry.peek(serial)?.online ?? false));
+    const figures = new Map<string, Window>();
+    const unicast = new Map<string, boolean>();
+    const [broadcast, hosts, portCheck] = await Promise.all([
+      probeCount > 0 ? prober.ask(d.broadcastAddresses, d.port).then(byBroadcast) : Promise.resolve(null),
+      observeHosts(prober, client, d.staticHosts.filter((h) => !records.some((r) => r.address === h.address && r.port === h.port)), history),
+      // Over HTTP: holders by name only (another program's command line may carry its secrets).
+      checkPort(d.port, { commands: 'name' }),
+      Promise.all(
+        lights.map(async ([serial, at]) =>
+          figures.set(serial, probeCount > 0 ? await measure(client, serial, at, probeCount) : delta(backOnline.get(serial), client.started ? client.requester.lightStats(serial) : undefined)),
         ),
-        eachLimited(silent, PROBES_AT_ONCE, async ([serial, at]) => {
-          unicast.set(serial, (await prober.ask([at.address], at.port)).some((a) => a.serial === serial));
-        }),
-      ]);
-      const answeredHosts = d.staticHosts
-        .filter((h) => records.some((r) => r.address === h.address && r.port === h.port))
-        .map((host) => ({ host, serials: records.filter((r) => r.address === host.address && r.port === host.port).map((r) => r.serial), otherPorts: [], movedAway: [] }));
-      const observations = lights.map(([serial, at]) => {
-        const previous = this.history.previousAddresses(serial);
-        const last = previous.at(-1);
-        const online = client.registry.peek(serial)?.online ?? false;
-        return observe(client, serial, at, figures.get(serial) ?? NO_FIGURES, {
-          broadcastAt: broadcast === null ? null : (broadcast.get(serial) ?? []),
-          unicastAnswered: unicast.get(serial) ?? null,
-          // A light that moved is not expected back at its old address: it is judged where it is now.
-          expectedAt: online || last === undefined ? null : parseEndpoint(last),
-          previousAddresses: previous,
-        });
+      ),
+      eachLimited(silent, PROBES_AT_ONCE, async ([serial, at]) => {
+        unicast.set(serial, (await prober.ask([at.address], at.port)).some((a) => a.serial === serial));
+      }),
+    ]);
+    const answeredHosts = d.staticHosts
+      .filter((h) => records.some((r) => r.address === h.address && r.port === h.port))
+      .map((host) => ({ host, serials: records.filter((r) => r.address === host.address && r.port === host.port).map((r) => r.serial), otherPorts: [], movedAway: [] }));
+    const observations = lights.map(([serial, at]) => {
+      const previous = history.previousAddresses(serial);
+      const last = previous.at(-1);
+      const online = client.registry.peek(serial)?.online ?? false;
+      return observe(client, serial, at, figures.get(serial) ?? NO_FIGURES, {
+        broadcastAt: broadcast === null ? null : (broadcast.get(serial) ?? []),
+        unicastAnswered: unicast.get(serial) ?? null,
+        // A light that moved is not expected back at its old address: it is judged where it is now.
+        expectedAt: online || last === undefined ? null : parseEndpoint(last),
+        previousAddresses: previous,
       });
-      return buildReport({
-        startedAtMs,
-        endedAtMs: Date.now(),
-        interfaces: hostInterfaces(os.networkInterfaces(), d.broadcastAddresses),
-        discovery: { broadcastAddresses: d.broadcastAddresses, port: d.port, staticHosts: d.staticHosts.map(showEndpoint) },
-        port: portCheck,
-        probeCount,
-        lights: observations,
-        hosts: [...answeredHosts, ...hosts],
-        expectCount: null,
-        expectedSerials: null,
-      });
-    } finally {
-      await prober.close();
-    }
-  }
-
-  stop(): void {
-    this.history.stop();
-    this.client.off('online', this.onOnline);
+    });
+    return buildReport({
+      startedAtMs,
+      endedAtMs: Date.now(),
+      interfaces: hostInterfaces(os.networkInterfaces(), d.broadcastAddresses),
+      discovery: { broadcastAddresses: d.broadcastAddresses, port: d.port, staticHosts: d.staticHosts.map(showEndpoint) },
+      port: portCheck,
+      probeCount,
+      lights: observations,
+      hosts: [...answeredHosts, ...hosts],
+      expectCount: null,
+      expectedSerials: null,
+    });
+  } finally {
+    await prober.close();
   }
 }

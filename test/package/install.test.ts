@@ -152,6 +152,33 @@ describe('the packed package, installed into an empty project', function () {
     expect(out.afterUuid).to.deep.equal(['crypto']);
   });
 
+  it('ships JavaScript without comments (V8 keeps the source of each module in the heap) and declarations with their doc comments', () => {
+    const dist = path.join(project, 'node_modules', 'homebridge-lightwire', 'dist', 'core', 'control');
+    const js = readFileSync(path.join(dist, 'service.js'), 'utf8');
+    const dts = readFileSync(path.join(dist, 'service.d.ts'), 'utf8');
+    expect(js).to.contain('doctorReport(');
+    expect(js).to.not.match(/\/\*|^\s*\/\//m);
+    expect(dts).to.match(/\/\*\*\n\s+\* The network doctor's report on this service's lights/);
+  });
+
+  it('loads the doctor (probes, host checks, judging) only when one is asked for', async () => {
+    await writeFile(
+      path.join(project, 'doctor.cjs'),
+      "const doctorFiles = () => Object.keys(require.cache).filter((f) => /[\\\\/]doctor[\\\\/](doctor|report|probe|network)\\.js$/.test(f)).map((f) => f.split(/[\\\\/]/).pop()).sort();\n" +
+        "const lw = require('homebridge-lightwire');\n" +
+        "const service = new lw.LightService({ discovery: { broadcastAddresses: ['127.255.255.255'] } });\n" +
+        'const constructed = doctorFiles();\n' +
+        "const expected = lw.parseExpectedLight('D073D5000001@127.0.0.2');\n" +
+        'console.log(JSON.stringify({ constructed, probes: lw.DEFAULT_PROBE_COUNT, expected, asked: doctorFiles(), service: typeof service.doctorReport }));\n',
+    );
+    const out = JSON.parse(await node(project, 'doctor.cjs')) as Record<string, unknown>;
+    expect(out.constructed).to.deep.equal([]);
+    expect(out.probes).to.equal(20);
+    expect(out.expected).to.deep.equal({ serial: 'd073d5000001', at: { address: '127.0.0.2', port: 56700 } });
+    expect(out.asked).to.deep.equal(['doctor.js', 'network.js', 'probe.js', 'report.js']);
+    expect(out.service).to.equal('function');
+  });
+
   it('resolves homebridge-lightwire/http, /simulator and /protocol, from CommonJS and ESM', async () => {
     const cjs = await node(
       project,
