@@ -10,7 +10,7 @@
 // A light whose ambient light sensor answered also gets a Light Sensor (with `lights.ambientLight`, as in HomeKit),
 // an accessory of its own rather than a part of the light's: the sensor is known only after the light's first
 // background read, and Homebridge rebuilds an accessory whose parts change (a new endpoint: controllers would drop
-// the light's room and automations), and a composed light gains a FixedLabel and a PowerSource it does not have.
+// the light's room and automations); a composed light would also gain a FixedLabel and a PowerSource.
 
 import type { API, Logging, MatterAccessory, MatterAPI } from 'homebridge';
 import type { LightResult, LightService, LightView } from '../core/index.js';
