@@ -221,7 +221,8 @@ export const CONFIG_SPEC = {
           type: 'boolean',
           title: 'Ambient light sensor',
           description:
-            'A light sensor tile for lights with an ambient light sensor: its raw reading in lux, not calibrated, and best with the light off (lit, it mostly measures itself).',
+            'A light sensor tile for lights with an ambient light sensor: its raw reading in lux, not calibrated, and best with the light off (lit, it mostly measures itself). ' +
+            'With the matter option, also a Matter Light Sensor.',
           default: false,
         },
         effects: effectList,

@@ -14,6 +14,8 @@ import type { KelvinRange, LightView } from '../core/index.js';
 import type { Patch } from './characteristics.js';
 import {
   HUE_SAT_MAX,
+  ILLUMINANCE_MAX,
+  ILLUMINANCE_MIN,
   LEVEL_MAX,
   LEVEL_MIN,
   brightnessToLevel,
@@ -23,6 +25,7 @@ import {
   hueToDegrees,
   kelvinToMireds,
   levelToBrightness,
+  luxToIlluminance,
   miredsLimits,
   miredsToKelvin,
   saturationToFraction,
@@ -37,6 +40,8 @@ export interface MatterLightContext {
   readonly serial: string;
   /** The relay of a LIFX Switch this accessory is (absent for lights). */
   readonly relay?: number;
+  /** Set on the Light Sensor of a light's ambient light sensor (its own accessory beside the light's). */
+  readonly sensor?: 'ambientLight';
   /** Epoch ms the light was last heard from, as last saved. */
   readonly lastSeenAt: number | null;
 }
@@ -49,6 +54,7 @@ export function isMatterLightContext(context: unknown): context is MatterLightCo
     typeof c.serial === 'string' &&
     /^[0-9a-f]{12}$/.test(c.serial) &&
     (c.relay === undefined || (Number.isInteger(c.relay) && (c.relay as number) >= 0)) &&
+    (c.sensor === undefined || c.sensor === 'ambientLight') &&
     (c.lastSeenAt === null || typeof c.lastSeenAt === 'number')
   );
 }
@@ -72,6 +78,12 @@ export const MATTER_LABEL_MAX = 32;
 
 export function matterLabel(name: string): string {
   return [...name].slice(0, MATTER_LABEL_MAX).join('').trim();
+}
+
+/** A light's Light Sensor is named as in HomeKit, "<name> Light Level": within 32 characters, the name shortened. */
+export function lightSensorLabel(name: string): string {
+  const suffix = ' Light Level';
+  return `${matterLabel([...name].slice(0, MATTER_LABEL_MAX - suffix.length).join(''))}${suffix}`;
 }
 
 const FALLBACK_RANGE: KelvinRange = { minK: 2500, maxK: 9000 };
@@ -228,5 +240,29 @@ export function matterAccessory(matter: Pick<MatterAPI, 'types' | 'deviceTypes'>
     context,
     clusters: clustersOf(view, kind, matter, relay) as MatterAccessory['clusters'],
     handlers: handlersOf(kind, input.target, relay, view.capabilities.kelvinRange !== null),
+  };
+}
+
+/** The Light Sensor's cluster state for a light's reading (0, too low to be measured, while there is none). */
+export function lightSensorStateOf(view: LightView): ClusterState {
+  return { illuminanceMeasurement: { measuredValue: luxToIlluminance(view.ambientLux) } };
+}
+
+/**
+ * The Light Sensor of a light's ambient light sensor, an accessory of its own (see matter.ts for why not a part of
+ * the light's). The LIFX sensor's range is not published: the cluster's whole range is declared.
+ */
+export function matterLightSensor(matter: Pick<MatterAPI, 'deviceTypes'>, input: Omit<MatterDeviceInput, 'kind' | 'relay' | 'target'>): MatterAccessory<MatterLightContext> {
+  const { view } = input;
+  const context: MatterLightContext = { kind: 'matter-light', serial: view.serial, sensor: 'ambientLight', lastSeenAt: view.lastSeenAt };
+  return {
+    UUID: input.uuid,
+    displayName: input.name,
+    deviceType: matter.deviceTypes.LightSensor,
+    serialNumber: `${view.serial}-lux`,
+    manufacturer: 'LIFX',
+    model: matterLabel(view.product?.name ?? 'LIFX light'),
+    context,
+    clusters: { illuminanceMeasurement: { ...lightSensorStateOf(view).illuminanceMeasurement, minMeasuredValue: ILLUMINANCE_MIN, maxMeasuredValue: ILLUMINANCE_MAX } } as MatterAccessory['clusters'],
   };
 }

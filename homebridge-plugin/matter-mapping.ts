@@ -71,6 +71,22 @@ export function transitionToSeconds(tenths: number | null | undefined): number |
   return tenths === null || tenths === undefined || !Number.isFinite(tenths) ? undefined : Math.max(0, tenths) / 10;
 }
 
+// ---- illuminance (Illuminance Measurement cluster, Matter Application Cluster Specification 1.4, §2.2) ----
+
+/** MeasuredValue 1 is 1 lx; 0xFFFE (3.576 Mlx) is the largest a MeasuredValue holds (0xFFFF is null). */
+export const ILLUMINANCE_MIN = 1;
+export const ILLUMINANCE_MAX = 0xfffe;
+
+/**
+ * Lux as the cluster's MeasuredValue: 10000 * log10(lux) + 1, rounded and clamped to 1-0xFFFE; 0 is "too low to be
+ * measured", which darkness (0 lx) and no reading are. Below 1 lx the formula falls under 1: that is 0 too.
+ */
+export function luxToIlluminance(lux: number | null): number {
+  if (lux === null || !(lux > 0)) return 0;
+  const value = Math.round(10000 * Math.log10(lux) + 1);
+  return value < ILLUMINANCE_MIN ? 0 : Math.min(value, ILLUMINANCE_MAX);
+}
+
 // ---- CIE xy and hue/saturation (sRGB primaries, D65 white: IEC 61966-2-1) ----
 
 const gammaEncode = (c: number): number => (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);

@@ -6,12 +6,27 @@
 // Homebridge's Matter calls are fire-and-forget (a registration or update it cannot apply is only logged at debug
 // level), so after registering a light the face waits until Homebridge knows it (getAccessoryState answers) before
 // it pushes the light's state and reachability again.
+//
+// A light whose ambient light sensor answered also gets a Light Sensor (with `lights.ambientLight`, as in HomeKit),
+// an accessory of its own rather than a part of the light's: the sensor is known only after the light's first
+// background read, and Homebridge rebuilds an accessory whose parts change (a new endpoint: controllers would drop
+// the light's room and automations); a composed light would also gain a FixedLabel and a PowerSource.
 
 import type { API, Logging, MatterAccessory, MatterAPI } from 'homebridge';
 import type { LightResult, LightService, LightView } from '../core/index.js';
 import { offered, relayCountOf } from './accessory.js';
 import { lightSettings, type LightwireConfig } from './config.js';
-import { isMatterLightContext, matterAccessory, matterLabel, stateOf, type MatterLightContext, type MatterTarget } from './matter-devices.js';
+import {
+  isMatterLightContext,
+  lightSensorLabel,
+  lightSensorStateOf,
+  matterAccessory,
+  matterLabel,
+  matterLightSensor,
+  stateOf,
+  type MatterLightContext,
+  type MatterTarget,
+} from './matter-devices.js';
 import { matterKindOf, type MatterKind } from './matter-mapping.js';
 import { lightName } from './names.js';
 import { MATTER_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
@@ -38,10 +53,18 @@ export interface MatterFaceDeps {
   readonly now: () => number;
 }
 
-interface Entry {
+/** The device a light's ambient light sensor is (Matter Device Library Specification 1.4, §7.2 Light Sensor). */
+const LIGHT_SENSOR = 'lightSensor';
+type DeviceKind = MatterKind | typeof LIGHT_SENSOR;
+
+/** What one accessory of a light is: the light, one relay of a Switch, or the light's Light Sensor. */
+interface Slot {
+  readonly kind: DeviceKind;
+  readonly relay?: number | undefined;
+}
+
+interface Entry extends Slot {
   readonly serial: string;
-  readonly relay: number | undefined;
-  readonly kind: MatterKind;
   accessory: MatterAccessory<MatterLightContext>;
   /** Homebridge has confirmed it knows the accessory: updates reach it. */
   known: boolean;
@@ -105,42 +128,58 @@ export class MatterFace {
   }
 
   private changed(view: LightView, fields: readonly string[]): void {
+    const sensor = this.sensorUuid(view.serial);
     const uuids = this.uuidsOf(view.serial);
+    const lights = uuids.filter((uuid) => uuid !== sensor);
     const kind = matterKindOf(view.capabilities);
     const count = relayCountOf(view);
-    const stale =
-      uuids.some((uuid) => (this.entries.get(uuid) ?? this.pending.get(uuid))?.kind !== kind) || (kind === 'plug' && count !== undefined && uuids.length !== count);
-    if (uuids.length === 0 || stale) {
+    const stale = lights.some((uuid) => this.entryOf(uuid)?.kind !== kind) || (kind === 'plug' && count !== undefined && lights.length !== count);
+    if (lights.length === 0 || stale) {
       if (view.online) this.ensure(view);
       return;
     }
+    // The sensor's first reading: the light gets its Light Sensor (ensure decides whether it is wanted).
+    if (fields.includes('ambientLux') && !uuids.includes(sensor) && this.deps.config.lights.ambientLight) this.ensure(view);
     if (fields.includes('label') || fields.includes('product')) this.rename(view);
     this.push(view, fields);
   }
 
-  /** Registers a light (each relay of a LIFX Switch on its own), or re-registers it when its device type changed. */
+  /**
+   * Registers a light (each relay of a LIFX Switch on its own) and its Light Sensor, or re-registers one whose
+   * device type changed.
+   */
   private ensure(view: LightView): void {
     if (this.stopped) return;
     const kind = matterKindOf(view.capabilities);
-    const wanted = new Map<string, number | undefined>();
+    const wanted = new Map<string, Slot>();
     const hidden = lightSettings(this.deps.config, view.serial).hidden;
     if (kind !== undefined && offered(view.capabilities) && !hidden) {
-      if (kind !== 'plug') wanted.set(this.uuid(view.serial), undefined);
+      if (kind !== 'plug') wanted.set(this.uuid(view.serial), { kind });
       // A Switch's relays are known once read; until then it has no Matter device.
-      else for (let i = 0; i < (relayCountOf(view) ?? 0); i++) wanted.set(this.uuid(view.serial, i), i);
+      else for (let i = 0; i < (relayCountOf(view) ?? 0); i++) wanted.set(this.uuid(view.serial, i), { kind, relay: i });
     }
+    const sensor = this.sensorUuid(view.serial);
+    const sensorAllowed = kind !== undefined && kind !== 'plug' && !hidden && this.deps.config.lights.ambientLight;
+    // Once the sensor answered; one restored from the cache is kept until the light's first reading, so a restart
+    // does not take it from the controller (and its room) for a moment.
+    if (sensorAllowed && (view.ambientLux !== null || this.uuidsOf(view.serial).includes(sensor))) wanted.set(sensor, { kind: LIGHT_SENSOR });
     for (const uuid of this.uuidsOf(view.serial)) {
       // A restored accessory is claimed by registering it again (Homebridge attaches the handlers, or rebuilds it
       // when the device type changed); one registered in this run is removed first.
-      const entry = this.entries.get(uuid) ?? this.pending.get(uuid);
-      if (!wanted.has(uuid)) this.unregister(uuid, hidden ? 'hidden in the config' : 'nothing Matter can control');
-      else if (entry !== undefined && entry.kind !== kind) this.unregister(uuid, 'its device type changed');
+      const entry = this.entryOf(uuid);
+      const slot = wanted.get(uuid);
+      const off = uuid === sensor && kind !== undefined && kind !== 'plug' && !this.deps.config.lights.ambientLight;
+      if (slot === undefined) this.unregister(uuid, hidden ? 'hidden in the config' : off ? 'lights.ambientLight is off' : 'nothing Matter can control');
+      else if (entry !== undefined && entry.kind !== slot.kind) this.unregister(uuid, 'its device type changed');
     }
-    for (const [uuid, relay] of wanted) {
+    for (const [uuid, slot] of wanted) {
       if (this.entries.has(uuid) || this.pending.has(uuid)) continue;
-      const name = relay === undefined ? this.nameOf(view) : `${this.nameOf(view)} ${relay + 1}`;
-      const accessory = matterAccessory(this.matter, { uuid, name, view, kind: kind!, ...(relay === undefined ? {} : { relay }), target: this.target(view.serial) });
-      this.pending.set(uuid, { serial: view.serial, relay, kind: kind!, accessory, known: false, registeredAt: 0 });
+      const name = this.labelOf(view, slot);
+      const accessory =
+        slot.kind === LIGHT_SENSOR
+          ? matterLightSensor(this.matter, { uuid, name, view })
+          : matterAccessory(this.matter, { uuid, name, view, kind: slot.kind, ...(slot.relay === undefined ? {} : { relay: slot.relay }), target: this.target(view.serial) });
+      this.pending.set(uuid, { serial: view.serial, relay: slot.relay, kind: slot.kind, accessory, known: false, registeredAt: 0 });
     }
     this.flushSoon(0);
   }
@@ -203,7 +242,8 @@ export class MatterFace {
   private async whenKnown(entry: Entry): Promise<void> {
     const started = this.deps.now();
     while (!this.stopped && this.entries.get(entry.accessory.UUID) === entry) {
-      const state = await this.matter.getAccessoryState(entry.accessory.UUID, 'onOff').catch(() => undefined);
+      const cluster = entry.kind === LIGHT_SENSOR ? 'illuminanceMeasurement' : 'onOff';
+      const state = await this.matter.getAccessoryState(entry.accessory.UUID, cluster).catch(() => undefined);
       if (state !== undefined) {
         entry.known = true;
         const view = this.service?.light(entry.serial);
@@ -239,6 +279,11 @@ export class MatterFace {
       if (entry === undefined || !entry.known) continue;
       if (all || fields.includes('offline')) this.update(uuid, 'bridgedDeviceBasicInformation', { reachable: view.online });
       if (!view.online) continue;
+      if (entry.kind === LIGHT_SENSOR) {
+        // No reading yet (a sensor restored from the cache): the cached one stays until there is.
+        if ((all || fields.includes('ambientLux')) && view.ambientLux !== null) this.update(uuid, 'illuminanceMeasurement', lightSensorStateOf(view).illuminanceMeasurement);
+        continue;
+      }
       const state = stateOf(view, entry.kind, this.matter, entry.relay);
       if (all || fields.includes('power') || fields.includes('relays')) this.update(uuid, 'onOff', state.onOff);
       if (all || fields.includes('color')) {
@@ -259,12 +304,12 @@ export class MatterFace {
       const waiting = this.pending.get(uuid);
       if (waiting !== undefined) {
         // Not registered yet: it is registered under the new name.
-        waiting.accessory = { ...waiting.accessory, displayName: matterLabel(waiting.relay === undefined ? this.nameOf(view) : `${this.nameOf(view)} ${waiting.relay + 1}`) };
+        waiting.accessory = { ...waiting.accessory, displayName: this.labelOf(view, waiting) };
         continue;
       }
       const entry = this.entries.get(uuid);
       if (entry === undefined) continue;
-      const name = matterLabel(entry.relay === undefined ? this.nameOf(view) : `${this.nameOf(view)} ${entry.relay + 1}`);
+      const name = this.labelOf(view, entry);
       if (name === entry.accessory.displayName) continue;
       entry.accessory = { ...entry.accessory, displayName: name };
       if (entry.known) this.update(uuid, 'bridgedDeviceBasicInformation', { nodeLabel: name });
@@ -313,6 +358,15 @@ export class MatterFace {
     return this.matter.uuid.generate(`${MATTER_UUID_SEED}${serial}${relay === undefined ? '' : `:relay-${relay}`}`);
   }
 
+  /** The Light Sensor of a light's ambient light sensor. */
+  private sensorUuid(serial: string): string {
+    return this.matter.uuid.generate(`${MATTER_UUID_SEED}${serial}:ambient-light`);
+  }
+
+  private entryOf(uuid: string): Entry | undefined {
+    return this.entries.get(uuid) ?? this.pending.get(uuid);
+  }
+
   /** UUIDs registered, pending or restored for a light. */
   private uuidsOf(serial: string): string[] {
     const out = new Set<string>();
@@ -321,8 +375,11 @@ export class MatterFace {
     return [...out];
   }
 
-  private nameOf(view: LightView): string {
-    return lightName(view.label, view.serial, view.product?.name, view.capabilities.isLight);
+  /** The Matter name of an accessory of a light: the light's, "<name> 2" for a relay, "<name> Light Level" for its sensor. */
+  private labelOf(view: LightView, slot: Slot): string {
+    const name = lightName(view.label, view.serial, view.product?.name, view.capabilities.isLight);
+    if (slot.kind === LIGHT_SENSOR) return lightSensorLabel(name);
+    return matterLabel(slot.relay === undefined ? name : `${name} ${slot.relay + 1}`);
   }
 
   private after(ms: number, fn: () => void): void {
@@ -334,10 +391,11 @@ export class MatterFace {
   }
 }
 
-const KIND_NAMES: Readonly<Record<Exclude<MatterKind, 'plug'>, string>> = {
+const KIND_NAMES: Readonly<Record<Exclude<DeviceKind, 'plug'>, string>> = {
   extendedColor: 'an Extended Color Light',
   colorTemperature: 'a Color Temperature Light',
   dimmable: 'a Dimmable Light',
+  lightSensor: 'a Light Sensor',
 };
 
 /**

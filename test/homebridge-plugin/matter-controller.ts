@@ -9,12 +9,12 @@
 
 import '@matter/main';
 import { Environment } from '@matter/main';
-import { BridgedDeviceBasicInformation, ColorControl, GeneralCommissioning, LevelControl, OnOff } from '@matter/main/clusters';
+import { BridgedDeviceBasicInformation, ColorControl, GeneralCommissioning, IlluminanceMeasurement, LevelControl, OnOff } from '@matter/main/clusters';
 import { CommissioningController } from '@project-chip/matter.js';
 import type { Endpoint, PairedNode } from '@project-chip/matter.js/device';
 import { createInterface } from 'node:readline';
 
-const CLUSTERS = { OnOff, LevelControl, ColorControl, BridgedDeviceBasicInformation } as const;
+const CLUSTERS = { OnOff, LevelControl, ColorControl, BridgedDeviceBasicInformation, IlluminanceMeasurement } as const;
 type ClusterName = keyof typeof CLUSTERS;
 
 interface Request {

@@ -49,19 +49,21 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
     const tarball = await packTarball();
     const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-matter-'));
     await installTarball(dir, tarball);
-    // Five default lights (colour, white to warm, strip, A19, candle), a white-only Mini and a LIFX Switch.
+    // Five default lights (colour, white to warm, strip, A19, candle), a white-only Mini with an ambient light
+    // sensor and a LIFX Switch.
     fleet = await startFleetProcess(dir, 5, [
-      { serial: WHITE, product: 51, label: 'Mini White' },
+      { serial: WHITE, product: 51, label: 'Mini White', lux: 42.5 },
       { serial: SWITCH, product: 70, label: 'Hall Switch' },
     ]);
     hb = await startHomebridge(
       path.join(dir, 'node_modules'),
-      { matter: true, discovery: { broadcastAddresses: ['127.255.255.255'], port: fleet.port, refreshIntervalS: 1, offlineAfterMisses: 1 }, lights: { transitionS: 0 } },
+      { matter: true, discovery: { broadcastAddresses: ['127.255.255.255'], port: fleet.port, refreshIntervalS: 1, offlineAfterMisses: 1 }, lights: { transitionS: 0, ambientLight: true } },
       { matter: { port: MATTER_PORT } },
     );
     const { passcode, discriminator } = await commissioningOf(hb.storage, 60000, () => hb.child.running);
-    // Every device registered (each relay of the Switch is one) before the controller reads the list.
-    await until(() => (hb.child.output.match(/Matter: added /g)?.length ?? 0) >= 10 || null, { timeoutMs: 30000, what: () => `10 Matter devices added:\n${hb.child.tail()}` });
+    // Every device registered (each relay of the Switch is one, the Mini's sensor too, once read) before the
+    // controller reads the list.
+    await until(() => (hb.child.output.match(/Matter: added /g)?.length ?? 0) >= 11 || null, { timeoutMs: 30000, what: () => `11 Matter devices added:\n${hb.child.tail()}` });
     controller = await MatterController.start();
     const commissioned = await controller.must('commission', { port: MATTER_PORT, passcode, discriminator }, 60000).catch((err: Error) => {
       throw new Error(`${err.message}\nhomebridge:\n${hb.child.tail(30)}`);
@@ -86,7 +88,10 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
     // Each relay of the Switch is a plug-in unit of its own (serial-relay number).
     expect([1, 2, 3, 4].map((n) => type(`${SWITCH}-${n}`))).to.deep.equal(Array(4).fill(MATTER_DEVICE_TYPE.OnOffPlugInUnit));
     expect(devices.find((d) => d.serial === S(5))?.label).to.equal('Candle 5');
-    expect(devices).to.have.length(10);
+    // The Mini's ambient light sensor is a Light Sensor of its own (serial-lux), beside the light.
+    expect(type(`${WHITE}-lux`), 'the Mini\'s sensor').to.equal(MATTER_DEVICE_TYPE.LightSensor);
+    expect(devices.find((d) => d.serial === `${WHITE}-lux`)?.label).to.equal('Mini White Light Level');
+    expect(devices).to.have.length(11);
     expect(devices.every((d) => d.reachable)).to.equal(true);
     process.stdout.write(`      (commissioned in ${Math.round(timings.commissionMs!)} ms)\n`);
   });
@@ -143,6 +148,16 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
     process.stdout.write(`      (fleet change -> controller told: ${Math.round(timings.reportMs)} ms with a 1 s refresh)\n`);
   });
 
+  it('reports the ambient light sensor\'s reading and a new one made on the fleet (MeasuredValue 10000 * log10(lux) + 1)', async () => {
+    expect(await reported(`${WHITE}-lux`, 'IlluminanceMeasurement', 'measuredValue')).to.equal(16285);
+    expect(await reported(`${WHITE}-lux`, 'IlluminanceMeasurement', 'maxMeasuredValue')).to.equal(0xfffe);
+    await control(fleet, 'PATCH', `/lights/${WHITE}`, { state: { lux: 420 } });
+    await until(async () => (await reported(`${WHITE}-lux`, 'IlluminanceMeasurement', 'measuredValue')) === 26233 || null, {
+      timeoutMs: 5000,
+      what: 'the controller to be told the new reading (420 lx)',
+    });
+  });
+
   it('reports an unresponsive light unreachable, fails a command to it fast, and reports it back when it answers', async () => {
     await control(fleet, 'PATCH', `/lights/${S(5)}`, { faults: { unresponsive: true } });
     try {
@@ -183,5 +198,6 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
     expect(await hb.child.stop(8000)).to.equal(0);
     expect(hb.child.output).not.to.match(/unhandled|TypeError|No handler registered|Cannot update Matter accessory/i);
     expect(hb.child.output).to.match(/Matter: added Candle 5 as an Extended Color Light/);
+    expect(hb.child.output).to.match(/Matter: added Mini White Light Level as a Light Sensor/);
   });
 });

@@ -16,6 +16,7 @@ export const MATTER_DEVICE_TYPE = Object.freeze({
   OnOffPlugInUnit: 0x010a,
   ColorTemperatureLight: 0x010c,
   ExtendedColorLight: 0x010d,
+  LightSensor: 0x0106,
 });
 
 /**

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { PRODUCTS, fractionFromWire, fractionToWire, hueDegreesToWire, hueWireToDegrees } from '../../core/protocol/index.js';
 import {
   HUE_SAT_MAX,
+  ILLUMINANCE_MAX,
   LEVEL_MAX,
   LEVEL_MIN,
   brightnessToLevel,
@@ -14,6 +15,7 @@ import {
   hueToDegrees,
   kelvinToMireds,
   levelToBrightness,
+  luxToIlluminance,
   matterKindOf,
   miredsLimits,
   miredsToKelvin,
@@ -102,5 +104,28 @@ describe('matter mapping', () => {
     expect(matterKindOf(PRODUCTS.get(1, 51).capabilities)).to.equal('dimmable');
     expect(matterKindOf(PRODUCTS.get(1, 70).capabilities)).to.equal('plug');
     expect(matterKindOf({ ...PRODUCTS.get(1, 70).capabilities, relays: false })).to.equal(undefined);
+  });
+
+  it('encodes lux as Illuminance Measurement\'s MeasuredValue (10000 * log10(lux) + 1), 0 for darkness and no reading', () => {
+    expect(luxToIlluminance(1)).to.equal(1);
+    expect(luxToIlluminance(10)).to.equal(10001);
+    expect(luxToIlluminance(100)).to.equal(20001);
+    expect(luxToIlluminance(420)).to.equal(26233);
+    expect(luxToIlluminance(42.5)).to.equal(16285);
+    // Too low to be measured: 0 lx, below 1 lx (the formula falls under 1), no reading at all.
+    expect(luxToIlluminance(0)).to.equal(0);
+    expect(luxToIlluminance(0.5)).to.equal(0);
+    expect(luxToIlluminance(null)).to.equal(0);
+    expect(luxToIlluminance(Number.NaN)).to.equal(0);
+    // 3.576 Mlx is the largest MeasuredValue (0xFFFE); beyond it the value stays there (0xFFFF would be null).
+    expect(luxToIlluminance(3_576_000)).to.equal(ILLUMINANCE_MAX);
+    expect(luxToIlluminance(1e9)).to.equal(ILLUMINANCE_MAX);
+    // Monotonic over the sensor's range, so a brighter reading never reports less.
+    let last = 0;
+    for (let lux = 0; lux <= 100_000; lux += 7.3) {
+      const value = luxToIlluminance(lux);
+      expect(value, `${lux} lx`).to.be.at.least(last);
+      last = value;
+    }
   });
 });

@@ -31,7 +31,13 @@ function fakeMatter() {
   const saved: MatterAccessory[] = [];
   const matter = {
     uuid: hap.uuid,
-    deviceTypes: { ExtendedColorLight: { name: 'ExtendedColorLight' }, ColorTemperatureLight: { name: 'ColorTemperatureLight' }, DimmableLight: { name: 'DimmableLight' }, OnOffOutlet: { name: 'OnOffPlugInUnit' } },
+    deviceTypes: {
+      ExtendedColorLight: { name: 'ExtendedColorLight' },
+      ColorTemperatureLight: { name: 'ColorTemperatureLight' },
+      DimmableLight: { name: 'DimmableLight' },
+      OnOffOutlet: { name: 'OnOffPlugInUnit' },
+      LightSensor: { name: 'LightSensor' },
+    },
     types: { ColorControl: { ColorMode: { CurrentHueAndCurrentSaturation: 0, CurrentXAndCurrentY: 1, ColorTemperatureMireds: 2 } } },
     status: { Failure },
     registerPlatformAccessories: async (_plugin: string, _platform: string, list: MatterAccessory[]) => {
@@ -55,6 +61,7 @@ function fakeMatter() {
 }
 
 const uuidOf = (serial: string): string => hap.uuid.generate(MATTER_UUID_SEED + serial);
+const sensorUuidOf = (serial: string): string => hap.uuid.generate(`${MATTER_UUID_SEED}${serial}:ambient-light`);
 
 interface Rig {
   readonly platform: LightwirePlatform;
@@ -232,5 +239,83 @@ describe('homebridge Matter face', function () {
     expect(m.updates.filter((u) => u.uuid === uuidOf(away))).to.deep.equal([{ uuid: uuidOf(away), cluster: 'bridgedDeviceBasicInformation', attributes: { reachable: false } }]);
     expect(current.log.text('info')).to.match(/Matter: removed Gone: not seen for 2 h/);
     await until(() => m.registered.has(uuidOf(COLOUR)) || null, { what: 'the light found registered again under its cached id' });
+  });
+
+  describe('the ambient light sensor (lights.ambientLight, as in HomeKit)', () => {
+    const LAMP = 'd073d5000041';
+    const BULB = 'd073d5000042';
+    const withMatter = (m: ReturnType<typeof fakeMatter>) => () => ({ isMatterAvailable: () => true, isMatterEnabled: () => true, matter: m.matter });
+
+    beforeEach(async () => {
+      await fleet.stop();
+      fleet = await startFleet({
+        lights: [
+          { serial: LAMP, product: 91, label: 'Lamp', power: 'off', lux: 42.5 },
+          { serial: BULB, product: 91, label: 'Bulb', power: 'on' },
+        ],
+      });
+    });
+
+    it('gives a light whose sensor answered a Light Sensor of its own, pushes new readings and reachability', async () => {
+      const m = fakeMatter();
+      current = rig(fleet, { matter: true, lights: { ambientLight: true }, discovery: { refreshIntervalS: 1, offlineAfterMisses: 1 } }, withMatter(m));
+      await current.platform.launch();
+      const uuid = sensorUuidOf(LAMP);
+      // The sensor is first asked on the light's first background read (refreshIntervalS).
+      const sensor = await until(() => m.registered.get(uuid), { timeoutMs: 5000, what: "the lamp's Light Sensor registered" });
+      expect((sensor.deviceType as unknown as { name: string }).name).to.equal('LightSensor');
+      expect(sensor.displayName).to.equal('Lamp Light Level');
+      expect(sensor.serialNumber).to.equal(`${LAMP}-lux`);
+      expect(sensor.context).to.include({ kind: 'matter-light', serial: LAMP, sensor: 'ambientLight' });
+      // 10000 * log10(42.5) + 1, in the cluster's whole range (the LIFX sensor's own is not published).
+      expect(sensor.clusters?.illuminanceMeasurement).to.deep.equal({ measuredValue: 16285, minMeasuredValue: 1, maxMeasuredValue: 0xfffe });
+      expect(sensor.handlers).to.equal(undefined);
+      // The light itself is registered as before, and a light without the sensor gets none.
+      expect(m.registered.has(uuidOf(LAMP))).to.equal(true);
+      expect(m.registered.has(uuidOf(BULB))).to.equal(true);
+      expect(m.registered.has(sensorUuidOf(BULB))).to.equal(false);
+      expect(current.log.text('info')).to.match(/Matter: added Lamp Light Level as a Light Sensor \(d073d5000041\)/);
+      const pushed = (cluster: string, attribute: string, value: unknown) => () => m.updates.some((u) => u.uuid === uuid && u.cluster === cluster && u.attributes[attribute] === value) || null;
+      await until(pushed('bridgedDeviceBasicInformation', 'reachable', true), { what: 'the sensor reachable' });
+      fleet.light(LAMP).setState({ lux: 420 });
+      await until(pushed('illuminanceMeasurement', 'measuredValue', 26233), { timeoutMs: 5000, what: 'the new reading (420 lx) pushed' });
+      fleet.light(LAMP).setState({ lux: 0 });
+      await until(pushed('illuminanceMeasurement', 'measuredValue', 0), { timeoutMs: 5000, what: 'darkness pushed as 0 (too low to be measured)' });
+      // Only the sensor's own cluster: no light cluster is pushed to it.
+      expect(m.updates.filter((u) => u.uuid === uuid).map((u) => u.cluster)).to.satisfy((c: string[]) => c.every((x) => x === 'illuminanceMeasurement' || x === 'bridgedDeviceBasicInformation'));
+      fleet.light(LAMP).setFaults({ unresponsive: true });
+      await until(pushed('bridgedDeviceBasicInformation', 'reachable', false), { timeoutMs: 5000, what: 'the sensor unreachable with its light' });
+      fleet.light(LAMP).setFaults({ unresponsive: false });
+    });
+
+    it('keeps a Light Sensor restored from the cache until the first reading, and removes one when the option is off or its light is gone', async () => {
+      const restored = (serial: string, lastSeenAt: number) =>
+        ({ UUID: sensorUuidOf(serial), displayName: 'x Light Level', context: { kind: 'matter-light', serial, sensor: 'ambientLight', lastSeenAt } }) as unknown as MatterAccessory;
+      const gone = 'd073d5ffffff';
+      const on = fakeMatter();
+      current = rig(fleet, { matter: true, lights: { ambientLight: true }, discovery: { removeAfterHours: 1, refreshIntervalS: 60 } }, withMatter(on));
+      current.platform.configureMatterAccessory(restored(LAMP, Date.now()));
+      current.platform.configureMatterAccessory(restored(gone, Date.now() - 2 * 3_600_000));
+      await current.platform.launch();
+      // Claimed under its cached id when the light is found, before the light was asked for a reading.
+      await until(() => on.registered.get(sensorUuidOf(LAMP)), { what: 'the restored sensor claimed' });
+      expect(current.platform.service!.light(LAMP)?.ambientLux).to.equal(null);
+      expect(on.unregistered).to.deep.equal([sensorUuidOf(gone)]);
+      expect(current.log.text('info')).to.match(/Matter: removed x Light Level: not seen for 2 h/);
+      await current.platform.shutdown();
+
+      const off = fakeMatter();
+      current = rig(fleet, { matter: true, discovery: { refreshIntervalS: 1 } }, withMatter(off));
+      current.platform.configureMatterAccessory(restored(LAMP, Date.now()));
+      await current.platform.launch();
+      await until(() => off.unregistered.includes(sensorUuidOf(LAMP)) || null, { what: 'the restored sensor removed' });
+      expect(current.log.text('info')).to.match(/Matter: removed x Light Level: lights\.ambientLight is off/);
+      // Reading after reading, no Light Sensor comes back while the option is off.
+      await until(async () => (await current!.platform.service!.refresh(`id:${LAMP}`), current!.platform.service!.light(LAMP)?.ambientLux === 42.5), { what: 'the lamp read' });
+      fleet.light(LAMP).setState({ lux: 7 });
+      await until(async () => (await current!.platform.service!.refresh(`id:${LAMP}`), current!.platform.service!.light(LAMP)?.ambientLux === 7), { what: 'a new reading' });
+      expect(off.registered.has(sensorUuidOf(LAMP))).to.equal(false);
+      expect(off.registered.has(uuidOf(LAMP))).to.equal(true);
+    });
   });
 });
