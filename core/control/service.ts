@@ -25,11 +25,11 @@ import { SceneRoom } from './scene-room.js';
 import type { SceneStore } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
 import { FIRST_ROUND_MS, serviceSettings, type LightServiceOptions } from './service-options.js';
-import type { BreatheRequest, CheckOptions, CleanRequest, CycleRequest, EffectsOffRequest, FlameRequest, HeardDevice, LightServiceEvents, MorphRequest } from './service-types.js';
-import type { MoveRequest, ServiceDiagnostics, SetStatesOperation, SetStatesResult, SkyRequest, StateDeltaRequest, ToggleRequest, WaveformRequest, WriteOptions } from './service-types.js';
+import type { CheckOptions, HeardDevice, LightServiceEvents, ServiceDiagnostics, SetStatesOperation, SetStatesResult, ToggleRequest, WriteOptions } from './service-types.js';
 import type { LightResult, LightView, RelayState, ResolvedLight } from './types.js';
 import { v1Light, type V1Light } from './views.js';
 import { Writes } from './writes.js';
+import { addOperationMethods, type OperationMethods } from './operation-methods.js';
 
 
 export { DURATION_MAX_S, DEFAULT_DURATION_S, MAX_STATES, CYCLE_STATES_MIN, CYCLE_STATES_MAX };
@@ -461,61 +461,9 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     const checked = isChecked(request) ? (request as Checked<N>) : this.check(name, request);
     return this.writes.naming.rename(OPERATIONS[name].naming.kind, checked as unknown as Checked<RenameOperationName>);
   }
-
-  // ---- state delta, effects, clean, cycle: the catalogue's operations by name ----
-
-  /** State Delta: power and duration absolute, the rest relative to each light's current state. */
-  async stateDelta(selector: string, request: StateDeltaRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('stateDelta', selector, request, options);
-  }
-
-  breathe(selector: string, request: BreatheRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('breathe', selector, request, options);
-  }
-
-  pulse(selector: string, request: WaveformRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('pulse', selector, request, options);
-  }
-
-  move(selector: string, request: MoveRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('move', selector, request, options);
-  }
-
-  morph(selector: string, request: MorphRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('morph', selector, request, options);
-  }
-
-  flame(selector: string, request: FlameRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('flame', selector, request, options);
-  }
-
-  clouds(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('clouds', selector, request, options);
-  }
-
-  sunrise(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('sunrise', selector, request, options);
-  }
-
-  sunset(selector: string, request: SkyRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('sunset', selector, request, options);
-  }
-
-  effectsOff(selector: string, request: EffectsOffRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('effectsOff', selector, request, options);
-  }
-
-  clean(selector: string, request: CleanRequest = {}, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('clean', selector, request, options);
-  }
-
-  /** Cycle: the lights move to the entry after the one the first light shows, so a client repeats one request. */
-  cycle(selector: string, request: CycleRequest, options: WriteOptions = {}): Promise<LightResult[]> {
-    return this.perform('cycle', selector, request, options);
-  }
-
-  /** Paint Pixels on matrix lights (paint.ts): a grid of colours, or a rectangle of one colour. */
-  paint = (selector: string, request: RequestOf<'paint'>, options: WriteOptions = {}): Promise<LightResult[]> => this.perform('paint', selector, request, options);
-  /** Paint Theme (themes.ts): a named palette over the zones, pixels and lights a selector names. */
-  theme = (selector: string, request: RequestOf<'theme'>, options: WriteOptions = {}): Promise<LightResult[]> => this.perform('theme', selector, request, options);
 }
+
+// State Delta, the effects, Clean, Cycle, Paint Pixels, Paint Theme: `service.breathe(selector, request, options)` and
+// the like, one per operation of operation-methods.ts, each `perform` by the catalogue's name.
+export interface LightService extends OperationMethods {}
+addOperationMethods(LightService.prototype as unknown as Parameters<typeof addOperationMethods>[0]);
