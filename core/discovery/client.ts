@@ -17,10 +17,12 @@ import { transportOptions, type TransportOptions } from '../transport/options.js
 import { Requester, type DeviceAddress } from '../transport/requester.js';
 import { UdpEndpoint, type DatagramEndpoint, type RemoteAddress } from '../transport/udp.js';
 import { AmbientLightReader } from './ambient-light.js';
+import { registryOption } from './products-file.js';
+import { sweepSubnets } from './sweep.js';
 import { CapabilityProber } from './capability-prober.js';
 import { FirstReadQueue, type FirstReadHost } from './first-read-queue.js';
 import { InfoReader } from './info-reader.js';
-import { discoveryOptions, interfaceBroadcastAddresses, subnetHosts, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
+import { discoveryOptions, interfaceBroadcastAddresses, type DiscoveryOptions, type DiscoveryOptionsInput } from './options.js';
 import { RefreshSchedule, type RefreshHost } from './refresh-schedule.js';
 import { LightRegistry, type RelayFact, type LightRecord, type RegistryEvents } from './registry.js';
 import { StateReader, type StateReadOptions } from './state-reader.js';
@@ -51,9 +53,6 @@ export interface ClientEvents extends RegistryEvents {
 /** The all-zero target: every device (https://lan.developer.lifx.com/docs/packet-contents), never one light's serial. */
 const NO_SERIAL = '000000000000';
 
-/** How many sweep probes are in flight at once, so a /22 sweep does not burst 1022 packets. */
-const SWEEP_CONCURRENCY = 32;
-const SWEEP_PROBE_TIMEOUT_MS = 600;
 
 export class LightClient extends EventEmitter<ClientEvents> {
   readonly transportOptions: TransportOptions;
@@ -250,22 +249,9 @@ export class LightClient extends EventEmitter<ClientEvents> {
     }
   }
 
-  /** Probes every host of the configured subnets by unicast GetService (VLANs, routed networks). */
-  async sweep(): Promise<number> {
-    const hosts = this.discoveryOptions.sweepSubnets.flatMap(subnetHosts);
-    let found = 0;
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (this.running && next < hosts.length) {
-        const address = hosts[next++]!;
-        const replies = await this.requester
-          .probe(address, this.discoveryOptions.port, { timeoutMs: SWEEP_PROBE_TIMEOUT_MS })
-          .catch(() => []);
-        if (replies.length > 0) found++;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(SWEEP_CONCURRENCY, hosts.length) }, worker));
-    return found;
+  /** Probes every host of the configured subnets by unicast GetService (VLANs, routed networks): how many answered. */
+  sweep(): Promise<number> {
+    return sweepSubnets(this.requester, this.discoveryOptions.sweepSubnets, this.discoveryOptions.port, () => this.running);
   }
 
   /** The lights known so far, in serial order. */

@@ -4,7 +4,7 @@
 
 import { fsPromises } from '../builtins.js';
 import { isLightwireError, LightwireError } from '../errors.js';
-import { parseVendorRegistry, PRODUCTS, type ProductRegistry } from '../protocol/index.js';
+import { parseVendorRegistry, PRODUCTS, ProductRegistry } from '../protocol/index.js';
 
 function invalid(file: string, reason: string): LightwireError<'PRODUCTS_FILE_INVALID'> {
   return new LightwireError('PRODUCTS_FILE_INVALID', { file, reason });
@@ -37,4 +37,10 @@ export async function loadProductsFile(file: string, base: ProductRegistry = PRO
     throw invalid(file, code === 'ENOENT' ? 'no such file' : `cannot be read (${code ?? (err as Error).message})`);
   }
   return productsFromJson(file, text, base);
+}
+
+/** The `products` option: a ProductRegistry (loadProductsFile makes one from a file), or OPTIONS_INVALID. */
+export function registryOption(value: unknown): ProductRegistry {
+  if (value instanceof ProductRegistry) return value;
+  throw new LightwireError('OPTIONS_INVALID', { option: 'products', reason: 'must be a ProductRegistry' });
 }
