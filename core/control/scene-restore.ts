@@ -4,6 +4,7 @@
 //   themes.ts zoneMessages, https://lan.developer.lifx.com/docs/multizone-light-control;
 // - pixels: one Set64 per tile of at most 64 pixels, else bands into the back frame buffer and one CopyFrameBuffer:
 //   paint.ts frameMessages, https://lan.developer.lifx.com/docs/tile-control;
+// - a picture in one colour (a strip or matrix light showing one colour when captured): one SetColor, as before;
 // - a state without an effect stops whatever effect the light runs first (it would paint over the picture); a state
 //   with one starts it once the picture is acknowledged (a MOVE moves the zones it finds).
 // All over the activation's duration; power and infrared as for a flat light (a light that is off is painted while
@@ -19,7 +20,7 @@
 // A light whose zone count or tiles no longer match the picture is restored flat (the state's colour), effect and all.
 
 import { randomNonZeroUint32 } from '../builtins.js';
-import { ENUMS, fractionToWire, hsbkToWire, secondsToMs, secondsToNs, type Hsbk } from '../protocol/index.js';
+import { ENUMS, fractionToWire, hsbkToWire, sameHsbk, secondsToMs, secondsToNs, type Hsbk } from '../protocol/index.js';
 import type { PlanFor } from './executor.js';
 import { canvasOf, frameMessages } from './paint.js';
 import { durationToWire, enumValue, message, plan, planSetState, requestedColor, resolveColor, setLightPower } from './planner.js';
@@ -100,6 +101,12 @@ function colorsOf(job: PictureJob, light: LightView, captured: readonly Hsbk[], 
   });
 }
 
+/** The colour every one of `colors` has, or undefined when they differ. */
+function oneColor(colors: readonly Hsbk[]): Hsbk | undefined {
+  const first = colors[0];
+  return first !== undefined && colors.every((c) => sameHsbk(c, first)) ? first : undefined;
+}
+
 /** The message that starts a captured effect again, or undefined when the light cannot run it. */
 function effectStart(effect: SceneEffect, light: LightView, instanceid: number): PlannedMessage | undefined {
   const common = { instanceid, speedMs: secondsToMs(effect.periodS), durationNs: secondsToNs(effect.durationS), parameters: [...effect.parameters] };
@@ -147,9 +154,14 @@ export function planPicture(job: PictureJob, flat: CheckedChange, light: LightVi
   const max = job.brightness === undefined ? 0 : brightest(picture);
   const draw: PlannedMessage[] = picture.effect === undefined ? effectStop(light) : [];
   let show: PlannedMessage[] = [];
-  if (zones !== undefined) draw.push(...zoneMessages(colorsOf(job, light, zones, light.zones, max).map(hsbkToWire), caps.extendedMultizone, paintMs));
-  if (pixels !== undefined) {
-    const frames = pixels.map((tile, t) => colorsOf(job, light, tile, light.pixels?.[t], max));
+  const zoneColors = zones === undefined ? undefined : colorsOf(job, light, zones, light.zones, max);
+  const frames = pixels === undefined ? undefined : pixels.map((tile, t) => colorsOf(job, light, tile, light.pixels?.[t], max));
+  const one = oneColor([...(zoneColors ?? []), ...(frames ?? []).flat()]);
+  // A picture in one colour is one SetColor, which sets every zone and pixel
+  // (https://lan.developer.lifx.com/docs/changing-a-device): as a flat light is restored.
+  if (one !== undefined) draw.push(message('SetColor', { color: hsbkToWire(one), durationMs: paintMs }));
+  else if (zoneColors !== undefined) draw.push(...zoneMessages(zoneColors.map(hsbkToWire), caps.extendedMultizone, paintMs));
+  if (one === undefined && frames !== undefined) {
     const messages = frameMessages(frames, canvasOf(light.matrix!.tiles), paintMs);
     draw.push(...messages.draw);
     show = messages.show;
