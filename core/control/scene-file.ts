@@ -1,6 +1,7 @@
 // The scene file's format, `{ "version": 1, "scenes": [Scene, ...] }` (scenes in list order, pretty-printed): the
 // Scene shape as the HTTP API lists it (List Scenes), the checks that load the file, and a light's captured state.
-// Pure: no I/O.
+// A state in the file may also carry the light's picture (`zones`, `pixels`, `effect`: scene-picture.ts), kept beside
+// the Scene rather than in it. Pure: no I/O.
 
 import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type PowerState } from '../protocol/index.js';
