@@ -7,12 +7,10 @@
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { LightClient, LightService } from '../core/index.js';
-import type { FleetInput } from '../core/simulator/index.js';
 import { median } from './lib/figures.js';
+import { epochNow, FleetThread, QUIET_MS, serialOf, serviceOn, sleep } from './lib/fleet-thread.js';
 import { assertPrivateNetns, guardLoopbackSends } from './lib/net-guard.js';
-import type { PaintFleetReply, PaintFleetRequest, PaintTarget } from './lib/paint-fleet.js';
+import type { PaintFleetReply } from './lib/paint-fleet.js';
 
 assertPrivateNetns();
 guardLoopbackSends();
@@ -22,79 +20,6 @@ const ZONES = 16;
 const CEILING = 'd073d5100001';
 const THEMES = ['autumn', 'christmas', 'tranquil', 'spring', 'halloween', 'relaxing'];
 const START = { hue: 0, saturation: 0, brightness: 0.5, kelvin: 3500 };
-const epochNow = (): number => performance.timeOrigin + performance.now();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-/**
- * How long a light has no message before a call: it is quiet (transport pacing: a light that had none for a second
- * takes a burst at once), as a light is when someone paints it; the reads after each reset would otherwise space the
- * call's messages out (about 66 ms each, the vendor's 20 messages a second).
- */
-const QUIET_MS = 1100;
-const serialOf = (i: number): string => `d073d52${i.toString(16).padStart(5, '0')}`;
-
-class FleetThread {
-  private readonly worker: Worker;
-  private waiters: ((m: PaintFleetReply) => void)[] = [];
-  private shownAt: number | undefined;
-  private onShown: (() => void) | undefined;
-
-  constructor(input: FleetInput) {
-    this.worker = new Worker(path.join(__dirname, 'lib', 'paint-fleet.ts'), { workerData: input, execArgv: process.execArgv });
-    this.worker.on('message', (m: PaintFleetReply) => {
-      if (m.type === 'shown') {
-        this.shownAt = m.atEpochMs;
-        this.onShown?.();
-        return;
-      }
-      this.waiters.shift()?.(m);
-    });
-  }
-
-  next(): Promise<PaintFleetReply> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  async ask(m: PaintFleetRequest): Promise<PaintFleetReply> {
-    const reply = this.next();
-    this.worker.postMessage(m);
-    return reply;
-  }
-
-  async watch(targets: readonly PaintTarget[]): Promise<void> {
-    this.shownAt = undefined;
-    await this.ask({ type: 'watch', targets });
-  }
-
-  /** When the last watched light showed its target (epoch ms), waiting at most `capMs`. */
-  shown(capMs: number): Promise<number | undefined> {
-    if (this.shownAt !== undefined) return Promise.resolve(this.shownAt);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), capMs);
-      this.onShown = () => {
-        clearTimeout(timer);
-        this.onShown = undefined;
-        resolve(this.shownAt);
-      };
-    });
-  }
-
-  async stop(): Promise<void> {
-    await this.ask({ type: 'stop' });
-    await this.worker.terminate();
-  }
-}
-
-async function serviceOn(port: number, lights: number): Promise<{ service: LightService; client: LightClient }> {
-  const client = new LightClient({ discovery: { broadcastAddresses: ['127.255.255.255'], port, refreshIntervalMs: 0 } });
-  const service = new LightService(client, { expectLights: lights });
-  await service.start();
-  await client.waitForLights(lights, 10_000);
-  await service.ready;
-  // Every light read, its product known: what a running service knows of its lights.
-  await Promise.all(client.lights().map((l) => client.refreshInfo(l.serial).then(() => client.refreshState(l.serial))));
-  return { service, client };
-}
-
 async function paintCeiling(reps: number): Promise<Record<string, number[]>> {
   const fleet = new FleetThread({ lights: [{ serial: CEILING, product: 201, label: 'Ceiling', power: 'on', color: START }] });
   const ready = (await fleet.next()) as Extract<PaintFleetReply, { type: 'ready' }>;

@@ -52,6 +52,7 @@ export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, FIRMWARE_EFFECT_MIN_MA
 export { LABEL_MAX_BYTES, NAMING_OPERATIONS, type NamingOperationName, type RenameOperationName } from './control/catalogue.js';
 export { sceneNameProblem, type Scene, type SceneState } from './control/scene-file.js';
 export { SceneStore, type SceneWatchOptions } from './control/scene-store.js';
+export { picturesOf, type LightPicture, type SceneEffect } from './control/scene-picture.js';
 export type { SceneActivation, SceneOverrides } from './control/scene-activation.js';
 export { LightClient, type LightClientOptions, type ClientEvents } from './discovery/client.js';
 export type { ButtonsFact, ButtonInfo, ButtonAction, ButtonSettings, ButtonTarget } from './discovery/buttons.js';

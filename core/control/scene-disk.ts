@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { nodeCrypto } from '../builtins.js';
 import { LightwireError } from '../errors.js';
 import { compareScenes, errorText, Invalid, parseFile, SCENE_FILE_VERSION, type Scene } from './scene-file.js';
+import { formatSceneFile, sceneRecord } from './scene-picture.js';
 
 /** The parts of node:fs/promises the store uses; tests pass one that fails on purpose. */
 export type SceneStoreFs = Pick<typeof import('node:fs/promises'), 'readFile' | 'open' | 'rename' | 'unlink' | 'mkdir' | 'lstat' | 'stat'>;
@@ -27,7 +28,7 @@ export function sameStamp(a: FileStamp | null, b: FileStamp | null): boolean {
 /** Writes the scene file atomically; resolves with what it now is on disk. */
 export async function writeScenes(fs: SceneStoreFs, filePath: string, scenes: ReadonlyMap<string, Scene>): Promise<FileStamp> {
   const dir = path.dirname(filePath);
-  const body = `${JSON.stringify({ version: SCENE_FILE_VERSION, scenes: [...scenes.values()].sort(compareScenes) }, null, 2)}\n`;
+  const body = `${formatSceneFile({ version: SCENE_FILE_VERSION, scenes: [...scenes.values()].sort(compareScenes).map(sceneRecord) })}\n`;
   const temp = path.join(dir, `.${path.basename(filePath)}.${process.pid}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`);
   let created = false;
   let stamp: FileStamp;

@@ -1,10 +1,12 @@
 // The scene file's format, `{ "version": 1, "scenes": [Scene, ...] }` (scenes in list order, pretty-printed): the
 // Scene shape as the HTTP API lists it (List Scenes), the checks that load the file, and a light's captured state.
-// Pure: no I/O.
+// A state in the file may also carry the light's picture (`zones`, `pixels`, `effect`: scene-picture.ts), kept beside
+// the Scene rather than in it. Pure: no I/O.
 
 import { LightwireError, quoted } from '../errors.js';
 import { DURATION_MAX_S, KELVIN_MAX, KELVIN_MIN, type PowerState } from '../protocol/index.js';
 import { CHECK_TEXT } from './requests.js';
+import { parsePicture, PICTURE_KEYS, withPictures, type LightPicture } from './scene-picture.js';
 import type { LightView } from './types.js';
 
 // ---- the API shape (List Scenes) ----
@@ -92,9 +94,10 @@ export function sceneNameProblem(name: unknown): string | null {
   return null;
 }
 
-function parseState(raw: unknown, where: string): SceneState {
+/** One state of the file, and its picture (scene-picture.ts: the optional `zones`, `pixels` and `effect`). */
+function parseState(raw: unknown, where: string): { state: SceneState; picture: LightPicture | undefined } {
   if (!isRecord(raw)) throw new Invalid(`${where} must be an object`);
-  checkKeys(raw, ['selector', 'power', 'brightness', 'color', 'infrared', 'duration'], where);
+  checkKeys(raw, ['selector', 'power', 'brightness', 'color', 'infrared', 'duration', ...PICTURE_KEYS], where);
   if (typeof raw.selector !== 'string' || raw.selector.trim() === '') {
     throw new Invalid(`${where}.selector must be a non-empty string`);
   }
@@ -124,7 +127,7 @@ function parseState(raw: unknown, where: string): SceneState {
     if (raw.power !== 'on' && raw.power !== 'off') throw new Invalid(`${where}.power ${CHECK_TEXT.power}`);
     state.power = raw.power;
   }
-  return freezeState(state);
+  return { state: freezeState(state), picture: parsePicture(raw, where) };
 }
 
 /** Keys in the order the API's examples print them (alphabetical inside a state). */
@@ -158,8 +161,9 @@ function parseScene(raw: unknown, where: string): Scene {
     throw new Invalid(`${where}.account.uuid must be a UUID`);
   }
   if (!Array.isArray(raw.states)) throw new Invalid(`${where}.states must be an array`);
-  const states = raw.states.map((s, i) => parseState(s, `${where}.states[${i}]`));
-  return makeScene({
+  const parsed = raw.states.map((s, i) => parseState(s, `${where}.states[${i}]`));
+  const states = parsed.map((p) => p.state);
+  const scene = makeScene({
     uuid: raw.uuid.toLowerCase(),
     name: (raw.name as string).trim(),
     account: { uuid: raw.account.uuid.toLowerCase() },
@@ -167,6 +171,7 @@ function parseScene(raw: unknown, where: string): Scene {
     created_at: checkTimestamp(raw.created_at, `${where}.created_at`),
     updated_at: checkTimestamp(raw.updated_at, `${where}.updated_at`),
   });
+  return withPictures(scene, parsed.map((p) => p.picture));
 }
 
 export function parseFile(text: string): Map<string, Scene> {
@@ -221,7 +226,7 @@ function clamp(value: number, min: number, max: number): number {
   return Math.min(max, Math.max(min, value));
 }
 
-/** One state per light from what the view holds now. Zones of multizone lights are not part of the API's scene shape. */
+/** One state per light from what the view holds now. Zones, pixels and effects are its picture (scene-picture.ts). */
 export function stateOfLight(light: LightView): SceneState {
   const state: Mutable<SceneState> = { selector: `id:${light.serial.toLowerCase()}` };
   if (light.power !== null) state.power = light.power;

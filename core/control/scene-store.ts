@@ -20,6 +20,7 @@ import {
   type Scene,
   type SceneState,
 } from './scene-file.js';
+import { pictureOfLight, picturesOf, sceneRecord, withPictures, type LightPicture, type SceneEffect } from './scene-picture.js';
 import type { LightView } from './types.js';
 
 /**
@@ -242,13 +243,16 @@ export class SceneStore {
    * Captures one state per light (duplicates by serial are kept once) and stores it as a scene.
    * With `uuid`: creates or replaces that scene. Without: replaces the scene of the same name, if any,
    * else creates one with a random v4 uuid. A replaced scene keeps its uuid and created_at.
-   * Names are unique in the store: a name used by another scene is PARAMETER_INVALID.
+   * Names are unique in the store: a name used by another scene is PARAMETER_INVALID. A strip's zones and a matrix
+   * light's pixels (as its view holds them) and `effects` (by serial: what each light reported running) are kept as
+   * the light's picture (scene-picture.ts), beside the state List Scenes shows.
    */
-  async capture(name: string, lights: readonly LightView[], options?: { uuid?: string }): Promise<Scene> {
+  async capture(name: string, lights: readonly LightView[], options?: { uuid?: string; effects?: ReadonlyMap<string, SceneEffect> }): Promise<Scene> {
     const trimmed = checkName(name);
     if (!Array.isArray(lights) || lights.length === 0) throw parameterInvalid('lights', 'must list at least one light');
     const seen = new Set<string>();
     const states: SceneState[] = [];
+    const pictures: (LightPicture | undefined)[] = [];
     lights.forEach((light, i) => {
       const raw: unknown = light;
       if (!isRecord(raw) || typeof raw.serial !== 'string' || !SERIAL_RE.test(raw.serial)) {
@@ -258,6 +262,7 @@ export class SceneStore {
       if (seen.has(state.selector)) return;
       seen.add(state.selector);
       states.push(state);
+      pictures.push(pictureOfLight(light, options?.effects?.get(light.serial.toLowerCase())));
     });
     if (options !== undefined && !isRecord(options)) throw parameterInvalid('options', 'must be an object');
     const requested = options?.uuid === undefined ? undefined : checkUuid(options.uuid, 'uuid');
@@ -269,14 +274,17 @@ export class SceneStore {
         throw parameterInvalid('name', `is already used by scene ${byName.uuid}`);
       }
       const nowS = this.nowS();
-      const scene = makeScene({
-        uuid: existing?.uuid ?? requested ?? nodeCrypto().randomUUID(),
-        name: trimmed,
-        account: { uuid: this.options.accountUuid },
-        states,
-        created_at: existing?.created_at ?? nowS,
-        updated_at: nowS,
-      });
+      const scene = withPictures(
+        makeScene({
+          uuid: existing?.uuid ?? requested ?? nodeCrypto().randomUUID(),
+          name: trimmed,
+          account: { uuid: this.options.accountUuid },
+          states,
+          created_at: existing?.created_at ?? nowS,
+          updated_at: nowS,
+        }),
+        pictures,
+      );
       return { next: withScene(scenes, scene), result: scene };
     });
   }
@@ -301,7 +309,7 @@ export class SceneStore {
       if (scene.name === trimmed) return { next: scenes, result: scene };
       const other = [...scenes.values()].find((s) => s.name === trimmed);
       if (other !== undefined) throw parameterInvalid('name', `is already used by scene ${other.uuid}`);
-      const renamed = makeScene({ ...scene, name: trimmed, updated_at: this.nowS() });
+      const renamed = withPictures(makeScene({ ...scene, name: trimmed, updated_at: this.nowS() }), picturesOf(scene));
       return { next: withScene(scenes, renamed), result: renamed };
     });
   }
@@ -386,7 +394,7 @@ function sameScenes(a: ReadonlyMap<string, Scene>, b: ReadonlyMap<string, Scene>
   if (a.size !== b.size) return false;
   for (const [uuid, scene] of a) {
     const other = b.get(uuid);
-    if (other === undefined || JSON.stringify(other) !== JSON.stringify(scene)) return false;
+    if (other === undefined || JSON.stringify(sceneRecord(other)) !== JSON.stringify(sceneRecord(scene))) return false;
   }
   return true;
 }

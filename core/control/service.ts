@@ -20,6 +20,7 @@ import { Executor } from './executor.js';
 import { LightBook, isRead } from './light-book.js';
 import { isChecked, parseRequest, parseStateChange, type Checked, type CheckedChange, type RequestOf, type SetStateRequest } from './requests.js';
 import type { SceneActivation } from './scene-activation.js';
+import { captureScene } from './scene-capture.js';
 import type { Scene } from './scene-file.js';
 import { SceneRoom } from './scene-room.js';
 import type { SceneStore } from './scene-store.js';
@@ -403,15 +404,10 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.sceneRoom.list();
   }
 
-  /** Captures the current state of the lights a selector names as a scene (replacing one of the same name). */
+  /** Captures what the lights a selector names show as a scene (replacing one of the same name): states and pictures. */
   async captureScene(name: string, selector = 'all'): Promise<Scene> {
-    const store = this.sceneRoom.forCapture();
-    const targets = this.resolve(selector).filter((t) => t.light.online);
-    // Capture what the lights show now, not what the cache last saw.
-    await Promise.all(targets.map((t) => this.client.refreshState(t.light.serial, this.deadlineMs)));
-    const fresh = this.resolve(selector).filter((t) => t.light.online).map((t) => t.light);
-    if (fresh.length === 0) throw new LightwireError('LIGHTS_NOT_FOUND', { selector });
-    return store.capture(name, fresh);
+    // Read afresh, with each strip's zones, each matrix light's pixels and the effect it runs (scene-capture.ts).
+    return captureScene(this.sceneRoom.forCapture(), name, selector, { client: this.client, deadlineMs: this.deadlineMs, resolve: (s) => this.resolve(s) });
   }
 
   /** A scene by its uuid, or by its name (names are unique: capturing a name again replaces that scene). */
@@ -420,8 +416,8 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   }
 
   /**
-   * Activate Scene (by uuid or by name): each stored state becomes a Set State on its selector; `duration`,
-   * `ignore`, `overrides`.
+   * Activate Scene (by uuid or by name): each stored state becomes a Set State on its selector, zones, pixels and
+   * effect with it where captured (scene-restore.ts); `duration`, `ignore`, `overrides`.
    */
   async activateScene(sceneId: string, activation: SceneActivation | Checked<'activateScene'> = {}, options: WriteOptions = {}): Promise<LightResult[]> {
     await this.sceneRoom.reload();

@@ -99,7 +99,7 @@ function themeFor(palette: readonly Hsbk[], place: number, light: LightView, dur
 }
 
 /** Every zone of a strip in one go: SetExtendedColorZones (82 a message, APPLY on the last), or SetColorZones runs. */
-function zoneMessages(zones: readonly WireHsbk[], extended: boolean, durationMs: number): PlannedMessage[] {
+export function zoneMessages(zones: readonly WireHsbk[], extended: boolean, durationMs: number): PlannedMessage[] {
   const out: PlannedMessage[] = [];
   if (extended) {
     for (let index = 0; index < zones.length; index += ZONES_PER_EXTENDED_MESSAGE) {

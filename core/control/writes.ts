@@ -14,6 +14,8 @@ import { planTheme, themeNeedsRead } from './themes.js';
 import { planSetState, usesZones } from './planner.js';
 import { stateChangeOf, trustedChange, type Checked, type CheckedChange, type SetStateRequest } from './requests.js';
 import type { Scene } from './scene-file.js';
+import { picturesOf } from './scene-picture.js';
+import { pictureJob, restorePicture } from './scene-restore.js';
 import { parseSelectors } from './selectors.js';
 import type { SetStatesOperation, SetStatesResult } from './service-types.js';
 import type { LightResult, LightView, Plan, RelayState, ResolvedLight } from './types.js';
@@ -137,8 +139,12 @@ export class Writes {
     );
   }
 
-  /** Activate Scene: each stored state becomes a Set State on its selector, every one checked before anything is sent. */
+  /**
+   * Activate Scene: each stored state becomes a Set State on its selector, every one checked before anything is sent;
+   * a state with a picture (zones, pixels, an effect) brings that back (scene-restore.ts).
+   */
   async activateScene(scene: Scene, checked: Checked<'activateScene'>, fast: boolean): Promise<LightResult[]> {
+    const pictures = picturesOf(scene);
     const jobs = scene.states.map((state, i) => {
       const change = sceneActivation().sceneStateToChange(state, checked);
       const request = {
@@ -148,10 +154,10 @@ export class Writes {
         ...(change.infrared !== undefined ? { infrared: change.infrared } : {}),
         durationS: change.durationS,
       };
-      return { selector: change.selector, change: this.context.stateChange(request, `states[${i}].`) };
+      return { selector: change.selector, change: this.context.stateChange(request, `states[${i}].`), picture: pictureJob(pictures[i], change, checked) };
     });
     const results = await Promise.all(
-      jobs.map(async ({ selector, change }) => {
+      jobs.map(async ({ selector, change, picture }) => {
         let targets: ResolvedLight[];
         try {
           targets = this.context.resolve(selector);
@@ -160,7 +166,7 @@ export class Writes {
           if (err instanceof LightwireError && err.code === 'LIGHTS_NOT_FOUND') return [];
           throw err;
         }
-        return this.apply(targets, change, fast);
+        return picture === undefined ? this.apply(targets, change, fast) : restorePicture(this.context, targets, picture, change, fast);
       }),
     );
     return results.flat();

@@ -373,6 +373,24 @@ describe('HTTP API v1 writes (inject, virtual lights)', function () {
       expect(noBody.statusCode).to.equal(207);
     });
 
+    it('restores the zones of a strip and the pixels of every tile it captured, and lists the scene in the cloud shape', async () => {
+      const grid = Array.from({ length: 8 }, (_, row) => Array.from({ length: 16 }, (_, col) => ({ hue: (row * 16 + col) * 2, saturation: 1, brightness: 1, kelvin: 3500 })));
+      await rig.service.paint(`id:${TILES}`, { pixels: grid, durationS: 0 });
+      await rig.call({ method: 'PUT', url: `/v1/lights/id:${STRIP}|0-5/state`, payload: { color: 'hue:40 saturation:1', duration: 0 } });
+      await rig.call({ method: 'PUT', url: `/v1/lights/id:${STRIP}|6-15/state`, payload: { color: 'hue:200 saturation:1', duration: 0 } });
+      const tiles = state(TILES).tiles!.map((t) => t.map((c) => Math.round(c.hue)));
+      const zones = state(STRIP).zones!.map((c) => Math.round(c.hue));
+      const scene = await rig.service.captureScene('Pictures', `id:${TILES},id:${STRIP}`);
+      await rig.call({ method: 'PUT', url: '/v1/lights/all/state', payload: { color: 'hue:300 saturation:1', duration: 0 } });
+      const res = await rig.call({ method: 'PUT', url: `/v1/scenes/scene_id:${scene.uuid}/activate`, payload: { duration: 0 } });
+      expect(res.statusCode).to.equal(207);
+      expect(state(TILES).tiles!.map((t) => t.map((c) => Math.round(c.hue)))).to.deep.equal(tiles);
+      expect(tiles[1]![0]).to.equal(16);
+      expect(state(STRIP).zones!.map((c) => Math.round(c.hue))).to.deep.equal(zones);
+      const listed = (await rig.call({ method: 'GET', url: '/v1/scenes' })).json() as { states: Record<string, unknown>[] }[];
+      for (const s of listed[0]!.states) expect(Object.keys(s)).to.have.members(['brightness', 'color', 'power', 'selector']);
+    });
+
     it('applies overrides and ignore', async () => {
       const scene = await rig.service.captureScene('Desk', `id:${DESK}`);
       const res = await rig.call({

@@ -289,6 +289,22 @@ describe('lightwire-set-state', function () {
       expect(state(TABLE).power).to.equal('off');
       expect(state(BULB).color.hue).to.be.closeTo(60, 0.5);
     });
+
+    it('brings back the zones of a strip and the pixels of a matrix light ({scene})', async () => {
+      await load({ selector: `id:${STRIP},id:${CANDLE}` }, { scenesFile: path.join(scenesDir, 'pictures.json') });
+      const zones = Array.from({ length: 16 }, (_, i) => ({ hue: i * 20, saturation: 1, brightness: 0.5, kelvin: 3500 }));
+      fleet.light(STRIP).setState({ power: 'on', zones });
+      const painted = await send({ payload: { pixels: Array.from({ length: 6 }, (_, row) => Array.from({ length: 5 }, (_, col) => `hue:${(row * 5 + col) * 10} saturation:1`)), duration: 0 } });
+      expect(painted.ok).to.equal(true);
+      const pixels = state(CANDLE).tiles![0]!.map((c) => Math.round(c.hue));
+      expect(new Set(pixels).size).to.equal(30);
+      await send({ payload: { capture: 'Pictures' } });
+      await send({ payload: { color: 'white', duration: 0 } });
+      const msg = await send({ payload: { scene: 'Pictures', duration: 0 } });
+      expect(msg.ok).to.equal(true);
+      expect(state(STRIP).zones!.map((c) => Math.round(c.hue))).to.deep.equal(zones.map((z) => z.hue));
+      expect(state(CANDLE).tiles![0]!.map((c) => Math.round(c.hue))).to.deep.equal(pixels);
+    });
   });
 
   describe('renaming ({label}, {group}, {location}, {rename_group}, {rename_location})', () => {
