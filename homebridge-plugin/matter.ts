@@ -31,6 +31,7 @@ import { matterKindOf, type MatterKind } from './matter-mapping.js';
 import { lightName } from './names.js';
 import { MATTER_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 import type { Writer } from './writer.js';
+import { Timers } from './timers.js';
 
 /** A registration Homebridge refused because its Matter server was still starting is tried again this much later. */
 export const MATTER_RETRY_MS = 1_000;
@@ -92,7 +93,7 @@ export class MatterFace {
   private readonly restored = new Map<string, MatterAccessory>();
   /** Registered accessories by UUID. */
   private readonly entries = new Map<string, Entry>();
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly timers = new Timers();
   private pending = new Map<string, Entry>();
   private flushing = false;
   private service: LightService | undefined;
@@ -123,7 +124,6 @@ export class MatterFace {
 
   stop(): void {
     this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
 
@@ -203,7 +203,7 @@ export class MatterFace {
   private flushSoon(ms: number): void {
     if (this.flushing || this.pending.size === 0) return;
     this.flushing = true;
-    this.after(ms, () => void this.flush());
+    this.timers.after(ms, () => void this.flush());
   }
 
   /** Registers what is pending in one call; Homebridge refuses while its Matter server starts: tried again then. */
@@ -254,7 +254,7 @@ export class MatterFace {
         this.deps.log.warn(`Matter: Homebridge has not taken ${entry.accessory.displayName} (${entry.serial}); its state is not shown over Matter until the next start.`);
         return;
       }
-      await new Promise<void>((resolve) => this.after(100, resolve));
+      await new Promise<void>((resolve) => this.timers.after(100, resolve));
     }
   }
 
@@ -347,7 +347,7 @@ export class MatterFace {
   /** Saves an accessory's name and context to Homebridge's Matter cache, once Homebridge has written its entry. */
   private save(entry: Entry): void {
     const uuid = entry.accessory.UUID;
-    this.after(Math.max(0, entry.registeredAt + MATTER_CACHE_SETTLE_MS - this.deps.now()), () => {
+    this.timers.after(Math.max(0, entry.registeredAt + MATTER_CACHE_SETTLE_MS - this.deps.now()), () => {
       if (this.entries.get(uuid) === entry) this.matter.updatePlatformAccessories([entry.accessory]).catch(() => undefined);
     });
   }
@@ -382,13 +382,6 @@ export class MatterFace {
     return matterLabel(slot.relay === undefined ? name : `${name} ${slot.relay + 1}`);
   }
 
-  private after(ms: number, fn: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, ms);
-    this.timers.add(timer);
-  }
 }
 
 const KIND_NAMES: Readonly<Record<Exclude<DeviceKind, 'plug'>, string>> = {

@@ -13,6 +13,7 @@ import { lightName } from './names.js';
 import { SceneSwitches, isScenesContext } from './scenes.js';
 import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SCENES_UUID_SEED } from './settings.js';
 import { Writer } from './writer.js';
+import { Timers } from './timers.js';
 
 /** A failed start (no usable network yet, say) is tried again this much later. */
 export const START_RETRY_MS = 30_000;
@@ -50,7 +51,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   /** Matter accessories restored while the `matter` option is off: removed at launch. */
   private readonly matterLeftovers: MatterAccessory[] = [];
   private http: RunningServer | undefined;
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly timers = new Timers();
   private staleInterval: ReturnType<typeof setInterval> | undefined;
   private readonly loggedErrors = new Map<string, number>();
   private readonly now: () => number;
@@ -155,7 +156,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       if (this.stopped) return;
       const retryMs = this.deps.startRetryMs ?? START_RETRY_MS;
       this.log.error(`Cannot start the LAN client (${(err as Error).message}); trying again in ${retryMs / 1000} s.`);
-      this.after(retryMs, () => void this.launch().catch((e: unknown) => this.log.error(`Lightwire stopped working: ${(e as Error).message}`)));
+      this.timers.after(retryMs, () => void this.launch().catch((e: unknown) => this.log.error(`Lightwire stopped working: ${(e as Error).message}`)));
       return;
     }
     // Shut down while the service was starting: shutdown() has already cleared the intervals, so setting one now
@@ -179,7 +180,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   async shutdown(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     if (this.staleInterval !== undefined) clearInterval(this.staleInterval);
     this.staleInterval = undefined;
@@ -574,13 +574,6 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     );
   }
 
-  private after(ms: number, fn: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      fn();
-    }, ms);
-    this.timers.add(timer);
-  }
 }
 
 /** What a restored accessory needs of a light; the product's name as last known while the light's is not known. */
