@@ -165,8 +165,9 @@ export class StateReader {
     const device = this.host.addressOf(serial);
     if (device === undefined) throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${serial}` });
     const requester = this.host.requester;
-    const replies = await Promise.allSettled(
+    const replies = await settledOrQuiet(
       Array.from({ length: RELAYS_MAX }, (_, relayIndex) => requester.get(device, 'GetRPower', { relayIndex }, { timeoutMs })),
+      RELAY_QUIET_MS,
     );
     const relays: RelayFact[] = [];
     for (const r of replies) {
@@ -186,4 +187,45 @@ export class StateReader {
     this.host.registry.update(serial, { relays: saved });
     return relays;
   }
+}
+
+/**
+ * A device answers GetRPower for the relays it has and stays silent about the others (a Dimmer Switch has 2 of the 4 a
+ * Switch has, and nothing tells how many): once one relay has answered, the asks still open get RELAY_QUIET_MS after
+ * the latest answer, then count as not answered; the read does not wait out their timeout. The four asks go out
+ * together (within the pacer's burst), so a relay that exists answers with the others.
+ */
+export const RELAY_QUIET_MS = 250;
+
+/** Like Promise.allSettled, but once one promise has fulfilled, the ones still open after `quietMs` without another
+ * fulfilment count as rejected (they run on; their outcome is dropped). */
+function settledOrQuiet<T>(promises: readonly Promise<T>[], quietMs: number): Promise<PromiseSettledResult<T>[]> {
+  return new Promise((resolve) => {
+    const results: (PromiseSettledResult<T> | undefined)[] = promises.map(() => undefined);
+    let open = promises.length;
+    let quiet: ReturnType<typeof setTimeout> | undefined;
+    const finish = (): void => {
+      if (quiet !== undefined) clearTimeout(quiet);
+      open = -1;
+      const silent = new LightwireError('REQUEST_TIMED_OUT', { serial: '', message: 'GetRPower', timeoutMs: quietMs });
+      resolve(results.map((r) => r ?? { status: 'rejected', reason: silent }));
+    };
+    promises.forEach((promise, i) => {
+      promise.then(
+        (value) => {
+          if (open < 0) return;
+          results[i] = { status: 'fulfilled', value };
+          if (--open === 0) return finish();
+          if (quiet !== undefined) clearTimeout(quiet);
+          quiet = setTimeout(finish, quietMs);
+        },
+        (reason: unknown) => {
+          if (open < 0) return;
+          results[i] = { status: 'rejected', reason };
+          if (--open === 0) finish();
+        },
+      );
+    });
+    if (open === 0) finish();
+  });
 }

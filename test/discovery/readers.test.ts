@@ -98,4 +98,24 @@ describe('StateReader relays', () => {
     expect(err).to.be.instanceOf(LightwireError).with.property('code', 'REQUEST_TIMED_OUT');
     expect(registry.get(SERIAL)!.facts.relays!.value).to.have.length(4);
   });
+
+  it('does not wait out the timeout for relays a device does not have (a Dimmer Switch answers 2 of the 4 asked)', async () => {
+    const registry = new LightRegistry(3);
+    registry.seen(SERIAL, DEVICE.address, DEVICE.port);
+    const asked: number[] = [];
+    // Relays 0 and 1 answer; 2 and 3 never do, and their asks would only time out after a minute.
+    const get = (_device: unknown, _name: string, payload: { relayIndex: number }): Promise<unknown> => {
+      asked.push(payload.relayIndex);
+      return payload.relayIndex < 2 ? Promise.resolve({ name: 'StateRPower', payload: { relayIndex: payload.relayIndex, level: 65535 } }) : new Promise(() => {});
+    };
+    const reader = new StateReader({ registry, requester: { get } as unknown as Requester, addressOf: () => DEVICE });
+    // Resolving at all proves it: waiting for relays 2 and 3 would outlast the test's own timeout.
+    const answered = await reader.readRelays(SERIAL, 60_000);
+    expect(asked).to.deep.equal([0, 1, 2, 3]);
+    expect(answered.map((r) => r.index)).to.deep.equal([0, 1]);
+    expect(registry.get(SERIAL)!.facts.relays!.value).to.deep.equal([
+      { index: 0, on: true },
+      { index: 1, on: true },
+    ]);
+  });
 });
