@@ -28,8 +28,11 @@ export type UserParts = readonly string[] | Readonly<Record<string, string>>;
 /** Service option `parts`: each light's parts by its serial (12 hex digits) or its label. */
 export type PartsConfig = Readonly<Record<string, UserParts>>;
 
-/** A part name: a letter, then at least one letter, digit, `_` or `-` (a one-letter `|a` stays a bad zone range). */
-export const PART_NAME = /^[a-z][a-z0-9_-]{1,31}$/i;
+/**
+ * A part name: a letter, then 1-31 letters, digits or `_`; no `-`, so what looks like a zone range (`|a`, `|a-b`) stays a
+ * bad zone range, as in v1.
+ */
+export const PART_NAME = /^[a-z][a-z0-9_]{1,31}$/i;
 
 const everything = (count: number): ZoneRange[] => (count > 0 ? [{ start: 0, end: count - 1 }] : []);
 /** All zones but the last `n`, and the last `n` (n = a function of the light's size). */
@@ -73,7 +76,7 @@ export function partsFromConfig(config: unknown): ReadonlyMap<string, readonly P
     if (names === null || names.length === 0) throw configInvalid(`${where} must be a non-empty list of names or an object of names and zone ranges`);
     const seen = new Set<string>();
     for (const name of names) {
-      if (typeof name !== 'string' || !PART_NAME.test(name)) throw configInvalid(`${where}: ${quoted(name)} is not a part name (a letter, then 1-31 letters, digits, _ or -)`);
+      if (typeof name !== 'string' || !PART_NAME.test(name)) throw configInvalid(`${where}: ${quoted(name)} is not a part name (a letter, then 1-31 letters, digits or _)`);
       if (seen.has(name.toLowerCase())) throw configInvalid(`${where}: ${quoted(name)} is named twice`);
       seen.add(name.toLowerCase());
     }

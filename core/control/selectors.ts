@@ -17,8 +17,8 @@
 // * Zones: `|n` or `|a-b` (inclusive, a <= b), any number of them, indices 0-65535 (the widest zone index
 //   field on the wire is a u16, SetExtendedColorZones).
 // * Parts (ours, beside the zones; parts.ts): `|name`, one, alone after the base (`label:Ceiling|uplight`), where the
-//   name is a letter and 1-31 more letters, digits, `_` or `-`; so every v1 zone suffix keeps its meaning and a
-//   one-letter `|a` is still a bad zone. A part the light does not have is PART_UNKNOWN, naming the parts it has.
+//   name is a letter and 1-31 more letters, digits or `_`; so every v1 zone suffix keeps its meaning and `|a` or
+//   `|a-b` is still a bad zone. A part the light does not have is PART_UNKNOWN, naming the parts it has.
 
 import { LightwireError, quoted } from '../errors.js';
 import { findPart, PART_NAME } from './parts.js';

@@ -57,7 +57,7 @@ describe('parts: selectors and the option', () => {
   });
 
   it('refuses what is neither a zone range nor a part name (one letter, two parts, a part with zones)', async () => {
-    for (const text of ['label:Strip|a', 'label:Ceiling|uplight|downlight', 'label:Ceiling|uplight|3', 'label:Ceiling|up light']) {
+    for (const text of ['label:Strip|a', 'label:Strip|a-b', 'label:Ceiling|uplight|downlight', 'label:Ceiling|uplight|3', 'label:Ceiling|up light']) {
       expect((await thrown('SELECTOR_INVALID', () => parseSelectors(text))).params.part, text).to.equal(text);
     }
   });
@@ -72,7 +72,7 @@ describe('parts: selectors and the option', () => {
     // 32 zones in three: 11, 11, 10.
     expect(parts.get('Strip')!.map((p) => p.zonesOf(32))).to.deep.equal([[{ start: 0, end: 10 }], [{ start: 11, end: 21 }], [{ start: 22, end: 31 }]]);
     expect(parts.get('d073d50000ab')!.map((p) => p.zonesOf(10))).to.deep.equal([[{ start: 0, end: 9 }], []]);
-    for (const bad of [[], { x: ['a'] }, { x: ['left', 'LEFT'] }, { x: { desk: '9-3' } }, { x: { desk: 4 } }, 'Strip']) {
+    for (const bad of [[], { x: ['a'] }, { x: ['left', 'LEFT'] }, { x: ['left-side'] }, { x: { desk: '9-3' } }, { x: { desk: 4 } }, 'Strip']) {
       expect((await thrown('OPTIONS_INVALID', () => partsFromConfig(bad))).params.option).to.equal('parts');
     }
   });
