@@ -32,7 +32,8 @@ export type PartsConfig = Readonly<Record<string, UserParts>>;
  * A part name: a letter, then 1-31 letters, digits or `_`; no `-`, so what looks like a zone range (`|a`, `|a-b`) stays a
  * bad zone range, as in v1.
  */
-export const PART_NAME = /^[a-z][a-z0-9_]{1,31}$/i;
+export const PART_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_]{1,31}$';
+export const PART_NAME = new RegExp(PART_NAME_PATTERN);
 
 const everything = (count: number): ZoneRange[] => (count > 0 ? [{ start: 0, end: count - 1 }] : []);
 /** All zones but the last `n`, and the last `n` (n = a function of the light's size). */
