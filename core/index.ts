@@ -45,7 +45,7 @@ export { uuidFromSerial, type V1Light, type V1Capabilities } from './control/vie
 export { themeList, themePalette } from './control/themes.js';
 export { COLOR_RANGES, type ValidatedColor } from './control/colors.js';
 export { MAX_SELECTORS } from './control/selectors.js';
-export { PART_NAME_PATTERN, PRODUCT_PARTS, partsOf, partView, type PartView, type PartsConfig, type UserParts } from './control/parts.js';
+export { PART_NAME_PATTERN, PRODUCT_PARTS, partsFromConfig, partsOf, partView, type PartView, type PartsConfig, type UserParts } from './control/parts.js';
 export { PART_OPERATIONS } from './control/writes.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind, PartDef } from './control/types.js';
