@@ -14,7 +14,7 @@
 import { ENUMS, fractionToWire, hsbkToWire, sameHsbk, type Hsbk, type WireHsbk } from '../protocol/index.js';
 import { canvasOf, frameMessages } from './paint.js';
 import { indicesOf, zoneCount, zonesShown } from './parts.js';
-import { durationToWire, enumValue, message, plan, requestedColor, resolveColor, setLightPower, ZONES_PER_EXTENDED_MESSAGE } from './planner.js';
+import { durationToWire, enumValue, hasComponent, message, plan, requestedColor, resolveColor, setLightPower, ZONES_PER_EXTENDED_MESSAGE } from './planner.js';
 import type { CheckedChange } from './requests.js';
 import type { LightView, PartDef, Plan, PlannedMessage } from './types.js';
 
@@ -56,7 +56,8 @@ export function planPart(change: CheckedChange, light: LightView, part: PartDef,
       for (const i of indices) target[i] = dark(target[i]!);
       return steps(zoneMessages(light, before, target, inPart, durationMs, fast), infrared);
     }
-    const { draw, show } = zoneMessages(light, before, target, inPart, durationMs, fast);
+    // The last lit part: the light powers off, its zones as they are (a colour given still goes to the part's).
+    const { draw, show } = hasComponent(wanted) ? zoneMessages(light, before, target, inPart, durationMs, fast) : { draw: [], show: [] };
     return plan([draw, [...show, ...infrared, setLightPower('off', durationMs)]]);
   }
   if (change.power === 'on') {

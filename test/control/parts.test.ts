@@ -123,8 +123,11 @@ describe('parts on virtual Ceilings, a Mirror and a strip', function () {
     expect(shown(rig, CEILING)[63]!.brightness).to.equal(0);
     expect(changed(rig, CEILING)).to.deep.equal([63]);
     expect(rig.service.parts(CEILING).map((p) => [p.name, p.power])).to.deep.equal([['downlight', 'on'], ['uplight', 'off']]);
+    rig.fleet.clearRecords();
     await rig.service.setState('label:Ceiling|downlight', { power: 'off', durationS: 0 });
     expect(rig.fleet.light(CEILING).state.power).to.equal('off');
+    // The last lit part: the light powers off, and its pixels are not rewritten.
+    expect(rig.fleet.light(CEILING).received('Set64')).to.have.length(0);
     // Turning a part on while the light is off: the light comes on with only that part lit.
     await rig.service.setState('label:Ceiling|uplight', { power: 'on', durationS: 0 });
     expect(rig.fleet.light(CEILING).state.power).to.equal('on');
