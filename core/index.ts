@@ -45,10 +45,9 @@ export { uuidFromSerial, type V1Light, type V1Capabilities } from './control/vie
 export { themeList, themePalette } from './control/themes.js';
 export { COLOR_RANGES, type ValidatedColor } from './control/colors.js';
 export { MAX_SELECTORS } from './control/selectors.js';
-export { PART_NAME_PATTERN, PRODUCT_PARTS, partsFromConfig, partsOf, partView, type PartView, type PartsConfig, type UserParts } from './control/parts.js';
-export { PART_OPERATIONS } from './control/writes.js';
+export { PART_NAME_PATTERN, partsFromConfig, type PartView, type PartsConfig } from './control/parts.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
-export type { Selector, SelectorKind, PartDef } from './control/types.js';
+export type { Selector, SelectorKind } from './control/types.js';
 export { parseRequest, refusal, itemRefusal, type RequestOf, type Checked } from './control/requests.js';
 export { OPERATIONS, EFFECT_OPERATIONS, FIRMWARE_EFFECTS, FIRMWARE_EFFECT_MIN_MAJOR, THEME_NAMES, MAX_CANVAS, staticDefault, type FirmwareEffectName, type OperationName, type SelectorOperationName, type EffectOperationName, type OperationDecl, type ParamDecl, type Need } from './control/catalogue.js';
 export { LABEL_MAX_BYTES, NAMING_OPERATIONS, type NamingOperationName, type RenameOperationName } from './control/catalogue.js';
