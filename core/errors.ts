@@ -126,6 +126,14 @@ export const ERRORS = {
     422,
     (p) => `no light matched by '${p.selector}' can ${p.operation} (it needs ${p.capability})`,
   ),
+  PART_UNKNOWN: spec<{ selector: string; label: string; part: string; parts: string }>(
+    422,
+    (p) => `light ${quoted(p.label)} (selector ${quoted(p.selector)}) has no part ${quoted(p.part)}; its parts: ${p.parts}`,
+  ),
+  PART_UNSUPPORTED: spec<{ selector: string; operation: string; takes: string }>(
+    422,
+    (p) => `${p.operation} acts on whole lights, and ${quoted(p.selector)} names a part (parts take: ${p.takes})`,
+  ),
   SCENE_NOT_FOUND: spec<{ sceneId: string }>(404, (p) => `Could not find scene with id '${p.sceneId}'.`),
   SCENE_STORE_CORRUPT: spec<{ path: string; movedTo: string | null; reason: string }>(
     500,

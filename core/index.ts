@@ -45,6 +45,7 @@ export { uuidFromSerial, type V1Light, type V1Capabilities } from './control/vie
 export { themeList, themePalette } from './control/themes.js';
 export { COLOR_RANGES, type ValidatedColor } from './control/colors.js';
 export { MAX_SELECTORS } from './control/selectors.js';
+export { PART_NAME_PATTERN, partsFromConfig, type PartView, type PartsConfig } from './control/parts.js';
 export { parseSelectors, type ParseSelectorsOptions } from './control/selectors.js';
 export type { Selector, SelectorKind } from './control/types.js';
 export { parseRequest, refusal, itemRefusal, type RequestOf, type Checked } from './control/requests.js';

@@ -9,6 +9,7 @@ import { LIGHTBULB, LIGHT_SENSOR, NIGHT_VISION, type Mapping } from './character
 import type { EffectKind, LightSettings, LightwireConfig } from './config.js';
 import { effectIsOn, effectsFor, THEME_SWITCH_RESET_MS, themesFor, type EffectSpec, type EffectStarter, type ThemeSpec } from './effects.js';
 import { isHomeKitName, lightName, usableLabel } from './names.js';
+import { PartBulbs } from './parts.js';
 import { SUBTYPE } from './settings.js';
 import type { Writer } from './writer.js';
 
@@ -124,7 +125,7 @@ export interface LightDeps {
   readonly hap: HAP;
   readonly log: Logging;
   /** The service: its views carry the running effect and a LIFX Switch's relays, kept current by its refresh. */
-  readonly lights: EffectStarter & Pick<LightService, 'light' | 'setRelayPower'>;
+  readonly lights: EffectStarter & Pick<LightService, 'light' | 'setRelayPower' | 'parts'>;
   readonly writer: Writer;
   readonly config: LightwireConfig;
   readonly settings: LightSettings;
@@ -149,6 +150,8 @@ export class LightAccessory {
   private readonly themeResets = new Set<ReturnType<typeof setTimeout>>();
   private adaptive: InstanceType<HAP['AdaptiveLightingController']> | undefined;
   private lastSky: EffectKind | undefined;
+  /** A Lightbulb per part of the light (parts.ts). */
+  private readonly parts: PartBulbs;
 
   constructor(
     private readonly deps: LightDeps,
@@ -156,6 +159,8 @@ export class LightAccessory {
   ) {
     if (!isLightContext(accessory.context)) throw new TypeError(`accessory ${accessory.displayName} has no light context`);
     this.serial = accessory.context.serial;
+    const { hap, lights, writer, config, failure } = deps;
+    this.parts = new PartBulbs({ hap, lights, writer, enabled: config.lights.parts, unreachableAsOff: config.lights.unreachableAsOff, failure }, accessory, this.serial);
   }
 
   get context(): LightContext {
@@ -179,6 +184,7 @@ export class LightAccessory {
     if (nightVision) bound.push(...this.bindTable(nightVision, NIGHT_VISION, caps));
     else this.drop(Service.Lightbulb, SUBTYPE.infrared);
     this.bound = bound;
+    this.parts.setup(view, caps, name);
     this.setupLightSensor(view, caps, name);
 
     this.setupEffects(caps, name, view?.firmware?.major);
@@ -199,6 +205,7 @@ export class LightAccessory {
       }
       characteristic.updateValue(mapping.read(view));
     }
+    this.parts.update(view, all ? [...fields, 'online'] : fields);
     if (all || fields.includes('effect') || fields.includes('power')) this.updateEffects(view);
     if (all || fields.includes('relays')) this.updateRelays(view);
     // The first reading of a sensor: its service is added then (the registry does not say which lights have one).
@@ -258,6 +265,8 @@ export class LightAccessory {
   private serviceName(service: Service, name: string): string {
     if (service.subtype === SUBTYPE.infrared) return `${name} Night Vision`;
     if (service.subtype === SUBTYPE.ambientLight) return `${name} Light Level`;
+    const part = PartBulbs.serviceName(service, name);
+    if (part !== undefined) return part;
     const effect = this.effectSwitches.find((e) => service.subtype === SUBTYPE.effect(e.spec.kind));
     const theme = this.themeSwitches.find((t) => service.subtype === SUBTYPE.theme(t.theme));
     const relay = /^relay-(\d+)$/.exec(service.subtype ?? '');

@@ -4,7 +4,7 @@
 // checks that the schema (through ajv) and the parser accept and reject the same documents.
 
 import path from 'node:path';
-import { FIRMWARE_EFFECTS, LIFX_PORT, PORT_MAX, THEME_NAMES, type DiscoveryOptionsInput, type FirmwareEffectName, type LightServiceOptions } from '../core/index.js';
+import { FIRMWARE_EFFECTS, LIFX_PORT, PART_NAME_PATTERN, PORT_MAX, THEME_NAMES, type DiscoveryOptionsInput, type FirmwareEffectName, type LightServiceOptions } from '../core/index.js';
 import { PLATFORM_NAME } from './settings.js';
 
 // ---- the table's vocabulary (a subset of JSON Schema draft-07 that both sides implement) ----
@@ -83,6 +83,8 @@ export const PATTERNS = Object.freeze({
   subnet: `^${IPV4}/(?:2[2-9]|30)$`,
   serial: '^[0-9A-Fa-f]{12}$',
   bindHost: `^(?:${IPV4}|localhost|::1|::)$`,
+  /** A part name, as selectors take it (core/control/parts.ts). */
+  partName: PART_NAME_PATTERN,
 });
 
 /** Firmware effects a light can run, from the service's catalogue, each needing a capability (lights without it are left out). */
@@ -225,6 +227,13 @@ export const CONFIG_SPEC = {
             'With the matter option, also a Matter Light Sensor.',
           default: false,
         },
+        parts: {
+          type: 'boolean',
+          title: 'Parts as lights',
+          description:
+            'A Lightbulb for each part of a light besides the light itself: the downlight and uplight of a LIFX Ceiling, the front and rear of a Mirror, and the segments named per light below.',
+          default: true,
+        },
         effects: effectList,
         themes: themeList,
       },
@@ -242,6 +251,14 @@ export const CONFIG_SPEC = {
           transitionS: transition('Transition time'),
           effects: { ...effectList, description: 'Replaces the effect switches chosen for all lights (an empty list: none).', keepAbsent: true },
           themes: { ...themeList, description: 'Replaces the theme switches chosen for all lights (an empty list: none).', keepAbsent: true },
+          segments: {
+            type: 'array',
+            title: 'Segments',
+            description: 'Cuts a strip into equal segments, each its own Lightbulb and a part in selectors (`id:SERIAL|left`): their names, in zone order.',
+            items: { type: 'string', title: 'Segment name', pattern: PATTERNS.partName, placeholder: 'left' },
+            maxItems: 16,
+            uniqueItems: true,
+          },
         },
       },
     },
@@ -426,6 +443,8 @@ function describePattern(spec: StringSpec): string {
       return 'a subnet from /22 to /30, like 10.0.20.0/24';
     case PATTERNS.serial:
       return 'a serial of 12 hex digits, like d073d5001337';
+    case PATTERNS.partName:
+      return 'a part name: a letter, then 1-31 letters, digits or _ (like left or shelf_2)';
     case PATTERNS.bindHost:
       return 'an IPv4 address, localhost, ::1 or ::';
     default:
@@ -537,9 +556,11 @@ export function serviceOptions(config: LightwireConfig, storagePath: string): Li
   };
   const file = config.scenes.file;
   const products = d.productsFile;
+  const segments = config.accessories.filter((a) => a.segments.length > 0);
   return {
     discovery,
     defaultDurationS: config.lights.transitionS,
+    ...(segments.length === 0 ? {} : { parts: Object.fromEntries(segments.map((a) => [a.serial.toLowerCase(), a.segments])) }),
     ...(file === undefined ? {} : { scenes: path.resolve(storagePath, file) }),
     // A products file that cannot be used is the service's `error` event (logged), never a stopped platform.
     ...(products === undefined ? {} : { products: path.resolve(storagePath, products) }),

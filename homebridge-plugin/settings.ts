@@ -18,4 +18,6 @@ export const SUBTYPE = Object.freeze({
   effect: (kind: string): string => `effect-${kind}`,
   theme: (name: string): string => `theme-${name}`,
   scene: (uuid: string): string => `scene-${uuid}`,
+  /** A part of a light (homebridge-plugin/parts.ts): `part-uplight`. */
+  part: (name: string): string => `part-${name}`,
 });

@@ -14,6 +14,14 @@ import { isEmptyPatch, mergePatch, type Patch } from './characteristics.js';
 export interface WriteTarget {
   light(serial: string): LightView | undefined;
   setLightState(serial: string, request: SetStateRequest): Promise<LightResult[]>;
+  /** For a part's writes (key `serial|part`): Set State on `id:serial|part`. */
+  setState?(selector: string, request: SetStateRequest): Promise<LightResult[]>;
+}
+
+/** The light of a write key: a serial, or `serial|part` for one part of it (core/control/parts.ts). */
+export function serialOf(key: string): string {
+  const bar = key.indexOf('|');
+  return bar < 0 ? key : key.slice(0, bar);
 }
 
 export interface WriterOptions {
@@ -66,7 +74,7 @@ export class Writer {
    */
   write(serial: string, patch: Patch, durationS?: number): Promise<void> {
     this.stats.writes++;
-    const view = this.target.light(serial);
+    const view = this.target.light(serialOf(serial));
     if (this.stopped || view === undefined || !view.online) return Promise.reject(this.options.failure());
     if (view.infrared !== null && view.infrared > 0) this.lastInfrared.set(serial, view.infrared);
     let queue = this.queues.get(serial);
@@ -108,7 +116,7 @@ export class Writer {
       ...(Object.keys(color).length > 0 ? { color } : {}),
       ...(patch.brightness !== undefined ? { brightness: patch.brightness } : {}),
       ...(infrared !== undefined ? { infrared } : {}),
-      durationS: durationS ?? this.options.durationS(serial),
+      durationS: durationS ?? this.options.durationS(serialOf(serial)),
     };
   }
 
@@ -129,7 +137,10 @@ export class Writer {
     if (patch.infrared !== undefined && patch.infrared > 0) this.lastInfrared.set(serial, patch.infrared);
     queue.inFlight = true;
     this.stats.changes++;
-    const started = Promise.resolve().then(() => this.target.setLightState(serial, this.request(serial, patch, durationS)));
+    const request = this.request(serial, patch, durationS);
+    // A part is written through its selector; the light itself by serial (no selector to parse).
+    const setState = this.target.setState?.bind(this.target);
+    const started = Promise.resolve().then(() => (serial.includes('|') && setState !== undefined ? setState(`id:${serial}`, request) : this.target.setLightState(serial, request)));
     started
       .then(
         (results) => {

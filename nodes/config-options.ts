@@ -2,7 +2,7 @@
 // generated) and turned into frozen options. Every failure is an OPTIONS_INVALID naming
 // the property as the editor shows it; the core then checks addresses, subnets and tokens itself.
 
-import { DURATION_MAX_S, LIFX_PORT, LightwireError, PORT_MAX, quoted } from '../core/index.js';
+import { DURATION_MAX_S, LIFX_PORT, LightwireError, PORT_MAX, partsFromConfig, quoted, type PartsConfig } from '../core/index.js';
 import { listenHostProblem } from '../core/http/index.js';
 
 /** The properties as a flow file stores them: strings, numbers and booleans, any of them missing. */
@@ -22,6 +22,8 @@ export interface ConfigProps {
   readonly httpPort?: unknown;
   readonly scenesFile?: unknown;
   readonly productsFile?: unknown;
+  /** The user's parts of lights, as JSON text (core/control/parts.ts): `{"Strip": ["left", "middle", "right"]}`. */
+  readonly parts?: unknown;
 }
 
 /** Secrets live in Node-RED's credentials store, never in the flow file. */
@@ -55,6 +57,8 @@ export interface ConfigOptions {
   readonly scenesFile: string | null;
   /** A newer vendor products.json laid over the bundled registry; null: the bundled registry alone. */
   readonly productsFile: string | null;
+  /** The user's parts of lights (segments of strips), checked; absent: only the products' parts. */
+  readonly parts?: PartsConfig;
 }
 
 export const CONFIG_DEFAULTS = Object.freeze({
@@ -111,6 +115,20 @@ export function numberIn(value: unknown): number | null {
 /** Whether a number is in a range: finite, whole when it must be, from min to max. */
 export function inRange(n: number | null, range: NumberRange): n is number {
   return n !== null && Number.isFinite(n) && (!range.integer || Number.isInteger(n)) && n >= range.min && n <= range.max;
+}
+
+/** The `parts` text: JSON of lights (label or serial) to segment names or zone ranges, checked as the service checks it. */
+function partsProp(value: unknown): { parts?: PartsConfig } {
+  const text = stringProp('parts', value, '').trim();
+  if (text === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid('parts', 'must be JSON, like {"Strip": ["left", "middle", "right"]}');
+  }
+  partsFromConfig(parsed);
+  return { parts: parsed as PartsConfig };
 }
 
 function invalid(option: string, reason: string): LightwireError<'OPTIONS_INVALID'> {
@@ -201,6 +219,7 @@ export function configOptions(props: ConfigProps, credentials: ConfigCredentials
       : null,
     scenesFile: stringProp('scenesFile', props.scenesFile, '') || defaultScenesFile,
     productsFile: stringProp('productsFile', props.productsFile, '') || null,
+    ...partsProp(props.parts),
   };
   if (props.name !== undefined && typeof props.name !== 'string') throw invalid('name', 'must be a string');
   return Object.freeze(options);

@@ -89,6 +89,7 @@ export function serviceOptions(options: ConfigOptions, fleetPort: number | null)
     ...(options.scenesFile !== null ? { scenes: options.scenesFile } : {}),
     // A file that cannot be used is the service's `error` event (a warning here), and the bundled registry is used.
     ...(options.productsFile !== null ? { products: options.productsFile } : {}),
+    ...(options.parts !== undefined ? { parts: options.parts } : {}),
     ...(fleetPort !== null ? { expectLights: options.virtualLights, transport: { bindAddress: LOOPBACK_ADDRESS } } : {}),
   };
 }

@@ -68,8 +68,8 @@ export = function register(RED: NodeAPI): void {
     void (async () => {
       try {
         const service = await waitAtMost(connection.service(), PICKER_WAIT_MS);
-        const views = (service ?? connection.peek())?.views() ?? [];
-        res.json(selectorList(views, connection.health()));
+        const source = service ?? connection.peek();
+        res.json(selectorList(source?.views() ?? [], connection.health(), (serial) => source?.parts(serial).map((p) => p.name) ?? []));
       } catch (err) {
         if (!res.headersSent) res.status(503).json({ code: errorCode(err), message: err instanceof Error ? err.message : String(err) });
       } finally {

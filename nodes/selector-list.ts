@@ -12,6 +12,8 @@ export interface PickerEntry {
 }
 
 export interface PickerLight extends PickerEntry {
+  /** The light's parts (Ceiling: downlight, uplight; Mirror: front, rear; a strip's named segments), each `SELECTOR|PART`. */
+  readonly parts: readonly PickerEntry[];
   readonly online: boolean;
   readonly group: string | null;
   readonly location: string | null;
@@ -52,17 +54,23 @@ function groupsOf(views: readonly LightView[], which: 'group' | 'location'): Pic
     .sort(collate);
 }
 
-export function selectorList(views: readonly LightView[], health: Health): SelectorList {
+/** `partsOf(serial)`: the names of a light's parts (LightService.parts). */
+export function selectorList(views: readonly LightView[], health: Health, partsOf: (serial: string) => readonly string[] = () => []): SelectorList {
   return {
     health: { state: health.state, lights: health.lights, online: health.online, offline: health.offline },
     lights: views
-      .map((v) => ({
-        selector: byName('label', v.label, 'id', v.serial),
-        label: v.label || v.serial,
-        online: v.online,
-        group: v.group?.name ?? null,
-        location: v.location?.name ?? null,
-      }))
+      .map((v) => {
+        const selector = byName('label', v.label, 'id', v.serial);
+        const label = v.label || v.serial;
+        return {
+          selector,
+          label,
+          parts: partsOf(v.serial).map((part) => ({ selector: `${selector}|${part}`, label: `${label} · ${part}` })),
+          online: v.online,
+          group: v.group?.name ?? null,
+          location: v.location?.name ?? null,
+        };
+      })
       .sort(collate),
     groups: groupsOf(views, 'group'),
     locations: groupsOf(views, 'location'),

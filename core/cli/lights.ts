@@ -53,7 +53,8 @@ export function printResults(io: CliIO, results: readonly LightResult[], json: b
 }
 
 const JSON_FLAG = { json: { type: 'boolean', help: 'print JSON instead of a table' } } as const satisfies FlagSpecs;
-const SELECTORS_HELP = 'Selectors: all, id:d073d5000001, label:Desk, group:Office, location:Home, ..., comma lists.';
+const SELECTORS_HELP = `Selectors: all, id:d073d5000001, label:Desk, group:Office, location:Home, ..., comma lists; zones
+label:Strip|0-9; a part label:Ceiling|uplight (Ceiling: downlight, uplight; Mirror: front, rear).`;
 const FINDING_HELP = `Lights are looked for until the first discovery round has been read, until --expect N lights have
 answered, or until every light an id: selector names has answered, and at most --wait-ms.`;
 

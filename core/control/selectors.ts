@@ -16,9 +16,13 @@
 //   lowercase. `scene_id:` is any non-empty value, looked up as given.
 // * Zones: `|n` or `|a-b` (inclusive, a <= b), any number of them, indices 0-65535 (the widest zone index
 //   field on the wire is a u16, SetExtendedColorZones).
+// * Parts (ours, beside the zones; parts.ts): `|name`, one, alone after the base (`label:Ceiling|uplight`), where the
+//   name is a letter and 1-31 more letters, digits or `_`; so every v1 zone suffix keeps its meaning and `|a` or
+//   `|a-b` is still a bad zone. A part the light does not have is PART_UNKNOWN, naming the parts it has.
 
 import { LightwireError, quoted } from '../errors.js';
-import type { LightView, ResolvedLight, SceneSelectors, Selector, SelectorKind, ZoneRange } from './types.js';
+import { findPart, PART_NAME } from './parts.js';
+import type { LightView, PartDef, ResolvedLight, SceneSelectors, Selector, SelectorKind, ZoneRange } from './types.js';
 
 /** At most this many selectors may be combined with `,` (documented: 25). */
 export const MAX_SELECTORS = 25;
@@ -42,6 +46,8 @@ export interface ResolveSelectorsOptions {
   readonly sceneSelectors?: SceneSelectors;
   /** A number in [0, 1) for `:random` (default Math.random). */
   readonly random?: () => number;
+  /** A light's parts, for `|part` (parts.ts); without it a light has none. */
+  readonly partsOf?: (light: LightView) => readonly PartDef[];
 }
 
 function invalid(selector: string, part: string, reason: string): never {
@@ -89,9 +95,10 @@ function parseZones(whole: string, item: string, specs: readonly string[]): read
 function parseOne(whole: string, item: string, position: number): Selector {
   if (item === '') return invalid(whole, item, `selector ${position} of the list is empty`);
   const [base = '', ...zoneSpecs] = item.split('|');
-  const zones = parseZones(whole, item, zoneSpecs);
+  const part = zoneSpecs.length === 1 && PART_NAME.test(zoneSpecs[0]!) ? zoneSpecs[0]! : undefined;
+  const zones = part === undefined ? parseZones(whole, item, zoneSpecs) : null;
   const make = (kind: SelectorKind, value: string, random: boolean): Selector =>
-    Object.freeze({ kind, value, random, zones, text: item });
+    Object.freeze({ kind, value, random, zones, ...(part !== undefined ? { part } : {}), text: item });
 
   if (base === 'all') return make('all', '', false);
   if (base === 'all:random' || base === 'random') return make('all', '', true);
@@ -149,7 +156,7 @@ export function formatSelector(selector: Selector): string {
   const base = selector.kind === 'all' ? 'all' : `${selector.kind}:${selector.value}`;
   const random = selector.random ? RANDOM_SUFFIX : '';
   const zones = (selector.zones ?? []).map((z) => (z.start === z.end ? `|${z.start}` : `|${z.start}-${z.end}`)).join('');
-  return `${base}${random}${zones}`;
+  return `${base}${random}${zones}${selector.part !== undefined ? `|${selector.part}` : ''}`;
 }
 
 function compareText(a: string, b: string): number {
@@ -249,12 +256,13 @@ export function resolveSelectors(
   lights: readonly LightView[],
   options: ResolveSelectorsOptions = {},
 ): ResolvedLight[] {
-  const found = new Map<string, { light: LightView; whole: boolean; zones: ZoneRange[] }>();
+  const found = new Map<string, { light: LightView; whole: boolean; zones: ZoneRange[]; parts: PartDef[] }>();
   for (const selector of selectors) {
     for (const light of pick(selector, lights, options, false)) {
       const key = light.serial.toLowerCase();
-      const entry = found.get(key) ?? { light, whole: false, zones: [] };
-      if (selector.zones === null) entry.whole = true;
+      const entry = found.get(key) ?? { light, whole: false, zones: [], parts: [] };
+      if (selector.part !== undefined) entry.parts.push(findPart(light, options.partsOf?.(light) ?? [], selector.part, selector.text));
+      else if (selector.zones === null) entry.whole = true;
       else entry.zones.push(...selector.zones);
       found.set(key, entry);
     }
@@ -264,8 +272,19 @@ export function resolveSelectors(
   }
   return [...found.values()]
     .sort((a, b) => compareLights(a.light, b.light))
-    .map(({ light, whole, zones }) => ({
-      light,
-      zones: whole || !light.capabilities.multizone ? null : mergeZones(zones),
-    }));
+    .map(({ light, whole, zones, parts }): ResolvedLight => {
+      if (whole || (parts.length === 0 && !light.capabilities.multizone)) return { light, zones: null };
+      if (parts.length === 0) return { light, zones: mergeZones(zones) };
+      return { light, zones: null, part: joinParts(parts, zones) };
+    });
+}
+
+/** Several parts of one light (and zone ranges beside them) named together act as one part. */
+function joinParts(parts: readonly PartDef[], zones: readonly ZoneRange[]): PartDef {
+  const unique = [...new Set(parts)];
+  if (unique.length === 1 && zones.length === 0) return unique[0]!;
+  return {
+    name: [...unique.map((p) => p.name), ...zones.map((z) => `${z.start}-${z.end}`)].join('+'),
+    zonesOf: (count) => mergeZones([...unique.flatMap((p) => p.zonesOf(count)), ...zones]),
+  };
 }

@@ -9,6 +9,7 @@ import type { TransportOptions } from '../transport/options.js';
 import { unknownOption } from '../text.js';
 import { DEFAULT_FRESH_STATE_MS } from './executor.js';
 import { SceneStore } from './scene-store.js';
+import { partsFromConfig, type PartDef, type PartsConfig } from './parts.js';
 
 export interface LightServiceOptions {
   /** A client to use instead of building one from `transport` and `discovery`; start() starts it if it is not. */
@@ -41,6 +42,12 @@ export interface LightServiceOptions {
    * bundled registry stays in use.
    */
   readonly products?: string | ProductRegistry;
+  /**
+   * The user's parts of lights (parts.ts), by serial or label: `{ "Kitchen strip": ["left", "middle", "right"] }` cuts
+   * it into three equal segments, `{ "d073d5000001": { "desk": "0-9", "shelf": "10-29" } }` names zone ranges. A light's
+   * product parts (Ceiling: downlight, uplight; Mirror: front, rear) need no option.
+   */
+  readonly parts?: PartsConfig;
 }
 
 /** How long after start() discovery is given before `ready` waits only for the reads of the lights found. */
@@ -65,6 +72,7 @@ const SERVICE_OPTIONS: Readonly<Record<keyof LightServiceOptions, true>> = {
   expectLights: true,
   random: true,
   products: true,
+  parts: true,
 };
 
 function positiveInt(option: string, value: number | undefined, fallback: number): number {
@@ -88,6 +96,8 @@ export interface ServiceSettings {
   readonly sceneStore: SceneStore | undefined;
   /** A products.json for start() to read (service option `products` as a path). */
   readonly productsFile: string | undefined;
+  /** The user's parts of lights, by serial (lowercase) or label. */
+  readonly parts: ReadonlyMap<string, readonly PartDef[]>;
 }
 
 /** Checks a service's options (`new LightService(client, options)` is `{ ...options, client }`). */
@@ -123,5 +133,5 @@ export function serviceSettings(clientOrOptions: LightClient | LightServiceOptio
   if (typeof options.scenes === 'string') scenesFile = options.scenes;
   else if (options.scenes instanceof SceneStore) sceneStore = options.scenes;
   else if (options.scenes !== undefined) throw optionInvalid('scenes', 'must be a scene file path or a SceneStore');
-  return Object.freeze({ client, deadlineMs, freshStateMs, defaultDurationS, readyTimeoutMs, expectLights, random: options.random ?? Math.random, scenesFile, sceneStore, productsFile: typeof products === 'string' ? products : undefined });
+  return Object.freeze({ client, deadlineMs, freshStateMs, defaultDurationS, readyTimeoutMs, expectLights, random: options.random ?? Math.random, scenesFile, sceneStore, productsFile: typeof products === 'string' ? products : undefined, parts: partsFromConfig(options.parts) });
 }

@@ -25,6 +25,7 @@ import type { Scene } from './scene-file.js';
 import { SceneRoom } from './scene-room.js';
 import type { SceneStore } from './scene-store.js';
 import { parseSelectors, resolveSelectors } from './selectors.js';
+import { partsOf, partView, type PartDef, type PartView } from './parts.js';
 import { FIRST_ROUND_MS, serviceSettings, type LightServiceOptions } from './service-options.js';
 import type { CheckOptions, HeardDevice, LightServiceEvents, ServiceDiagnostics, SetStatesOperation, SetStatesResult, ToggleRequest, WriteOptions } from './service-types.js';
 import type { LightResult, LightView, RelayState, ResolvedLight } from './types.js';
@@ -55,6 +56,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
   private readonly readyTimeoutMs: number;
   private readonly expectLights: number;
   private readonly random: () => number;
+  private readonly userParts: ReadonlyMap<string, readonly PartDef[]>; // service option `parts` (parts.ts)
   /** The scene file, opened by start() and followed while running. */
   private readonly sceneRoom: SceneRoom;
   /** Every light as a view, and which are known: told to this service's listeners. */
@@ -87,6 +89,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     this.expectLights = settings.expectLights;
     this.defaultDurationS = settings.defaultDurationS;
     this.random = settings.random;
+    this.userParts = settings.parts;
     this.productsFile = settings.productsFile;
     this.sceneRoom = new SceneRoom(settings.scenesFile, settings.sceneStore, (err) => this.backgroundError(err));
     this.ready = new Promise((resolve) => {
@@ -123,14 +126,10 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return service;
   }
 
-  get started(): boolean {
-    return this.running;
-  }
+  get started(): boolean { return this.running; }
 
   /** Where scenes live, once opened. */
-  get scenes(): SceneStore | undefined {
-    return this.sceneRoom.scenes;
-  }
+  get scenes(): SceneStore | undefined { return this.sceneRoom.scenes; }
 
   /** start() and stop() in the order called: each runs once the one before has finished (or failed). */
   private readonly inTurn = inTurn();
@@ -306,17 +305,18 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     return this.list(selector);
   }
 
-  /**
-   * The lights a selector names: SELECTOR_INVALID / SELECTOR_TOO_MANY / LIGHTS_NOT_FOUND otherwise. The text is
-   * taken as written: a face that reads selectors from URLs percent-decodes them once itself.
-   */
+  /** The lights a selector names (SELECTOR_INVALID, SELECTOR_TOO_MANY, LIGHTS_NOT_FOUND, PART_UNKNOWN), taken as written. */
   resolve(selector: string): ResolvedLight[] {
-    const parsed = parseSelectors(selector, { percentDecode: false });
     // Selectors name lights: a LIFX Switch (no light at all) is in views() and has relays(), but no light state.
-    return resolveSelectors(parsed, this.views().filter((v) => v.capabilities.isLight), {
-      random: this.random,
-      ...(this.scenes ? { sceneSelectors: this.scenes.sceneSelectors } : {}),
+    return resolveSelectors(parseSelectors(selector, { percentDecode: false }), this.views().filter((v) => v.capabilities.isLight), {
+      random: this.random, partsOf: (light) => partsOf(light, this.userParts), ...(this.scenes ? { sceneSelectors: this.scenes.sceneSelectors } : {}),
     });
+  }
+
+  /** A light's parts (its product's and the user's, parts.ts) as they show now; [] for a light without parts or unknown. */
+  parts(serial: string): PartView[] {
+    const light = typeof serial === 'string' ? this.light(serial.toLowerCase()) : undefined;
+    return light === undefined ? [] : partsOf(light, this.userParts).map((part) => partView(light, part));
   }
 
   /** List Lights. */

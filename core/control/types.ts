@@ -91,6 +91,8 @@ export interface Selector {
   readonly random: boolean;
   /** `|a-b` zone ranges, or null when none were given. */
   readonly zones: readonly ZoneRange[] | null;
+  /** `|name`: one part of the light (parts.ts), or absent. */
+  readonly part?: string;
   /** This selector as written (decoded). */
   readonly text: string;
 }
@@ -99,6 +101,14 @@ export interface ResolvedLight {
   readonly light: LightView;
   /** Zones to act on (multizone lights only); null = the whole light. */
   readonly zones: readonly ZoneRange[] | null;
+  /** The part a selector named (`|uplight`), zones null then; absent = the light (or its zones). */
+  readonly part?: PartDef;
+}
+
+/** One part of a light (parts.ts): its name, and which of the light's zones (or pixels) it is on a light of `count`. */
+export interface PartDef {
+  readonly name: string;
+  readonly zonesOf: (count: number) => readonly ZoneRange[];
 }
 
 /** Finds the selectors stored in a scene's states, for `scene_id:` (undefined = no such scene). */

@@ -17,6 +17,8 @@ import type { Scene } from './scene-file.js';
 import { picturesOf } from './scene-picture.js';
 import { pictureJob, restorePicture } from './scene-restore.js';
 import { parseSelectors } from './selectors.js';
+import { planPart, type PartMemory } from './part-plan.js';
+import { partView, zoneCount, zonesShown } from './parts.js';
 import type { SetStatesOperation, SetStatesResult } from './service-types.js';
 import type { LightResult, LightView, Plan, RelayState, ResolvedLight } from './types.js';
 
@@ -69,6 +71,25 @@ function fastPlanner(change: CheckedChange): PlanFor {
   };
 }
 
+/** The operations that take a part (`label:Ceiling|uplight`); the others act on whole lights (PART_UNSUPPORTED). */
+export const PART_OPERATIONS: ReadonlySet<SelectorOperationName> = new Set(['setState', 'toggle', 'stateDelta', 'cycle']);
+
+/** PART_UNSUPPORTED when an operation that acts on whole lights is given a selector naming a part. */
+function refuseParts(name: SelectorOperationName, selector: string): void {
+  if (PART_OPERATIONS.has(name) || typeof selector !== 'string' || !selector.includes('|')) return;
+  if (!parseSelectors(selector, { percentDecode: false }).some((s) => s.part !== undefined)) return;
+  throw new LightwireError('PART_UNSUPPORTED', { selector, operation: OPERATIONS[name].summary, takes: [...PART_OPERATIONS].map((n) => OPERATIONS[n].summary).join(', ') });
+}
+
+/** The part each light was named by, by serial. */
+function partsByLight(targets: readonly ResolvedLight[]): Map<string, NonNullable<ResolvedLight['part']>> {
+  return new Map(targets.flatMap((t) => (t.part !== undefined ? [[t.light.serial, t.part] as const] : [])));
+}
+
+/** A part's light whose zones (or pixels) are not known: fast mode reads it once first. */
+function partUnread(light: LightView): boolean {
+  return zoneCount(light) === null || zonesShown(light) === null;
+}
 
 export class Writes {
   /** Labels, groups and locations (naming.ts). */
@@ -78,8 +99,12 @@ export class Writes {
     this.naming = new Naming(context);
   }
 
+  /** The brightness each part had when a write turned it off (part-plan.ts), by serial and part. */
+  private readonly partMemory: PartMemory = new Map();
+
   /** One checked operation on the lights a selector names. */
   perform<N extends SelectorOperationName>(name: N, selector: string, checked: Checked<N>, fast: boolean): Promise<LightResult[]> {
+    refuseParts(name, selector);
     switch (name) {
       case 'setState':
         return this.apply(this.context.resolve(selector), stateChangeOf(checked as unknown as Checked<'setState'>, this.context.defaultDurationS), fast);
@@ -173,7 +198,17 @@ export class Writes {
   }
 
   /** Runs one checked change on resolved lights. */
-  apply(targets: readonly ResolvedLight[], change: CheckedChange, fast: boolean): Promise<LightResult[]> {
+  async apply(resolved: readonly ResolvedLight[], change: CheckedChange, fast: boolean): Promise<LightResult[]> {
+    const targets = fast ? await this.sized(resolved, partUnread, true) : resolved;
+    const partOf = partsByLight(targets);
+    if (partOf.size > 0) {
+      const planFor: PlanFor = (light, zones) => {
+        const part = partOf.get(light.serial);
+        return part !== undefined ? planPart(change, light, part, fast, this.partMemory) : planSetState(change, light, { fast, zones });
+      };
+      const options: ExecuteOptions = { fast, deadlineMs: this.context.deadlineMs, read: 'state+zones', zonesOf: (light) => partOf.has(light.serial) };
+      return this.context.executor.run(targets, planFor, options);
+    }
     const needsZones = targets.some((t) => t.zones !== null && t.light.capabilities.multizone);
     // Zones are always read (a strip's zones are painted over what it shows); a change without a colour (power,
     // infrared) plans the same whatever the light shows; a colour is planned from what the service knows of the light
@@ -186,7 +221,8 @@ export class Writes {
 
   private async toggle(selector: string, request: Checked<'toggle'>, fast: boolean): Promise<LightResult[]> {
     const targets = this.context.resolve(selector);
-    const anyOn = targets.some((t) => t.light.online && t.light.power === 'on');
+    // A part is on while the light is on and the part is lit (parts.ts).
+    const anyOn = targets.some((t) => t.light.online && (t.part !== undefined ? partView(t.light, t.part).power : t.light.power) === 'on');
     const power = anyOn ? 'off' : 'on';
     const results = await this.apply(targets, trustedChange({ power, durationS: request.durationS ?? this.context.defaultDurationS }), fast);
     return results.map((r) => (r.status === 'ok' ? { ...r, power } : r));
@@ -244,9 +280,9 @@ export class Writes {
    * Fast mode plans from what the service knows, but a picture needs the light's size: a light whose chain (or zone
    * count) was never read is read once first, then planned from its new view.
    */
-  private async sized(targets: readonly ResolvedLight[], unknown: (light: LightView) => boolean): Promise<ResolvedLight[]> {
+  private async sized(targets: readonly ResolvedLight[], unknown: (light: LightView) => boolean, partsOnly = false): Promise<ResolvedLight[]> {
     return Promise.all(
-      targets.map(async (t) => (t.light.online && unknown(t.light) ? { ...t, light: (await this.context.reread(t.light.serial)) ?? t.light } : t)),
+      targets.map(async (t) => (t.light.online && (!partsOnly || t.part !== undefined) && unknown(t.light) ? { ...t, light: (await this.context.reread(t.light.serial)) ?? t.light } : t)),
     );
   }
 
@@ -254,15 +290,22 @@ export class Writes {
     const { applyDelta } = deltas();
     const delta = { ...request, durationS: request.durationS ?? this.context.defaultDurationS };
     const targets = this.context.resolve(selector);
-    // On a strip each zone moves from its own colour, not from the light's one colour.
-    const planFor: PlanFor = (light, zones) =>
-      planSetState(trustedChange(applyDelta(light, delta)), light, {
+    const partOf = partsByLight(targets);
+    // On a strip each zone moves from its own colour, not from the light's one colour; a part moves from its colour.
+    const planFor: PlanFor = (light, zones) => {
+      const part = partOf.get(light.serial);
+      if (part !== undefined) {
+        const shown = partView(light, part);
+        return planPart(trustedChange(applyDelta({ ...light, color: shown.color, power: shown.power }, delta)), light, part, fast, this.partMemory);
+      }
+      return planSetState(trustedChange(applyDelta(light, delta)), light, {
         fast,
         zones,
         perZone: (zone) => applyDelta({ ...light, color: zone }, delta).color ?? {},
       });
+    };
     const read = targets.some((t) => t.light.capabilities.multizone) ? 'state+zones' : 'state';
-    return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read });
+    return this.context.executor.run(targets, planFor, { fast, deadlineMs: this.context.deadlineMs, read, zonesOf: (light) => partOf.has(light.serial) });
   }
 
   private async cycle(selector: string, request: Checked<'cycle'>, fast: boolean): Promise<LightResult[]> {

@@ -24,6 +24,30 @@ function code(fn: () => unknown): string {
 }
 
 describe('nodes: config properties', () => {
+  it('reads the parts of lights as JSON and checks them as the service does (OPTIONS_INVALID naming parts)', () => {
+    expect(configOptions({ parts: '{"Strip": ["left", "middle", "right"]}' }).parts).to.deep.equal({ Strip: ['left', 'middle', 'right'] });
+    expect(configOptions({ parts: ' ' }).parts).to.equal(undefined);
+    for (const parts of ['{Strip', '["left"]', '{"Strip": ["a"]}', '{"Strip": {"desk": "9-1"}}']) {
+      let code: unknown;
+      try {
+        configOptions({ parts });
+      } catch (err) {
+        code = isLightwireError(err) ? [err.code, err.params] : err;
+      }
+      expect(code, parts).to.deep.include('OPTIONS_INVALID');
+      expect((code as [string, { option: string }])[1].option, parts).to.equal('parts');
+    }
+  });
+
+  it('lists each light\'s parts in the picker as SELECTOR|PART', () => {
+    const ceiling = { serial: 'd073d5000001', label: 'Ceiling', online: true, group: null, location: null } as unknown as LightView;
+    const list = selectorList([ceiling], { state: 'ready', lights: 1, online: 1, offline: 0, error: null, httpUrl: null, httpError: null }, () => ['downlight', 'uplight']);
+    expect(list.lights[0]!.parts).to.deep.equal([
+      { selector: 'label:Ceiling|downlight', label: 'Ceiling · downlight' },
+      { selector: 'label:Ceiling|uplight', label: 'Ceiling · uplight' },
+    ]);
+  });
+
   it('takes the editor defaults: every interface, LIFX port, refresh 10 s, transition 1 s, nothing virtual, no HTTP', () => {
     expect(configOptions({})).to.deep.equal({
       broadcastAddresses: null,

@@ -49,7 +49,8 @@ export type DashboardAction =
   | { readonly op: 'theme'; readonly selector: string; readonly request: Checked<'theme'> }
   | { readonly op: 'paint'; readonly selector: string; readonly request: Checked<'paint'> };
 
-const SELECTOR = /^(all|id:[0-9a-f]{12}|group_id:[0-9a-f]{32}|location_id:[0-9a-f]{32})$/;
+/** A light may be named with one of its parts (`id:SERIAL|uplight`, core/control/parts.ts). */
+const SELECTOR = /^(all|id:[0-9a-f]{12}(\|[A-Za-z][A-Za-z0-9_]{1,31})?|group_id:[0-9a-f]{32}|location_id:[0-9a-f]{32})$/;
 const SCENE_ID = /^[0-9a-fA-F-]{1,64}$/;
 const OPS = ['toggle', 'power', 'state', 'effect', 'effectsOff', 'scene', 'label', 'rename', 'theme', 'paint'] as const;
 /** Transition of a theme or a pixel painted from the page. */
@@ -74,7 +75,7 @@ function numberOf<K extends string>(body: Record<string, unknown>, key: K): { re
 function selectorOf(body: Record<string, unknown>): string {
   const s = body.selector;
   if (s === undefined) throw new LightwireError('PARAMETER_MISSING', { field: 'selector' });
-  if (typeof s !== 'string' || !SELECTOR.test(s)) throw invalid('selector', 'must be all, id:<serial>, group_id:<id> or location_id:<id>');
+  if (typeof s !== 'string' || !SELECTOR.test(s)) throw invalid('selector', 'must be all, id:<serial> (or id:<serial>|<part>), group_id:<id> or location_id:<id>');
   return s;
 }
 

@@ -225,7 +225,35 @@ function openPanel(target) {
   $('rename').setAttribute('aria-label', target.kind === 'light' ? 'Light name' : 'Group name');
   $('panel-results').textContent = '';
   panel.hidden = false;
+  showParts(target);
   refreshPanel(true);
+}
+
+// A light with parts (a Ceiling's downlight and uplight, a strip's segments): a button each, and one for the whole
+// light; the panel's power, sliders and toggle then set the part chosen (id:SERIAL|PART).
+function showParts(target) {
+  var row = $('row-parts');
+  row.textContent = '';
+  var l = target.kind === 'light' ? lights.get(target.serial) : null;
+  var parts = l && l.parts ? l.parts : [];
+  row.hidden = parts.length === 0;
+  if (parts.length === 0) return;
+  var whole = 'id:' + target.serial;
+  var name = l.label || target.serial;
+  [''].concat(parts).forEach(function (part) {
+    var b = el('button', 'part', part === '' ? 'Whole light' : part);
+    b.type = 'button';
+    b.setAttribute('data-part', part);
+    b.setAttribute('aria-pressed', String(target.selector === (part === '' ? whole : whole + '|' + part)));
+    b.addEventListener('click', function () {
+      if (current !== target) return;
+      target.selector = part === '' ? whole : whole + '|' + part;
+      target.title = part === '' ? name : name + ' \u00b7 ' + part;
+      $('panel-title').textContent = target.title;
+      row.querySelectorAll('button').forEach(function (o) { o.setAttribute('aria-pressed', String(o === b)); });
+    });
+    row.appendChild(b);
+  });
 }
 
 function refreshPanel(reset) {
@@ -290,7 +318,7 @@ function wire() {
     ev.preventDefault();
     var name = $('rename').value.trim(), target = current;
     if (!target || name === '' || name === target.title) return;
-    var body = target.kind === 'light' ? { op: 'label', selector: target.selector, label: name } : { op: 'rename', kind: 'group', from: target.title, to: name };
+    var body = target.kind === 'light' ? { op: 'label', selector: 'id:' + target.serial, label: name } : { op: 'rename', kind: 'group', from: target.title, to: name };
     act(body, 'Rename ' + target.title).then(function (results) {
       if (!results || !results.some(function (r) { return r.status === 'ok'; }) || current !== target) return;
       target.title = name;

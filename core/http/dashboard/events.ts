@@ -87,7 +87,7 @@ export class EventHub {
     const lights = this.service
       .views()
       .filter((v) => v.capabilities.isLight)
-      .map((v) => pageLight(v));
+      .map((v) => pageLight(v, this.partsOf(v.serial)));
     for (const l of lights) this.seenSent.set(l.serial, l.lastSeenAt);
     const scenes = this.scenes();
     this.scenesSent = JSON.stringify(scenes);
@@ -122,6 +122,11 @@ export class EventHub {
     this.dirty.clear();
   }
 
+  /** The names of a light's parts (a Ceiling's downlight and uplight), for its panel. */
+  private partsOf(serial: string): string[] {
+    return this.service.parts?.(serial).map((p) => p.name) ?? [];
+  }
+
   private mark(serial: string): void {
     this.dirty.add(serial);
     this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
@@ -135,10 +140,10 @@ export class EventHub {
       if (view === undefined) continue;
       if (!view.capabilities.isLight) {
         // Taken for a light before its product was known, it was sent as one: the page drops it on this record.
-        if (this.seenSent.delete(serial)) lights.push(pageLight(view));
+        if (this.seenSent.delete(serial)) lights.push(pageLight(view, this.partsOf(serial)));
         continue;
       }
-      const light = pageLight(view);
+      const light = pageLight(view, this.partsOf(serial));
       this.seenSent.set(serial, light.lastSeenAt);
       lights.push(light);
     }

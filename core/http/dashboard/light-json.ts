@@ -39,6 +39,8 @@ export interface PageLight {
   readonly lux: number | null;
   /** Epoch ms of the last packet from the light. */
   readonly lastSeenAt: number;
+  /** The names of its parts (core/control/parts.ts): its panel sets one of them as `id:SERIAL|PART`. */
+  readonly parts: readonly string[];
 }
 
 export interface PageScene {
@@ -69,7 +71,7 @@ function pageTiles(view: LightView): PageLight['tiles'] {
   return tiles.map((t, i) => ({ width: t.width, height: t.height, colors: pageColors(pixels[i]!) }));
 }
 
-export function pageLight(view: LightView): PageLight {
+export function pageLight(view: LightView, parts: readonly string[] = []): PageLight {
   const caps = view.capabilities;
   const c = view.color;
   const wifi = view.wifi;
@@ -101,6 +103,7 @@ export function pageLight(view: LightView): PageLight {
     effect: view.effect,
     lux: view.ambientLux === null ? null : round(view.ambientLux, 1),
     lastSeenAt: view.lastSeenAt,
+    parts,
   };
 }
 

@@ -56,6 +56,7 @@ export function dashboardPage(csrf: string, scopes: readonly Scope[] = ['read', 
     '<h2 id="panel-title"></h2><div id="panel-sub" class="sub"></div>' +
     '<form id="rename-form" class="row"><label for="rename">Name</label><input id="rename" type="text" autocomplete="off" required>' +
     '<button id="rename-save" type="submit">Rename</button></form>' +
+    '<div class="row" id="row-parts" hidden aria-label="Parts"></div>' +
     '<div class="row"><button id="power-on" type="button">On</button><button id="power-off" type="button">Off</button>' +
     '<button id="power-toggle" type="button">Toggle</button></div>' +
     '<div class="row"><label for="brightness">Brightness</label><input id="brightness" type="range" min="0" max="100" step="1"></div>' +

@@ -5,7 +5,10 @@
 import type { LightService } from '../../index.js';
 import type { LightApi } from '../service-api.js';
 
-export type DashboardService = LightApi & Pick<LightService, 'views' | 'light' | 'on' | 'off' | 'started' | 'refreshLight' | 'doctorReport'>;
+export type DashboardService = LightApi &
+  Pick<LightService, 'views' | 'light' | 'on' | 'off' | 'started' | 'refreshLight' | 'doctorReport'> &
+  // A light's parts (a Ceiling's uplight): a service that has none to say offers none.
+  Partial<Pick<LightService, 'parts'>>;
 
 /** Whether `service` can feed a dashboard (it emits the service's events and lists its views). */
 export function canFeedDashboard(service: LightApi): service is DashboardService {
