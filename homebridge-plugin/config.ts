@@ -231,7 +231,7 @@ export const CONFIG_SPEC = {
           type: 'boolean',
           title: 'Parts as lights',
           description:
-            'A Lightbulb for each part of a light besides the light itself: the downlight and uplight of a LIFX Ceiling, the front and rear of a Mirror, and the segments named per light below.',
+            'A Lightbulb for each part of a light besides the light itself: the downlight and uplight of a LIFX Ceiling, the front and rear of a Mirror, and the segments named per light below. With the matter option, also a Matter light per part.',
           default: true,
         },
         effects: effectList,

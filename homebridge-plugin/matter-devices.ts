@@ -10,7 +10,7 @@
 // follow the handlers given (HueSaturation, Xy, ColorTemperature), not the device type.
 
 import type { MatterAccessory, MatterAPI } from 'homebridge';
-import type { KelvinRange, LightView } from '../core/index.js';
+import { PART_NAME_PATTERN, type KelvinRange, type LightView } from '../core/index.js';
 import type { Patch } from './characteristics.js';
 import {
   HUE_SAT_MAX,
@@ -42,9 +42,13 @@ export interface MatterLightContext {
   readonly relay?: number;
   /** Set on the Light Sensor of a light's ambient light sensor (its own accessory beside the light's). */
   readonly sensor?: 'ambientLight';
+  /** The part of the light this accessory is (a Ceiling's uplight, a strip's segment: core/control/parts.ts). */
+  readonly part?: string;
   /** Epoch ms the light was last heard from, as last saved. */
   readonly lastSeenAt: number | null;
 }
+
+const PART_NAME = new RegExp(PART_NAME_PATTERN);
 
 export function isMatterLightContext(context: unknown): context is MatterLightContext {
   if (typeof context !== 'object' || context === null) return false;
@@ -55,6 +59,7 @@ export function isMatterLightContext(context: unknown): context is MatterLightCo
     /^[0-9a-f]{12}$/.test(c.serial) &&
     (c.relay === undefined || (Number.isInteger(c.relay) && (c.relay as number) >= 0)) &&
     (c.sensor === undefined || c.sensor === 'ambientLight') &&
+    (c.part === undefined || (typeof c.part === 'string' && PART_NAME.test(c.part))) &&
     (c.lastSeenAt === null || typeof c.lastSeenAt === 'number')
   );
 }
@@ -80,10 +85,15 @@ export function matterLabel(name: string): string {
   return [...name].slice(0, MATTER_LABEL_MAX).join('').trim();
 }
 
-/** A light's Light Sensor is named as in HomeKit, "<name> Light Level": within 32 characters, the name shortened. */
+/** "<name><suffix>" within 32 characters: the name is shortened, the suffix (what the device is of the light) kept. */
+export function suffixedLabel(name: string, suffix: string): string {
+  // A suffix of 32 characters or more (a long segment name) is itself cut to fit.
+  return matterLabel(`${matterLabel([...name].slice(0, Math.max(0, MATTER_LABEL_MAX - [...suffix].length)).join(''))}${suffix}`);
+}
+
+/** A light's Light Sensor is named as in HomeKit, "<name> Light Level". */
 export function lightSensorLabel(name: string): string {
-  const suffix = ' Light Level';
-  return `${matterLabel([...name].slice(0, MATTER_LABEL_MAX - suffix.length).join(''))}${suffix}`;
+  return suffixedLabel(name, ' Light Level');
 }
 
 const FALLBACK_RANGE: KelvinRange = { minK: 2500, maxK: 9000 };
@@ -217,24 +227,27 @@ export interface MatterDeviceInput {
   readonly view: LightView;
   readonly kind: MatterKind;
   readonly relay?: number;
+  /** A part of the light (its view is the part's: asPart in parts.ts). */
+  readonly part?: string;
   readonly target: MatterTarget;
 }
 
-/** The Matter accessory Homebridge registers for a light or relay. */
+/** The Matter accessory Homebridge registers for a light, a relay or a part of a light. */
 export function matterAccessory(matter: Pick<MatterAPI, 'types' | 'deviceTypes'>, input: MatterDeviceInput): MatterAccessory<MatterLightContext> {
-  const { view, kind, relay } = input;
+  const { view, kind, relay, part } = input;
   const deviceType = {
     extendedColor: matter.deviceTypes.ExtendedColorLight,
     colorTemperature: matter.deviceTypes.ColorTemperatureLight,
     dimmable: matter.deviceTypes.DimmableLight,
     plug: matter.deviceTypes.OnOffOutlet,
   }[kind];
-  const context: MatterLightContext = { kind: 'matter-light', serial: view.serial, ...(relay === undefined ? {} : { relay }), lastSeenAt: view.lastSeenAt };
+  const context: MatterLightContext = { kind: 'matter-light', serial: view.serial, ...(relay === undefined ? {} : { relay }), ...(part === undefined ? {} : { part }), lastSeenAt: view.lastSeenAt };
   return {
     UUID: input.uuid,
     displayName: matterLabel(input.name),
     deviceType,
-    serialNumber: relay === undefined ? view.serial : `${view.serial}-${relay + 1}`,
+    // SerialNumber holds 32 characters: a long segment name is cut (the UUID, from the whole name, stays the id).
+    serialNumber: relay !== undefined ? `${view.serial}-${relay + 1}` : part !== undefined ? matterLabel(`${view.serial}-${part}`) : view.serial,
     manufacturer: 'LIFX',
     model: matterLabel(view.product?.name ?? 'LIFX light'),
     context,
@@ -252,7 +265,7 @@ export function lightSensorStateOf(view: LightView): ClusterState {
  * The Light Sensor of a light's ambient light sensor, an accessory of its own (see matter.ts for why not a part of
  * the light's). The LIFX sensor's range is not published: the cluster's whole range is declared.
  */
-export function matterLightSensor(matter: Pick<MatterAPI, 'deviceTypes'>, input: Omit<MatterDeviceInput, 'kind' | 'relay' | 'target'>): MatterAccessory<MatterLightContext> {
+export function matterLightSensor(matter: Pick<MatterAPI, 'deviceTypes'>, input: Omit<MatterDeviceInput, 'kind' | 'relay' | 'part' | 'target'>): MatterAccessory<MatterLightContext> {
   const { view } = input;
   const context: MatterLightContext = { kind: 'matter-light', serial: view.serial, sensor: 'ambientLight', lastSeenAt: view.lastSeenAt };
   return {

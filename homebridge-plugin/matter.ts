@@ -11,6 +11,11 @@
 // an accessory of its own rather than a part of the light's: the sensor is known only after the light's first
 // background read, and Homebridge rebuilds an accessory whose parts change (a new endpoint: controllers would drop
 // the light's room and automations); a composed light would also gain a FixedLabel and a PowerSource.
+//
+// With `lights.parts` (as in HomeKit), each part of a light (a Ceiling's downlight and uplight, a Mirror's front and
+// rear, a strip's named segments: core/control/parts.ts) is a light device of its own too, for the same reasons: of
+// the light's device type, named "<name> <Part>", showing the part as service.parts() does, and writing through the
+// Writer under `serial|part` as the HAP part Lightbulbs do, so the core keeps the fixture on while any part is lit.
 
 import type { API, Logging, MatterAccessory, MatterAPI } from 'homebridge';
 import type { LightResult, LightService, LightView } from '../core/index.js';
@@ -24,11 +29,13 @@ import {
   matterLabel,
   matterLightSensor,
   stateOf,
+  suffixedLabel,
   type MatterLightContext,
   type MatterTarget,
 } from './matter-devices.js';
 import { matterKindOf, type MatterKind } from './matter-mapping.js';
 import { lightName } from './names.js';
+import { asPart, partTitle, PART_FIELDS } from './parts.js';
 import { MATTER_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME } from './settings.js';
 import type { Writer } from './writer.js';
 import { Timers } from './timers.js';
@@ -58,10 +65,11 @@ export interface MatterFaceDeps {
 const LIGHT_SENSOR = 'lightSensor';
 type DeviceKind = MatterKind | typeof LIGHT_SENSOR;
 
-/** What one accessory of a light is: the light, one relay of a Switch, or the light's Light Sensor. */
+/** What one accessory of a light is: the light, one relay of a Switch, one part of the light, or its Light Sensor. */
 interface Slot {
   readonly kind: DeviceKind;
   readonly relay?: number | undefined;
+  readonly part?: string | undefined;
 }
 
 interface Entry extends Slot {
@@ -133,7 +141,12 @@ export class MatterFace {
     const lights = uuids.filter((uuid) => uuid !== sensor);
     const kind = matterKindOf(view.capabilities);
     const count = relayCountOf(view);
-    const stale = lights.some((uuid) => this.entryOf(uuid)?.kind !== kind) || (kind === 'plug' && count !== undefined && lights.length !== count);
+    const partsNow = lights.filter((uuid) => this.entryOf(uuid)?.part !== undefined).sort();
+    const partsWanted = this.partNames(view).map((part) => this.partUuid(view.serial, part)).sort();
+    const stale =
+      lights.some((uuid) => this.entryOf(uuid)?.kind !== kind) ||
+      (kind === 'plug' && count !== undefined && lights.length !== count) ||
+      partsNow.join() !== partsWanted.join();
     if (lights.length === 0 || stale) {
       if (view.online) this.ensure(view);
       return;
@@ -145,8 +158,8 @@ export class MatterFace {
   }
 
   /**
-   * Registers a light (each relay of a LIFX Switch on its own) and its Light Sensor, or re-registers one whose
-   * device type changed.
+   * Registers a light (each relay of a LIFX Switch on its own), its parts and its Light Sensor, or re-registers one
+   * whose device type changed.
    */
   private ensure(view: LightView): void {
     if (this.stopped) return;
@@ -157,6 +170,7 @@ export class MatterFace {
       if (kind !== 'plug') wanted.set(this.uuid(view.serial), { kind });
       // A Switch's relays are known once read; until then it has no Matter device.
       else for (let i = 0; i < (relayCountOf(view) ?? 0); i++) wanted.set(this.uuid(view.serial, i), { kind, relay: i });
+      if (kind !== 'plug') for (const part of this.partNames(view)) wanted.set(this.partUuid(view.serial, part), { kind, part });
     }
     const sensor = this.sensorUuid(view.serial);
     const sensorAllowed = kind !== undefined && kind !== 'plug' && !hidden && this.deps.config.lights.ambientLight;
@@ -168,31 +182,52 @@ export class MatterFace {
       // when the device type changed); one registered in this run is removed first.
       const entry = this.entryOf(uuid);
       const slot = wanted.get(uuid);
-      const off = uuid === sensor && kind !== undefined && kind !== 'plug' && !this.deps.config.lights.ambientLight;
-      if (slot === undefined) this.unregister(uuid, hidden ? 'hidden in the config' : off ? 'lights.ambientLight is off' : 'nothing Matter can control');
+      if (slot === undefined) this.unregister(uuid, this.whyNot(view, uuid, kind, hidden));
       else if (entry !== undefined && entry.kind !== slot.kind) this.unregister(uuid, 'its device type changed');
     }
     for (const [uuid, slot] of wanted) {
       if (this.entries.has(uuid) || this.pending.has(uuid)) continue;
       const name = this.labelOf(view, slot);
+      const { relay, part } = slot;
       const accessory =
         slot.kind === LIGHT_SENSOR
           ? matterLightSensor(this.matter, { uuid, name, view })
-          : matterAccessory(this.matter, { uuid, name, view, kind: slot.kind, ...(slot.relay === undefined ? {} : { relay: slot.relay }), target: this.target(view.serial) });
-      this.pending.set(uuid, { serial: view.serial, relay: slot.relay, kind: slot.kind, accessory, known: false, registeredAt: 0 });
+          : matterAccessory(this.matter, {
+              uuid,
+              name,
+              view: this.shown(view, part),
+              kind: slot.kind,
+              ...(relay === undefined ? {} : { relay }),
+              ...(part === undefined ? {} : { part }),
+              target: this.target(view.serial, part),
+            });
+      this.pending.set(uuid, { serial: view.serial, relay, part, kind: slot.kind, accessory, known: false, registeredAt: 0 });
     }
     this.flushSoon(0);
   }
 
-  private target(serial: string): MatterTarget {
+  /** Why a light's accessory is no longer wanted (for the log line of its removal). */
+  private whyNot(view: LightView, uuid: string, kind: MatterKind | undefined, hidden: boolean): string {
+    if (hidden) return 'hidden in the config';
+    const light = kind !== undefined && kind !== 'plug';
+    if (uuid === this.sensorUuid(view.serial) && light && !this.deps.config.lights.ambientLight) return 'lights.ambientLight is off';
+    if (this.partOf(uuid) !== undefined && light) return this.deps.config.lights.parts ? 'no longer a part of the light' : 'lights.parts is off';
+    return 'nothing Matter can control';
+  }
+
+  /** A part's handlers see the light as the part shows (asPart) and write under `serial|part`, as HomeKit's do. */
+  private target(serial: string, part?: string): MatterTarget {
     const fail = (err: unknown): never => {
       this.deps.log.debug(`${this.service?.light(serial)?.label || serial}: Matter command not confirmed (${err instanceof Error ? err.message : String(err)})`);
       // Matter's FAILURE status: what HomeKit's "No Response" is to a HAP write.
       throw new this.matter.status.Failure(`${serial} did not confirm the change (unreachable or too slow)`);
     };
     return {
-      view: () => this.service?.light(serial),
-      send: (patch, durationS) => this.deps.writer.write(serial, patch, durationS).catch(fail),
+      view: () => {
+        const view = this.service?.light(serial);
+        return view === undefined ? undefined : this.shown(view, part);
+      },
+      send: (patch, durationS) => this.deps.writer.write(part === undefined ? serial : `${serial}|${part}`, patch, durationS).catch(fail),
       relay: (index, on) => this.deps.bounded(serial, async () => [await this.service!.setRelayPower(serial, index, on)]).catch(fail),
       now: this.deps.now,
     };
@@ -284,9 +319,11 @@ export class MatterFace {
         if ((all || fields.includes('ambientLux')) && view.ambientLux !== null) this.update(uuid, 'illuminanceMeasurement', lightSensorStateOf(view).illuminanceMeasurement);
         continue;
       }
-      const state = stateOf(view, entry.kind, this.matter, entry.relay);
-      if (all || fields.includes('power') || fields.includes('relays')) this.update(uuid, 'onOff', state.onOff);
-      if (all || fields.includes('color')) {
+      const state = stateOf(this.shown(view, entry.part), entry.kind, this.matter, entry.relay);
+      // A part's power and colour follow its zones (pixels of a matrix light) as well as the light's.
+      const partMoved = entry.part !== undefined && fields.some((f) => PART_FIELDS.includes(f));
+      if (all || partMoved || fields.includes('power') || fields.includes('relays')) this.update(uuid, 'onOff', state.onOff);
+      if (all || partMoved || fields.includes('color')) {
         if (state.levelControl !== undefined) this.update(uuid, 'levelControl', state.levelControl);
         if (state.colorControl !== undefined) this.update(uuid, 'colorControl', state.colorControl);
       }
@@ -358,6 +395,27 @@ export class MatterFace {
     return this.matter.uuid.generate(`${MATTER_UUID_SEED}${serial}${relay === undefined ? '' : `:relay-${relay}`}`);
   }
 
+  private partUuid(serial: string, part: string): string {
+    return this.matter.uuid.generate(`${MATTER_UUID_SEED}${serial}:part-${part}`);
+  }
+
+  /** The part an accessory registered, pending or restored is, if any. */
+  private partOf(uuid: string): string | undefined {
+    const context = this.restored.get(uuid)?.context;
+    return this.entryOf(uuid)?.part ?? (isMatterLightContext(context) ? context.part : undefined);
+  }
+
+  /** The parts of a light that are Matter devices: all of its parts with `lights.parts` (as in HomeKit), of lights only. */
+  private partNames(view: LightView): string[] {
+    if (!this.deps.config.lights.parts || !view.capabilities.isLight || this.service === undefined) return [];
+    return this.service.parts(view.serial).map((p) => p.name);
+  }
+
+  /** The light as an accessory shows it: the light's view, or one part's (power and colour) for a part. */
+  private shown(view: LightView, part: string | undefined): LightView {
+    return part === undefined ? view : asPart(view, this.service?.parts(view.serial).find((p) => p.name === part));
+  }
+
   /** The Light Sensor of a light's ambient light sensor. */
   private sensorUuid(serial: string): string {
     return this.matter.uuid.generate(`${MATTER_UUID_SEED}${serial}:ambient-light`);
@@ -375,10 +433,14 @@ export class MatterFace {
     return [...out];
   }
 
-  /** The Matter name of an accessory of a light: the light's, "<name> 2" for a relay, "<name> Light Level" for its sensor. */
+  /**
+   * The Matter name of an accessory of a light: the light's, "<name> 2" for a relay, "<name> Uplight" for a part (as
+   * in HomeKit), "<name> Light Level" for its sensor.
+   */
   private labelOf(view: LightView, slot: Slot): string {
     const name = lightName(view.label, view.serial, view.product?.name, view.capabilities.isLight);
     if (slot.kind === LIGHT_SENSOR) return lightSensorLabel(name);
+    if (slot.part !== undefined) return suffixedLabel(name, ` ${partTitle(slot.part)}`);
     return matterLabel(slot.relay === undefined ? name : `${name} ${slot.relay + 1}`);
   }
 

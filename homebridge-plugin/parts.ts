@@ -21,8 +21,8 @@ export interface PartDeps {
   readonly failure: () => Error;
 }
 
-/** The fields of a `changed` event that can move a part's characteristics. */
-const PART_FIELDS: readonly string[] = ['power', 'color', 'zones', 'pixels', 'tiles', 'online', 'offline'];
+/** The fields of a `changed` event that can move a part's state (HomeKit's characteristics, Matter's clusters). */
+export const PART_FIELDS: readonly string[] = ['power', 'color', 'zones', 'pixels', 'tiles', 'online', 'offline'];
 
 /** "uplight" -> "Uplight", "shelf_2" -> "Shelf 2": a part's name in HomeKit after its light's. */
 export function partTitle(name: string): string {
@@ -30,8 +30,8 @@ export function partTitle(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** The light as one part of it shows: its power and colour (for the Lightbulb table's reads). */
-function asPart(view: LightView, part: PartView | undefined): LightView {
+/** The light as one part of it shows: its power and colour (for the Lightbulb table's reads and Matter's clusters). */
+export function asPart(view: LightView, part: PartView | undefined): LightView {
   return part === undefined ? view : { ...view, power: part.power, color: part.color };
 }
 

@@ -16,13 +16,21 @@ import { MATTER_DEVICE_TYPE, MatterController, commissioningOf, prepareMatterLoo
 const S = (n: number): string => `d073d5${n.toString(16).padStart(6, '0')}`;
 const WHITE = 'd073d5a00001';
 const SWITCH = 'd073d5a00002';
+const CEILING = 'd073d5a00003';
 const MATTER_PORT = 5541;
 // With no option given, a command applies to a light that is off too (the light keeps the change for when it is on).
 const OPTIONS = { optionsMask: {}, optionsOverride: {} };
 
-interface Summary {
-  readonly state: { readonly power: string; readonly color: { hue: number; saturation: number; brightness: number; kelvin: number }; readonly relays?: readonly string[] };
+interface Hsbk {
+  readonly hue: number;
+  readonly saturation: number;
+  readonly brightness: number;
+  readonly kelvin: number;
 }
+interface Summary {
+  readonly state: { readonly power: string; readonly color: Hsbk; readonly relays?: readonly string[]; readonly tiles?: readonly (readonly Hsbk[])[] };
+}
+const same = (a: Hsbk, b: Hsbk): boolean => a.hue === b.hue && a.saturation === b.saturation && a.brightness === b.brightness && a.kelvin === b.kelvin;
 
 describe('homebridge end to end over Matter: a real controller commissions Homebridge 2 with the packed plugin', function () {
   this.timeout(60000);
@@ -50,10 +58,11 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
     const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-hb-matter-'));
     await installTarball(dir, tarball);
     // Five default lights (colour, white to warm, strip, A19, candle), a white-only Mini with an ambient light
-    // sensor and a LIFX Switch.
+    // sensor, a LIFX Switch and an 8 x 8 LIFX Ceiling (its downlight and uplight are parts: lights.parts, the default).
     fleet = await startFleetProcess(dir, 5, [
       { serial: WHITE, product: 51, label: 'Mini White', lux: 42.5 },
       { serial: SWITCH, product: 70, label: 'Hall Switch' },
+      { serial: CEILING, product: 176, label: 'Ceiling', power: 'on', color: { hue: 30, saturation: 0.2, brightness: 0.8, kelvin: 3000 } },
     ]);
     hb = await startHomebridge(
       path.join(dir, 'node_modules'),
@@ -61,9 +70,9 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
       { matter: { port: MATTER_PORT } },
     );
     const { passcode, discriminator } = await commissioningOf(hb.storage, 60000, () => hb.child.running);
-    // Every device registered (each relay of the Switch is one, the Mini's sensor too, once read) before the
-    // controller reads the list.
-    await until(() => (hb.child.output.match(/Matter: added /g)?.length ?? 0) >= 11 || null, { timeoutMs: 30000, what: () => `11 Matter devices added:\n${hb.child.tail()}` });
+    // Every device registered (each relay of the Switch is one, the Mini's sensor too, once read, and each part of the
+    // Ceiling) before the controller reads the list.
+    await until(() => (hb.child.output.match(/Matter: added /g)?.length ?? 0) >= 14 || null, { timeoutMs: 30000, what: () => `14 Matter devices added:\n${hb.child.tail()}` });
     controller = await MatterController.start();
     const commissioned = await controller.must('commission', { port: MATTER_PORT, passcode, discriminator }, 60000).catch((err: Error) => {
       throw new Error(`${err.message}\nhomebridge:\n${hb.child.tail(30)}`);
@@ -91,7 +100,10 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
     // The Mini's ambient light sensor is a Light Sensor of its own (serial-lux), beside the light.
     expect(type(`${WHITE}-lux`), 'the Mini\'s sensor').to.equal(MATTER_DEVICE_TYPE.LightSensor);
     expect(devices.find((d) => d.serial === `${WHITE}-lux`)?.label).to.equal('Mini White Light Level');
-    expect(devices).to.have.length(11);
+    // The Ceiling, and each of its parts a light of its own (serial-part), of the Ceiling's type.
+    expect([CEILING, `${CEILING}-downlight`, `${CEILING}-uplight`].map(type), 'the Ceiling and its parts').to.deep.equal(Array(3).fill(MATTER_DEVICE_TYPE.ExtendedColorLight));
+    expect(devices.find((d) => d.serial === `${CEILING}-uplight`)?.label).to.equal('Ceiling Uplight');
+    expect(devices).to.have.length(14);
     expect(devices.every((d) => d.reachable)).to.equal(true);
     process.stdout.write(`      (commissioned in ${Math.round(timings.commissionMs!)} ms)\n`);
   });
@@ -117,6 +129,35 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
     const dim = await invoke(WHITE, 'LevelControl', 'moveToLevelWithOnOff', { level: 64, transitionTime: 0, ...OPTIONS });
     expect(dim.ok, dim.error).to.equal(true);
     expect((await light(WHITE)).state.color.brightness).to.be.closeTo(64 / 254, 0.001);
+  });
+
+  it('OnOff and MoveToLevel to the Ceiling\'s Uplight change pixel 63 alone on the fleet; off keeps the Ceiling on', async () => {
+    const pixels = async (): Promise<{ power: string; pixels: readonly Hsbk[] }> => {
+      const { state } = await light(CEILING);
+      return { power: state.power, pixels: state.tiles![0]! };
+    };
+    const before = await pixels();
+    expect(before.pixels).to.have.length(64);
+    const changedSince = (now: readonly Hsbk[]): number[] => now.flatMap((p, i) => (same(p, before.pixels[i]!) ? [] : [i]));
+    const uplight = `${CEILING}-uplight`;
+    const level = await invoke(uplight, 'LevelControl', 'moveToLevel', { level: 127, transitionTime: 0, ...OPTIONS });
+    expect(level.ok, level.error).to.equal(true);
+    const dimmed = await pixels();
+    expect(changedSince(dimmed.pixels)).to.deep.equal([63]);
+    expect(dimmed.pixels[63]!.brightness).to.be.closeTo(0.5, 0.001);
+    const off = await invoke(uplight, 'OnOff', 'off');
+    expect(off.ok, off.error).to.equal(true);
+    const dark = await pixels();
+    expect(changedSince(dark.pixels)).to.deep.equal([63]);
+    expect(dark.pixels[63]!.brightness).to.equal(0);
+    expect(dark.power, 'the Ceiling stays on while its downlight is lit').to.equal('on');
+    await until(async () => (await reported(uplight, 'OnOff', 'onOff')) === false || null, { timeoutMs: 5000, what: 'the controller told the Uplight is off' });
+    expect(await reported(`${CEILING}-downlight`, 'OnOff', 'onOff')).to.equal(true);
+    const on = await invoke(uplight, 'OnOff', 'on');
+    expect(on.ok, on.error).to.equal(true);
+    const lit = await pixels();
+    expect(changedSince(lit.pixels)).to.deep.equal([63]);
+    expect(lit.pixels[63]!.brightness).to.be.closeTo(0.5, 0.001);
   });
 
   it('MoveToHueAndSaturation reaches the light (hue 127 is 180°)', async () => {
@@ -199,5 +240,6 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
     expect(hb.child.output).not.to.match(/unhandled|TypeError|No handler registered|Cannot update Matter accessory/i);
     expect(hb.child.output).to.match(/Matter: added Candle 5 as an Extended Color Light/);
     expect(hb.child.output).to.match(/Matter: added Mini White Light Level as a Light Sensor/);
+    expect(hb.child.output).to.match(/Matter: added Ceiling Uplight as an Extended Color Light/);
   });
 });

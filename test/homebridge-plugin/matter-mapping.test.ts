@@ -23,6 +23,7 @@ import {
   transitionToSeconds,
   xyToHueSaturation,
 } from '../../homebridge-plugin/matter-mapping.js';
+import { MATTER_LABEL_MAX, lightSensorLabel, suffixedLabel } from '../../homebridge-plugin/matter-devices.js';
 
 const through = (fraction: number): number => fractionFromWire(fractionToWire(fraction));
 
@@ -127,5 +128,16 @@ describe('matter mapping', () => {
       expect(value, `${lux} lx`).to.be.at.least(last);
       last = value;
     }
+  });
+
+  it('names a device of a light "<name><suffix>" within 32 characters, shortening the name and keeping the suffix', () => {
+    expect(suffixedLabel('Ceiling', ' Uplight')).to.equal('Ceiling Uplight');
+    const long = 'Living Room Ceiling Over The Sofa';
+    expect(suffixedLabel(long, ' Uplight')).to.equal('Living Room Ceiling Over Uplight');
+    expect(lightSensorLabel(long)).to.equal('Living Room Ceiling Light Level');
+    // A segment name of 31 characters leaves no room for the name: the label is cut at 32.
+    const part = ' Abcdefghijklmnopqrstuvwxyz01234';
+    expect(suffixedLabel('Strip', part)).to.equal(part.trim());
+    expect([...suffixedLabel(long, `${part}5`)]).to.have.length.at.most(MATTER_LABEL_MAX);
   });
 });

@@ -62,6 +62,7 @@ function fakeMatter() {
 
 const uuidOf = (serial: string): string => hap.uuid.generate(MATTER_UUID_SEED + serial);
 const sensorUuidOf = (serial: string): string => hap.uuid.generate(`${MATTER_UUID_SEED}${serial}:ambient-light`);
+const partUuidOf = (serial: string, part: string): string => hap.uuid.generate(`${MATTER_UUID_SEED}${serial}:part-${part}`);
 
 interface Rig {
   readonly platform: LightwirePlatform;
@@ -316,6 +317,80 @@ describe('homebridge Matter face', function () {
       await until(async () => (await current!.platform.service!.refresh(`id:${LAMP}`), current!.platform.service!.light(LAMP)?.ambientLux === 7), { what: 'a new reading' });
       expect(off.registered.has(sensorUuidOf(LAMP))).to.equal(false);
       expect(off.registered.has(uuidOf(LAMP))).to.equal(true);
+    });
+  });
+  describe('the parts of a light (lights.parts, as in HomeKit)', () => {
+    const CEILING = 'd073d5000051';
+    const pixels = () => fleet.light(CEILING).state.tiles![0]!;
+    const withMatter = (m: ReturnType<typeof fakeMatter>) => () => ({ isMatterAvailable: () => true, isMatterEnabled: () => true, matter: m.matter });
+
+    beforeEach(async () => {
+      await fleet.stop();
+      fleet = await startFleet({ lights: [{ serial: CEILING, product: 176, label: 'Ceiling', power: 'on', color: { hue: 30, saturation: 0.2, brightness: 0.8, kelvin: 3000 } }] });
+    });
+
+    it('makes each part of a Ceiling a light of its own: its id, name and state, commands through the part, changes and reachability pushed', async () => {
+      const m = fakeMatter();
+      current = rig(fleet, { matter: true, discovery: { refreshIntervalS: 1, offlineAfterMisses: 1 }, lights: { transitionS: 0 } }, withMatter(m));
+      await current.platform.launch();
+      const up = partUuidOf(CEILING, 'uplight');
+      const down = partUuidOf(CEILING, 'downlight');
+      const uplight = await until(() => m.registered.get(up), { timeoutMs: 5000, what: "the Ceiling's uplight registered" });
+      const downlight = m.registered.get(down)!;
+      expect(m.registered.has(uuidOf(CEILING)), 'the fixture itself stays a device').to.equal(true);
+      expect([uplight, downlight].map((a) => (a.deviceType as unknown as { name: string }).name)).to.deep.equal(['ExtendedColorLight', 'ExtendedColorLight']);
+      expect([uplight.displayName, downlight.displayName]).to.deep.equal(['Ceiling Uplight', 'Ceiling Downlight']);
+      expect(uplight.serialNumber).to.equal(`${CEILING}-uplight`);
+      expect(uplight.context).to.include({ kind: 'matter-light', serial: CEILING, part: 'uplight' });
+      expect(uplight.clusters?.onOff).to.deep.equal({ onOff: true });
+      expect(current.log.text('info')).to.match(/Matter: added Ceiling Uplight as an Extended Color Light \(d073d5000051\)/);
+      await until(() => m.updates.some((u) => u.uuid === up && u.cluster === 'bridgedDeviceBasicInformation' && u.attributes.reachable === true) || null, { what: 'the uplight reachable' });
+
+      // A level with its own transition reaches pixel 63 alone, with that transition.
+      const before = pixels();
+      const light = fleet.light(CEILING);
+      light.clearRecords();
+      await uplight.handlers!.levelControl!.moveToLevel!({ level: 127, transitionTime: 3 } as never);
+      const durations = light.received().filter((p) => p.name === 'Set64').map((p) => (p.payload as { durationMs: number }).durationMs);
+      expect(durations).to.deep.equal([300]);
+      await until(() => pixels()[63]!.brightness === 0.5 || null, { timeoutMs: 2000, what: 'pixel 63 at half brightness' });
+      const changed = (now: readonly { brightness: number; hue: number }[]) => now.flatMap((p, i) => (p.brightness === before[i]!.brightness && p.hue === before[i]!.hue ? [] : [i]));
+      expect(changed(pixels())).to.deep.equal([63]);
+
+      // Off: the uplight dark, the fixture on (the downlight is lit); pushed to the uplight only.
+      await uplight.handlers!.onOff!.off!(undefined as never);
+      expect(pixels()[63]!.brightness).to.equal(0);
+      expect(changed(pixels())).to.deep.equal([63]);
+      expect(light.state.power).to.equal('on');
+      await until(() => m.updates.some((u) => u.uuid === up && u.cluster === 'onOff' && u.attributes.onOff === false) || null, { timeoutMs: 3000, what: 'the uplight off pushed' });
+      expect(m.updates.some((u) => u.uuid === down && u.cluster === 'onOff' && u.attributes.onOff === false)).to.equal(false);
+      expect(m.updates.some((u) => u.uuid === uuidOf(CEILING) && u.cluster === 'onOff' && u.attributes.onOff === false)).to.equal(false);
+
+      // A toggle reads the part's own power: the uplight comes back on, at its level.
+      await uplight.handlers!.onOff!.toggle!(undefined as never);
+      expect(pixels()[63]!.brightness).to.be.greaterThan(0);
+      await until(() => m.updates.filter((u) => u.uuid === up && u.cluster === 'onOff').at(-1)?.attributes.onOff === true || null, { timeoutMs: 3000, what: 'the uplight on pushed' });
+
+      light.setFaults({ unresponsive: true });
+      await until(() => m.updates.some((u) => u.uuid === up && u.cluster === 'bridgedDeviceBasicInformation' && u.attributes.reachable === false) || null, { timeoutMs: 5000, what: 'the uplight unreachable with its light' });
+      light.setFaults({ unresponsive: false });
+    });
+
+    it('removes restored part devices when lights.parts is off, and those of a light gone for the grace period', async () => {
+      const restored = (serial: string, part: string, lastSeenAt: number) =>
+        ({ UUID: partUuidOf(serial, part), displayName: `x ${part}`, context: { kind: 'matter-light', serial, part, lastSeenAt } }) as unknown as MatterAccessory;
+      const gone = 'd073d5ffffff';
+      const m = fakeMatter();
+      current = rig(fleet, { matter: true, lights: { parts: false }, discovery: { removeAfterHours: 1 } }, withMatter(m));
+      current.platform.configureMatterAccessory(restored(CEILING, 'uplight', Date.now()));
+      current.platform.configureMatterAccessory(restored(gone, 'front', Date.now() - 2 * 3_600_000));
+      await current.platform.launch();
+      expect(m.unregistered).to.include(partUuidOf(gone, 'front'));
+      await until(() => m.unregistered.includes(partUuidOf(CEILING, 'uplight')) || null, { what: 'the restored uplight removed' });
+      expect(m.unregistered).to.have.length(2);
+      expect(current.log.text('info')).to.match(/Matter: removed x uplight: lights\.parts is off/).and.to.match(/Matter: removed x front: not seen for 2 h/);
+      await until(() => m.registered.has(uuidOf(CEILING)) || null, { what: 'the Ceiling itself registered' });
+      expect([...m.registered.values()].map((a) => a.displayName)).to.deep.equal(['Ceiling']);
     });
   });
 });
