@@ -26,6 +26,7 @@ const BENCHES: { name: string; script: string; args: string[] }[] = [
   { name: 'discovery', script: 'bench:discovery', args: ['--sizes', sizes, '--reps', reps, ...json('discovery')] },
   { name: 'discovery-latency50', script: 'bench:discovery', args: ['--latency-ms', '50', '--sizes', sizes, '--reps', reps, ...json('discovery-latency50')] },
   { name: 'read-state', script: 'bench:read-state', args: ['--sizes', sizes, '--reps', reps, ...json('read-state')] },
+  { name: 'node-red', script: 'bench:node-red', args: ['--reps', quick ? '3' : '7', ...json('node-red')] },
 ];
 
 function run(command: string, args: readonly string[]): void {

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
         watcher.reset(raw.power, raw.color);
         return reply({ type: 'reset-done' });
       case 'watch':
-        watcher.start(raw.target);
+        watcher.start(raw.target, raw.serials);
         return reply({ type: 'watching' });
       case 'watch-result':
         void watcher.result(raw.graceMs, raw.doneAtEpochMs).then(
@@ -39,13 +39,20 @@ async function main(): Promise<void> {
       case 'clear':
         fleet.clearRecords();
         return reply({ type: 'cleared' });
-      case 'stats':
+      case 'stats': {
+        const setByName: Record<string, number> = {};
+        for (const light of fleet.lights) {
+          for (const [name, count] of Object.entries(light.receivedByName())) if (name.startsWith('Set')) setByName[name] = (setByName[name] ?? 0) + count;
+        }
         return reply({
           type: 'stats',
           maxMessagesPerSecond: fleet.maxMessagesPerSecond(),
           errors: fleet.errors.length,
           sendErrors: fleet.lights.reduce((sum, l) => sum + l.stats.sendErrors, 0),
+          setMessages: Object.values(setByName).reduce((a, b) => a + b, 0),
+          setByName,
         });
+      }
       case 'stop':
         void fleet.stop().then(() => process.exit(0));
         return;

@@ -83,8 +83,12 @@ export interface ResidentParts {
   readonly otherAnonKiB: number;
 }
 
-/** What a set-state run asks of every light: power on and this colour (user units; hue and saturation only where the product has colour). */
+/**
+ * What a set-state run asks of every light: power on and this colour (user units; hue and saturation only where the
+ * product has colour); or, with power 'off', only that the light is off (bench/node-red.ts turns lights off between runs).
+ */
 export interface TargetState {
+  readonly power?: PowerState;
   readonly hue: number;
   readonly saturation: number;
   readonly brightness: number;
@@ -98,7 +102,8 @@ export type FleetRequest =
   // set-state bench: put every light in a known state at once (no transition) and clear the records.
   | { readonly type: 'reset'; readonly power: PowerState; readonly color: Hsbk }
   // set-state bench: from now on, note when each light first shows `target` (checked after every Set it receives).
-  | { readonly type: 'watch'; readonly target: TargetState }
+  // `serials`: only these lights (default: every light).
+  | { readonly type: 'watch'; readonly target: TargetState; readonly serials?: readonly string[] }
   // set-state bench: wait until every light shows the target or `graceMs` passed, then read every light back;
   // `doneAtEpochMs`: when the client reported done (how many lights showed the target by then).
   | { readonly type: 'watch-result'; readonly graceMs: number; readonly doneAtEpochMs: number | null };
@@ -106,7 +111,16 @@ export type FleetRequest =
 export type FleetReply =
   | { readonly type: 'ready'; readonly lights: readonly ExpectedLight[] }
   | { readonly type: 'cleared' }
-  | { readonly type: 'stats'; readonly maxMessagesPerSecond: number; readonly errors: number; readonly sendErrors: number }
+  | {
+      readonly type: 'stats';
+      readonly maxMessagesPerSecond: number;
+      readonly errors: number;
+      readonly sendErrors: number;
+      /** Set messages (SetColor, SetLightPower, SetPower, ...) received by every light together since the records were cleared. */
+      readonly setMessages: number;
+      /** The same, by message name. */
+      readonly setByName: Readonly<Record<string, number>>;
+    }
   | { readonly type: 'reset-done' }
   | { readonly type: 'watching' }
   | {

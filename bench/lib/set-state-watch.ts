@@ -13,6 +13,7 @@ const epochNow = (): number => performance.timeOrigin + performance.now();
 function targetMismatch(light: VirtualLight, target: TargetState): string | null {
   const s = light.state;
   const problems: string[] = [];
+  if (target.power === 'off') return s.power === 'off' ? null : `${light.serial} (${light.product.name}): power on`;
   if (s.power !== 'on') problems.push(`power ${s.power}`);
   if (Math.abs(s.color.brightness - target.brightness) > 0.005) problems.push(`brightness ${s.color.brightness.toFixed(3)}`);
   if (light.product.capabilities.color) {
@@ -68,9 +69,11 @@ export class FleetWatcher {
     this.fleet.clearRecords();
   }
 
-  start(target: TargetState): void {
+  /** Watches `serials` (default: every light). */
+  start(target: TargetState, serials?: readonly string[]): void {
     this.hook();
-    this.watch = new Watch(this.fleet.lights, target);
+    const only = serials === undefined ? undefined : new Set(serials);
+    this.watch = new Watch(only === undefined ? this.fleet.lights : this.fleet.lights.filter((l) => only.has(l.serial)), target);
   }
 
   /** Waits until every light showed the target or graceMs passed, then reads every light back. */

@@ -96,6 +96,8 @@ export interface NodeRed {
   readonly url: string;
   readonly userDir: string;
   readonly log: () => string;
+  /** The runtime's process id (bench/node-red.ts reads its RSS). */
+  readonly pid: number;
   /** An admin API request (JSON in and out). */
   api(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: unknown }>;
   stop(): Promise<void>;
@@ -105,11 +107,16 @@ export interface NodeRedOptions {
   readonly flows: readonly FlowNode[];
   /** Extra settings, written as JSON into settings.js. */
   readonly settings?: Record<string, unknown>;
+  /**
+   * A directory whose node_modules holds node-red and the node packages to load (default: the packed package and
+   * node-red, installedModules()); bench/node-red.ts gives the peer's here.
+   */
+  readonly modules?: string;
 }
 
 /** Starts Node-RED headless in a fresh user directory over the installed package. */
 export async function startNodeRed(options: NodeRedOptions): Promise<NodeRed> {
-  const modules = await installedModules();
+  const modules = options.modules ?? (await installedModules());
   const userDir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-nr-user-'));
   await mkdir(userDir, { recursive: true });
   await symlink(path.join(modules, 'node_modules'), path.join(userDir, 'node_modules'), 'dir');
@@ -173,6 +180,7 @@ export async function startNodeRed(options: NodeRedOptions): Promise<NodeRed> {
     url,
     userDir,
     log: () => log,
+    pid: child.pid!,
     api,
     stop: async () => {
       await stopChild(child);
