@@ -5,9 +5,15 @@
 // 10-mqtt.js config node model: register / deregister).
 
 import { LightService, LightwireError, type LightServiceOptions } from '../core/index.js';
-import { startServer, type RunningServer } from '../core/http/index.js';
-import { Fleet, defaultFleet, LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../core/simulator/index.js';
+import type { RunningServer } from '../core/http/index.js';
+import type { Fleet } from '../core/simulator/index.js';
+import { LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../core/simulator/addresses.js';
 import type { ConfigOptions } from './config-options.js';
+
+// The HTTP endpoint (Fastify, Ajv) and the virtual lights load only when a config node switches them on: together they
+// are some 25 MiB of a Node-RED runtime that uses neither (require: synchronous; the package is CommonJS).
+const httpEndpoint = (): typeof import('../core/http/index.js') => require('../core/http/index.js') as typeof import('../core/http/index.js');
+const simulator = (): typeof import('../core/simulator/index.js') => require('../core/simulator/index.js') as typeof import('../core/simulator/index.js');
 
 /** Where virtual lights are looked for: the loopback broadcast, never a real network. */
 /** How long the service outlives its last user, waiting for the nodes of the next deploy. */
@@ -280,7 +286,8 @@ export class Connection {
     try {
       if (options.virtualLights > 0) {
         // The shared discovery listener binds the loopback broadcast address, not 0.0.0.0: only this machine reaches it.
-        fleet = new Fleet(defaultFleet(options.virtualLights), { port: 0, listenAddress: LOOPBACK_BROADCAST });
+        const { Fleet: VirtualFleet, defaultFleet } = simulator();
+        fleet = new VirtualFleet(defaultFleet(options.virtualLights), { port: 0, listenAddress: LOOPBACK_BROADCAST });
         await fleet.start();
       }
       service = new LightService(serviceOptions(options, fleet?.port ?? null));
@@ -326,7 +333,7 @@ export class Connection {
   private async startHttp(running: Running, options: ConfigOptions): Promise<void> {
     const http = options.http!;
     try {
-      running.server = await startServer({ service: running.service, host: http.host, port: http.port, tokens: [...http.tokens] });
+      running.server = await httpEndpoint().startServer({ service: running.service, host: http.host, port: http.port, tokens: [...http.tokens] });
       this.httpError = null;
     } catch (err) {
       // The lights keep working for the flow; only the endpoint is missing.
