@@ -329,7 +329,7 @@ export class Executor {
     if (shared === undefined || shared.setsBegun !== setsBegun || (zones && !shared.zones)) {
       // The client's one state read: a reply to a read sent before one of our writes, or taken while its transition
       // runs, does not replace what the write set, so a relative change starts from the target, not a mid-fade sample.
-      const mine: SharedRead = { setsBegun, zones, done: this.readOrJoin(light.serial, setsBegun, zones, remaining) };
+      const mine: SharedRead = { setsBegun, zones, done: this.client.readLightState(light.serial, { zones, remainingMs: remaining }) };
       this.readsInFlight.set(light.serial, mine);
       const forget = (): void => {
         if (this.readsInFlight.get(light.serial) === mine) this.readsInFlight.delete(light.serial);
@@ -341,27 +341,5 @@ export class Executor {
     registry.answered(light.serial);
     const record = registry.get(light.serial);
     return record ? lightView(record, names) : light;
-  }
-
-  /**
-   * The read a write asks: the client's shared state read of the light (a background refresh, a first read) when one
-   * is in flight that was asked after our latest confirmed Set began and reads what this write needs, else a read of
-   * its own. Reading again behind a read already on its way would put two more requests in the light's pacing lane
-   * (GetColor and the zones), each a turn of ~66 ms once the light is busy, ahead of the write's own Sets: with a short
-   * deadline, a strip refreshed as a write to it was asked timed out. A joined read that the light did not answer is
-   * followed by a read of the write's own, inside its deadline.
-   */
-  private async readOrJoin(serial: string, setsBegun: number, zones: boolean, remaining: () => number): Promise<void> {
-    const background = this.client.stateReadInFlight(serial);
-    if (background !== undefined && background.setsBegun === setsBegun && (background.zones || !zones)) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const outOfTime = new Promise<false>((resolve) => (timer = setTimeout(resolve, remaining(), false)));
-      try {
-        if (await Promise.race([background.answered, outOfTime])) return;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-    await this.client.readLightState(serial, { zones, remainingMs: remaining });
   }
 }

@@ -54,20 +54,6 @@ export interface ClientEvents extends RegistryEvents {
 const NO_SERIAL = '000000000000';
 
 
-/** A shared state read of one light (sharedStateRead): colour, power, label and zones (or pixels), into the registry. */
-interface StateReadInFlight {
-  /** Requester.setsBegun() for the light when it was asked: a read joined later sees no newer Set of ours. */
-  readonly setsBegun: number;
-  /** Whether it reads the zones (or pixels) too: the light's product was known when it was asked. */
-  readonly zones: boolean;
-  /** True when the light answered the whole read. */
-  readonly answered: Promise<boolean>;
-  /** What callers of sharedStateRead() wait for. */
-  readonly done: Promise<void>;
-}
-
-const ignoreOutcome = (): void => undefined;
-
 export class LightClient extends EventEmitter<ClientEvents> {
   readonly transportOptions: TransportOptions;
   readonly discoveryOptions: DiscoveryOptions;
@@ -76,9 +62,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
   private requesterInstance: Requester | undefined;
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly infoInFlight = new Map<string, Promise<void>>();
-  private readonly stateInFlight = new Map<string, StateReadInFlight>();
-  /** The executor's reads before a write in flight (readLightState), by light: a background read joins them. */
-  private readonly writeReads = new Map<string, Promise<void>>();
+  private readonly stateInFlight = new Map<string, Promise<void>>();
   /** Address moves waiting for their confirming probe, as `serial@address:port`. */
   private readonly moving = new Set<string>();
   /** REGISTRY_FULL is said once per client. */
@@ -316,44 +300,23 @@ export class LightClient extends EventEmitter<ClientEvents> {
   /** refreshState without the copy of the record at the end (the background reads and first reads need none). */
   private sharedStateRead(serial: string, timeoutMs = this.discoveryOptions.readTimeoutMs): Promise<void> {
     const running = this.stateInFlight.get(serial);
-    if (running) return running.done;
-    // A write's read on its way reads what this one would (readLightState): joined, not sent again behind it.
-    const writeRead = this.writeReads.get(serial);
-    if (writeRead !== undefined) return writeRead.then(ignoreOutcome, ignoreOutcome);
-    const setsBegun = this.requesterInstance?.setsBegun(serial) ?? 0;
-    // StateReader.read reads the zones (or pixels) of a light whose product it knows when it starts.
-    const zones = this.registry.peek(serial)?.facts.product !== undefined;
-    const answered = this.readState(serial, timeoutMs).finally(() => this.stateInFlight.delete(serial));
-    const read: StateReadInFlight = { setsBegun, zones, answered, done: answered.then(ignoreOutcome) };
-    this.stateInFlight.set(serial, read);
-    return read.done;
+    if (running) return running;
+    const promise = this.readState(serial, timeoutMs).finally(() => this.stateInFlight.delete(serial));
+    this.stateInFlight.set(serial, promise);
+    return promise;
   }
 
-  /**
-   * The shared state read (background refresh, first read, refreshState()) in flight for a light, if any: the
-   * executor's read before a confirmed write joins it rather than sending GetColor and the zones read again behind it
-   * in the light's pacing lane (Executor.read).
-   */
-  stateReadInFlight(serial: string): Pick<StateReadInFlight, 'setsBegun' | 'zones' | 'answered'> | undefined {
-    return this.stateInFlight.get(serial);
-  }
-
-  /**
-   * The state read, counted like countedRead (written out here: it runs for every light, first read and refresh).
-   * True when the light answered it.
-   */
-  private async readState(serial: string, timeoutMs: number): Promise<boolean> {
-    if (!this.addressOf(serial) || !this.running) return false;
+  /** The state read, counted like countedRead (written out here: it runs for every light, first read and refresh). */
+  private async readState(serial: string, timeoutMs: number): Promise<void> {
+    if (!this.addressOf(serial) || !this.running) return;
     const asked = this.answeredMark(serial);
     try {
       await this.states.read(serial, { zones: true, remainingMs: () => timeoutMs });
       this.registry.answered(serial);
       // Its sensor, where it has one, in the background (AmbientLightReader): the state read does not wait for it.
       this.ambient.refresh(serial, timeoutMs);
-      return true;
     } catch (err) {
       this.readFailed(serial, err, asked);
-      return false;
     }
   }
 
@@ -401,17 +364,7 @@ export class LightClient extends EventEmitter<ClientEvents> {
    * `remainingMs` is asked before each request, so a caller's deadline covers them all.
    */
   readLightState(serial: string, options: StateReadOptions): Promise<void> {
-    const read = this.states.read(serial, options);
-    // One that reads all a background read would (the zones or pixels of a light that has them) serves it too.
-    const caps = this.registry.peek(serial)?.facts.product?.value.capabilities;
-    if (options.zones || (caps !== undefined && !caps.multizone && !caps.matrix)) {
-      this.writeReads.set(serial, read);
-      const forget = (): void => {
-        if (this.writeReads.get(serial) === read) this.writeReads.delete(serial);
-      };
-      read.then(forget, forget);
-    }
-    return read;
+    return this.states.read(serial, options);
   }
 
   /**
