@@ -54,7 +54,10 @@ describe('Node-RED end to end: the packed package, the example flows, a separate
     this.timeout(240_000);
     fleet = await startFleetChild(LIGHTS);
     lights = await fleetLights(fleet.controlUrl);
-    red = await startNodeRed({ flows: exampleAgainst(example, fleet.port, { refreshS: 0.5, timeoutS: 0.3 }) });
+    // A quick refresh, so a light going offline is seen within seconds. The answer timeout is 1 s, not less: right after
+    // discovery each light's first read (10 messages at once) leaves it a pacing wait of about half a second under the
+    // vendor's 20 messages a second, so a write of two messages asked then cannot fit a 0.3 s deadline on any machine.
+    red = await startNodeRed({ flows: exampleAgainst(example, fleet.port, { refreshS: 0.5, timeoutS: 1 }) });
     comms = await openComms(red);
     lan = new LanReader();
     await lan.open();
