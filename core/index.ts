@@ -90,3 +90,4 @@ export type {
   InterfaceInfo,
   PortCheck,
 } from './doctor/index.js';
+export { LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from './simulator/addresses.js';

@@ -4,10 +4,9 @@
 // always stopped on close. Users hear its health: lights found, online, offline (like the
 // 10-mqtt.js config node model: register / deregister).
 
-import { LightService, LightwireError, type LightServiceOptions } from '../core/index.js';
+import { LightService, LightwireError, LOOPBACK_ADDRESS, LOOPBACK_BROADCAST, type LightServiceOptions } from '../core/index.js';
 import type { RunningServer } from '../core/http/index.js';
 import type { Fleet } from '../core/simulator/index.js';
-import { LOOPBACK_ADDRESS, LOOPBACK_BROADCAST } from '../core/simulator/addresses.js';
 import type { ConfigOptions } from './config-options.js';
 
 // The HTTP endpoint (Fastify, Ajv) and the virtual lights load only when a config node switches them on: together they
