@@ -388,7 +388,37 @@ function details(runs: Record<string, SizeRun>): string {
       );
     }
   }
-  return ['What the figures above rest on (per N, per plugin):', '', ...rows].join('\n');
+  return ['What the figures above rest on (per N, per plugin):', '', ...rows, '', ...shortfalls(runs)].join('\n');
+}
+
+/** Why a figure can be short, and what it would take (found by timing each product alone; see the report of issue 31). */
+const WHY: Record<string, string> = {
+  'hb-write1-median':
+    "Lightwire holds a HomeKit write for its merge window (lights.mergeWindowMs, 30 ms by default) so that On, Brightness, Hue and Saturation sent as separate writes become one change; the peer sends each write at once. It would take sending the first write of a burst at once and merging only what follows within the window (one more packet when HomeKit splits a change), or a shorter window.",
+  'hb-write20-median':
+    "The 20 lights include the default fleet's multizone lights (LIFX Z, Beam): Lightwire keeps their zones, so a brightness change re-reads and rewrites the zones, paced at the vendor's 20 messages a second (about 150-170 ms for those lights alone, 1-3 ms for flat ones), while the peer's SetColor paints the whole strip one colour. It would take scaling the zones from the cached picture in one SetExtendedColorZones without the read first.",
+};
+WHY['hb-write20-p99'] = WHY['hb-write20-median']!;
+WHY['hb-write1-p99'] = WHY['hb-write1-median']!;
+
+/** Each figure where Lightwire is not ahead, by how much, and why. */
+function shortfalls(runs: Record<string, SizeRun>): string[] {
+  const out: string[] = [];
+  for (const f of figures(runs)) {
+    if (f.target?.met !== false) continue;
+    const ours = f.clients[LABEL.lightwire]!;
+    const peer = f.clients[LABEL.peer]!;
+    const by = ours
+      .map((p, i) => {
+        const a = p.values[0];
+        const b = peer[i]!.values[0];
+        if (a === null || a === undefined || b === null || b === undefined) return `N = ${p.n}: ${a ?? '> cap'} against ${b ?? '> cap'}`;
+        return `N = ${p.n}: ${a.toFixed(1)} against ${b.toFixed(1)} ${f.unit} (${(a / b).toFixed(2)}x)`;
+      })
+      .join('; ');
+    out.push(`- **Short: ${f.title}.** ${by}. ${WHY[f.id] ?? ''}`);
+  }
+  return out.length === 0 ? [] : ['Where Lightwire is not ahead:', '', ...out];
 }
 
 function build(runs: Record<string, SizeRun>, m: Machine): BenchResult & { runs: Record<string, SizeRun> } {
