@@ -26,7 +26,8 @@ import type { HbFleetReply, HbFleetRequest } from './lib/hb-fleet.js';
 import { PEER_COMMIT, PEER_DIR, PEER_MODULES, PEER_NAME, PEER_PLATFORM, peerBuilt } from './lib/hb-peer.js';
 import { assertPrivateNetns } from './lib/net-guard.js';
 
-assertPrivateNetns();
+// --rebuild rewrites the JSON's figures and text from the runs it holds, measuring nothing (no network: any namespace).
+if (!process.argv.includes('--rebuild')) assertPrivateNetns();
 
 const ROOT = path.resolve(__dirname, '..');
 const WRITES = 50;
@@ -398,6 +399,11 @@ const WHY: Record<string, string> = {
   'hb-write20-median':
     "The 20 lights include the default fleet's multizone lights (LIFX Z, Beam): Lightwire keeps their zones, so a brightness change re-reads and rewrites the zones, paced at the vendor's 20 messages a second (about 150-170 ms for those lights alone, 1-3 ms for flat ones), while the peer's SetColor paints the whole strip one colour. It would take scaling the zones from the cached picture in one SetExtendedColorZones without the read first.",
 };
+WHY['hb-silent-read'] =
+  'Both plugins answer reads from what they hold (neither waits on the network, and neither says No Response within the window): the medians are a few hundredths of a millisecond apart, within the noise of a shared machine; the slowest read is the figure in brackets.';
+WHY['hb-silent-others'] = WHY['hb-silent-read'];
+WHY['hb-rss'] =
+  'Lightwire holds more per light than the peer (product, firmware, group, location, Wi-Fi, zones and effect, read for HomeKit and its switches). Finding which part to shed would take comparing heap snapshots of the two bridges at N = 500; issue 31 §1 compares the libraries at equal work.';
 WHY['hb-write20-p99'] = WHY['hb-write20-median']!;
 WHY['hb-write1-p99'] = WHY['hb-write1-median']!;
 
@@ -413,7 +419,8 @@ function shortfalls(runs: Record<string, SizeRun>): string[] {
         const a = p.values[0];
         const b = peer[i]!.values[0];
         if (a === null || a === undefined || b === null || b === undefined) return `N = ${p.n}: ${a ?? '> cap'} against ${b ?? '> cap'}`;
-        return `N = ${p.n}: ${a.toFixed(1)} against ${b.toFixed(1)} ${f.unit} (${(a / b).toFixed(2)}x)`;
+        const v = (x: number): string => (x < 10 ? x.toPrecision(2) : x.toFixed(1));
+        return `N = ${p.n}: ${v(a)} against ${v(b)} ${f.unit} (${(a / b).toFixed(2)}x)`;
       })
       .join('; ');
     out.push(`- **Short: ${f.title}.** ${by}. ${WHY[f.id] ?? ''}`);
@@ -436,7 +443,8 @@ function build(runs: Record<string, SizeRun>, m: Machine): BenchResult & { runs:
       `(the peer sets the serial once it has read the light's firmware, hardware and state; /accessories polled every 100 ms). Writes: a PUT of ` +
       `Brightness, timed until the fleet shows every written light at that brightness (${WRITES} each; ${MANY} lights in one PUT). Reads: GET /characteristics ` +
       `of On and Brightness of one light per request, the lights in turn, ${READERS} keep-alive connections for ${READ_S} s. Unresponsive: one light stops answering ` +
-      `(but discovery); for ${WINDOW_S} s its On and Brightness are read back to back while the other lights are read on another connection. RSS: the ` +
+      `(but discovery); for ${WINDOW_S} s its On and Brightness are read back to back while the other lights are read on another connection ` +
+      `("before": those other lights read on one connection alone, so part of any difference is the second connection, not the silent light). RSS: the ` +
       `Homebridge process's VmRSS once it is ${holds.map((h) => `${h} s`).join(' / ')} old (the hold; 300 s asked by issue 31${holds.some((h) => h < 300) ? '; shorter here where said' : ''}), ` +
       `lights held and nobody asking. One run per N and plugin; the machine's 2 cores are shared with other work, so expect noise. ` +
       `\`npm run bench:homebridge\` (\`-- --sizes 10,100,500 --hold-s 300\`).`,
@@ -457,6 +465,11 @@ async function main(): Promise<void> {
   const holdS = Number(flag('--hold-s', '300'));
   const only = argv.includes('--only') ? (flag('--only', '') as PluginKey) : undefined;
   const jsonFile = path.resolve(ROOT, flag('--json', 'bench/results/homebridge.json'));
+  if (argv.includes('--rebuild')) {
+    const held = JSON.parse(readFileSync(jsonFile, 'utf8')) as { runs: Record<string, SizeRun>; machine: Machine };
+    writeFileSync(jsonFile, `${JSON.stringify(build(held.runs, held.machine), null, 1)}\n`);
+    return;
+  }
   if (!peerBuilt()) throw new Error(`${PEER_NAME} is not built in ${PEER_DIR}: run \`node --import tsx bench/lib/hb-peer.ts\` (npm run bench:homebridge does)`);
   console.error(`packing Lightwire and installing the tarball (offline)…`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'lightwire-hbbench-'));
