@@ -27,6 +27,9 @@ const BENCHES: { name: string; script: string; args: string[] }[] = [
   { name: 'discovery-latency50', script: 'bench:discovery', args: ['--latency-ms', '50', '--sizes', sizes, '--reps', reps, ...json('discovery-latency50')] },
   { name: 'read-state', script: 'bench:read-state', args: ['--sizes', sizes, '--reps', reps, ...json('read-state')] },
   { name: 'node-red', script: 'bench:node-red', args: ['--reps', quick ? '3' : '7', ...json('node-red')] },
+  // Two real Homebridges per N, each held 5 minutes (about 25 minutes in all; --quick holds them 60 s). Not 500: a
+  // HAP bridge carries 149 lights, and the peer's Homebridge exits past that (bench/homebridge.ts).
+  { name: 'homebridge', script: 'bench:homebridge', args: ['--sizes', '10,100', ...(quick ? ['--hold-s', '60'] : []), ...json('homebridge')] },
 ];
 
 function run(command: string, args: readonly string[]): void {

@@ -10,7 +10,7 @@ import { figureTable, format, summary, type BenchResult, type Figure, type Point
 
 const ROOT = path.resolve(__dirname, '..');
 /** The order of the sections; a result file that is missing is left out (and said so). */
-const ORDER = ['set-state', 'http', 'discovery', 'discovery-latency50', 'read-state', 'codec', 'node-red'] as const;
+const ORDER = ['set-state', 'http', 'discovery', 'discovery-latency50', 'read-state', 'homebridge', 'node-red', 'codec'] as const;
 /** The chart the README shows. */
 export const HEADLINE_CHART = 'perf-set-confirmed-warm.svg';
 
@@ -196,7 +196,7 @@ function main(): void {
       `Every network benchmark runs on loopback inside a private network namespace; nothing leaves the machine.`,
     '',
     'Run them all with `npm run bench` (about half an hour), which rewrites this page; one at a time with `npm run bench:set-state`, ' +
-      '`bench:http`, `bench:discovery`, `bench:read-state`, `bench:codec` and `bench:node-red` (see each file in bench/ for its options).',
+      '`bench:http`, `bench:discovery`, `bench:read-state`, `bench:homebridge`, `bench:node-red` and `bench:codec` (see each file in bench/ for its options).',
     '',
   ];
   // Summary: every figure with a target, and the headline comparisons at N = 500.

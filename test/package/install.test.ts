@@ -106,6 +106,13 @@ describe('the packed package, installed into an empty project', function () {
     expect(broken).to.deep.equal([]);
   });
 
+  it('brings none of the peers the benchmarks measure (built under node_modules/.cache for development only)', async () => {
+    const names = tree.packages.map((p) => path.basename(p));
+    expect(names.filter((n) => ['homebridge-lifx-plugin', 'lifx-lan-client', 'node-lifx', 'node-lifx-lan', 'node-red-contrib-node-lifx'].includes(n))).to.deep.equal([]);
+    const listing = await run('tar', ['-tzf', tarball], os.tmpdir());
+    expect(listing.stdout.split('\n').filter((f) => /lightwire-peers|hb-peer|homebridge-lifx-plugin/.test(f))).to.deep.equal([]);
+  });
+
   it('brings no Node binary: no node or node-linux-* package, no file over 20 MB, and a small total', () => {
     const names = tree.packages.map((p) => path.relative(path.join(project, 'node_modules'), p).split(path.sep).filter((s) => s !== 'node_modules').join('/'));
     expect(names).to.include('homebridge-lightwire');
