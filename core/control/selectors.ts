@@ -262,9 +262,10 @@ export function resolveSelectors(
   if (found.size === 0) {
     throw new LightwireError('LIGHTS_NOT_FOUND', { selector: selectors.map((s) => s.text).join(',') });
   }
-  return [...found.values()]
-    .sort((a, b) => compareLights(a.light, b.light))
-    .map(({ light, whole, zones }) => ({
+  // compareLights' order, each light's lower-case serial (its key) made once rather than in every comparison.
+  return [...found]
+    .sort(([keyA, a], [keyB, b]) => compareText(a.light.label, b.light.label) || compareText(keyA, keyB))
+    .map(([, { light, whole, zones }]) => ({
       light,
       zones: whole || !light.capabilities.multizone ? null : mergeZones(zones),
     }));
