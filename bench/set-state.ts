@@ -3,7 +3,7 @@
 // fleet: lifx-lan-client 2.1.2 (acked and fire-and-forget), node-lifx-lan 0.5.0 (each write awaited, at most 20
 // lights in flight) and node-lifx 0.8.0 (acked and fire-and-forget). See lib/set-state-worker.ts for each client.
 // Usage: npm run bench:set-state [-- --quick | --reps K | --sizes 10,100,500,1000 | --modes ours-acked,nll |
-//        --cap-ms MS | --go-at-ms 2200,3900 | --json FILE]
+//        --cap-ms MS | --go-at-ms 2200,3900 | --cpu-prof-dir DIR | --json FILE]
 //
 // Each client process makes two calls: the first of the process (cold) and a second one (warm). Before every call the
 // fleet puts every light OFF in one known colour (so colour-then-power is exercised), and every call asks for a colour
@@ -48,6 +48,8 @@ interface Options {
   readonly modes: readonly SetStateMode[];
   /** When each call of a worker starts, ms after its client was created. */
   readonly goAtMs: readonly number[];
+  /** `--cpu-prof-dir DIR`: every worker writes a CPU profile of its warm call there (for finding where a call's time goes). */
+  readonly cpuProfDir: string | undefined;
 }
 
 function options(argv: readonly string[] = process.argv.slice(2)): Options {
@@ -66,6 +68,7 @@ function options(argv: readonly string[] = process.argv.slice(2)): Options {
     // Ours broadcasts at 0, 0.6, 1.8, 3.6 and 5.6 s after start, lifx-lan-client and node-lifx every 5 s: both calls
     // (a few hundred ms each) fall in gaps of all, and the first one at least half a second after every light was read.
     goAtMs: (value('--go-at-ms') ?? '2200,3900').split(',').map(Number),
+    cpuProfDir: value('--cpu-prof-dir'),
   };
 }
 
@@ -222,6 +225,44 @@ function timeFigure(
   return { id, title, unit: 'ms', lowerIsBetter: true, clients, chart: true, ...(t ? { target: t } : {}) };
 }
 
+/** The fast set against the floor: Lightwire fast's time to hand every datagram over divided by the floor's, per repetition. */
+const RATIO_TARGET = 1.3;
+const RATIO_SIZES = [500, 1000];
+
+function floorRatioFigure(o: Options, runs: readonly Run[], call: number): Figure {
+  const points: Point[] = [];
+  for (const n of o.sizes) {
+    const values: (number | null)[] = [];
+    for (let rep = 0; rep < o.reps; rep++) {
+      const at = (mode: SetStateMode): Run | undefined => runs.find((r) => r.n === n && r.mode === mode && r.call === call && r.rep === rep);
+      const ours = at('ours-fast');
+      const floor = at('floor');
+      if (ours === undefined || floor === undefined) continue;
+      // A run that did not set every light, or did not hand everything over, has no ratio (shown as > cap).
+      const done = (r: Run): number | null => (r.matched === r.n ? r.handedMs : null);
+      const a = done(ours);
+      const b = done(floor);
+      values.push(a === null || b === null || b <= 0 ? null : a / b);
+    }
+    if (values.length > 0) points.push({ n, values });
+  }
+  const label = `${MODE_LABEL['ours-fast']} / ${MODE_LABEL.floor}`;
+  const when = call === 2 ? 'warm' : 'cold (the first call of the process)';
+  const figure: Figure = {
+    id: `set-fast-floor-ratio-${callLabel(call)}`,
+    title:
+      `Fast set of N lights, ${when}: Lightwire's time to hand every datagram to the socket divided by the bare dgram loop's ` +
+      '(the floor), per repetition: its two client processes on the same fleet in the same run',
+    unit: 'x',
+    lowerIsBetter: true,
+    clients: { [label]: points },
+  };
+  if (call !== 2) return figure;
+  const checked = RATIO_SIZES.map((n) => points.find((p) => p.n === n)).filter((p): p is Point => p !== undefined);
+  const met = checked.length === RATIO_SIZES.length && checked.every((p) => summary(p).median <= RATIO_TARGET);
+  return { ...figure, target: { text: `Lightwire at most ${RATIO_TARGET}x the floor at N = ${RATIO_SIZES.join(' and ')}`, met } };
+}
+
 function rightFigure(o: Options, runs: readonly Run[]): Figure {
   const clients: Record<string, Point[]> = {};
   for (const mode of o.modes) {
@@ -290,7 +331,8 @@ async function main(): Promise<void> {
         const order = o.modes.map((_, i) => o.modes[(i + rep) % o.modes.length]!);
         for (const mode of order) {
           if (capped.has(mode)) continue;
-          const calls = await runWorker(fleet, { mode, n, capMs: o.capMs, lights }, o, rep, nextTarget);
+          const prof = o.cpuProfDir === undefined ? {} : { cpuProfFile: path.resolve(o.cpuProfDir, `${mode}-${n}-rep${rep + 1}-warm.cpuprofile`) };
+          const calls = await runWorker(fleet, { mode, n, capMs: o.capMs, lights, ...prof }, o, rep, nextTarget);
           for (const run of calls) {
             runs.push(run);
             console.error(progress(run));
@@ -315,6 +357,7 @@ async function main(): Promise<void> {
         call === 2 ? at500('Lightwire under 50 ms for 500 lights, every one verified by the fleet', 50) : undefined),
       timeFigure(`set-fast-handed-${callLabel(call)}`, `Fast set of N lights, ${when}: until every datagram was handed to the socket`, o, runs, UNCONFIRMED, call, (r) => r.handedMs,
         call === 2 ? at500('Lightwire under 10 ms for 500 lights', 10) : undefined),
+      floorRatioFigure(o, runs, call),
       timeFigure(`set-fast-shown-${callLabel(call)}`, `Fast set of N lights, ${when}: until the fleet saw every light in the new state`, o, runs, UNCONFIRMED, call, (r) => r.shownMs),
       timeFigure(`set-confirmed-shown-${callLabel(call)}`, `Confirmed set of N lights, ${when}: until the fleet saw every light in the new state`, o, runs, CONFIRMED, call, (r) => r.shownMs),
     );
