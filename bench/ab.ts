@@ -23,7 +23,7 @@ type Bench = (typeof BENCHES)[number];
 /** Lightwire's clients only, and none of the diagnostics: the figures a change of the library can move. */
 const ARGS: Record<Bench, (sizes: string) => string[]> = {
   'set-state': (sizes) => ['--sizes', sizes, '--modes', 'ours-acked,ours-fast'],
-  'read-state': (sizes) => ['--sizes', sizes, '--clients', 'ours', '--main-thread-compile-sizes', 'none', '--small-young-sizes', 'none'],
+  'read-state': (sizes) => ['--sizes', sizes, '--clients', 'ours', '--main-thread-compile-sizes', 'none', '--small-young-sizes', 'none', '--facts-sizes', 'none'],
   discovery: (sizes) => ['--sizes', sizes, '--clients', 'ours', '--same-age-sizes', 'none'],
 };
 

@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 
-export type Unit = 'ms' | 'MiB' | 'KiB' | 'lights' | 'msg/s' | 'req/s';
+export type Unit = 'ms' | 'MiB' | 'KiB' | 'lights' | 'msg/s' | 'req/s' | 'x';
 
 /** One client's runs at one N: a value per run, null for a run that did not finish within the cap. */
 export interface Point {
@@ -91,6 +91,8 @@ export function format(v: number, unit: Unit): string {
       return `${v.toFixed(1)} MiB`;
     case 'KiB':
       return `${v.toFixed(1)} KiB`;
+    case 'x':
+      return `${v.toFixed(2)}x`;
     default:
       return `${Math.round(v)}`;
   }

@@ -50,7 +50,7 @@ export const LABEL: Record<ClientName, string> = {
   nl: 'node-lifx 0.8.0',
 };
 
-export type BenchTask = Exclude<Task, 'baseline'>;
+export type BenchTask = Exclude<Task, 'baseline' | 'read-facts'>;
 
 export interface SuiteOptions {
   readonly task: BenchTask;
@@ -65,13 +65,18 @@ export interface SuiteOptions {
   readonly sameAgeSizes: readonly number[];
   /** Per diagnostic setting, the N at which every client is also run (as often) with it. */
   readonly diagnosticSizes: Readonly<Record<Diagnostic, readonly number[]>>;
+  /**
+   * read-state: the N at which every client is also run (as often) at equal work, reading what Lightwire reads of each
+   * light with its own API (task read-facts), for the memory figures at equal work.
+   */
+  readonly factsSizes: readonly number[];
 }
 
 /**
  * `--quick` (1 repetition), `--reps K`, `--sizes 10,100`, `--cap-ms`, `--settle-ms`, `--clients ours,llc`, `--latency-ms`,
  * `--same-age-sizes 500` (discovery's default; none for read-state, `--same-age-sizes none` for none),
  * `--main-thread-compile-sizes 500` and `--small-young-sizes 500` (read-state's defaults; none for discovery, whose capped peers
- * cost 30 s a run).
+ * cost 30 s a run), `--facts-sizes 10,500` (read-state's default: equal work; none for discovery).
  */
 export function suiteOptions(task: BenchTask, argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
   const value = (flag: string): string | undefined => {
@@ -95,6 +100,7 @@ export function suiteOptions(task: BenchTask, argv: readonly string[] = process.
       'main-thread-compile': sizeList(value('--main-thread-compile-sizes') ?? (task === 'read-state' ? '500' : 'none')),
       'small-young': sizeList(value('--small-young-sizes') ?? (task === 'read-state' ? '500' : 'none')),
     },
+    factsSizes: task === 'read-state' ? sizeList(value('--facts-sizes') ?? '10,500') : [],
   };
 }
 
@@ -184,8 +190,8 @@ function progress(r: Run): string {
   const parts = [`found ${r.found}/${r.n} in ${ms(r.discoveryMs)}`];
   if (r.describedMs !== null) parts.push(`described ${ms(r.describedMs)}`);
   parts.push(`drops ${r.dropsUntilFound}/${r.dropsWholeRun} (client socket ${r.dropsClientSocket})`);
-  if (r.task === 'read-state') {
-    parts.push(`read ${ms(r.readMs)}: ${r.correct} right, ${r.wrong} wrong, ${r.missing} missing, ${r.dropsDuringReads} drops`);
+  if (r.task === 'read-state' || r.task === 'read-facts') {
+    parts.push(`${r.task === 'read-facts' ? 'facts read' : 'read'} ${ms(r.readMs)}: ${r.correct} right, ${r.wrong} wrong, ${r.missing} missing, ${r.dropsDuringReads} drops`);
     if (r.wrongExamples.length > 0) parts.push(`e.g. ${r.wrongExamples[0]}`);
   }
   parts.push(
@@ -195,7 +201,8 @@ function progress(r: Run): string {
     `max ${r.fleetMaxRate} msg/s to a light`,
   );
   const setting = r.v8 === 'default' ? '' : ` (${DIAGNOSTICS[r.v8].flags.join(' ')})`;
-  return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)}${setting} ${parts.join(', ')}`;
+  const task = r.task === 'read-facts' ? ' (equal work)' : '';
+  return `  N=${r.n} rep ${r.rep + 1} ${r.client.padEnd(6)}${setting}${task} ${parts.join(', ')}`;
 }
 
 export interface SuiteResult {
@@ -238,6 +245,24 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
           }
         }
       }
+      // Equal work: every client reads every light's facts and state with its own API (one that could not find the
+      // fleet is not run again; one that does not finish the reads within the cap is shown with how far it got).
+      const factsCapped = new Set<ClientName>();
+      for (let rep = 0; options.factsSizes.includes(n) && rep < options.reps; rep++) {
+        const order = options.clients.map((_, i) => options.clients[(i + rep) % options.clients.length]!);
+        for (const client of order) {
+          if (capped.has(client) && !runs.some((r) => r.n === n && r.client === client && r.discoveryMs !== null)) continue;
+          if (factsCapped.has(client)) continue;
+          await fleet.request({ type: 'clear' }, 'cleared');
+          const result = await runWorker({ client, task: 'read-facts', expected: fleet.lights, capMs: options.capMs, settleMs: options.settleMs });
+          const stats = await fleet.request({ type: 'stats' }, 'stats');
+          const run: Run = { ...result, rep, fleetMaxRate: stats.maxMessagesPerSecond, v8: 'default' };
+          runs.push(run);
+          if (run.discoveryMs === null || run.readMs === null) factsCapped.add(client);
+          console.error(progress(run));
+          await sleep(300);
+        }
+      }
     } finally {
       await fleet.stop();
     }
@@ -260,22 +285,28 @@ function figure(
     sizes?: readonly number[];
     /** The runs it is taken from: node's defaults unless said otherwise. */
     v8?: V8Setting;
+    /** The runs' task: the suite's unless said otherwise. */
+    task?: Task;
+    /** When a memory figure's point is not compared (Point.partial): by default a run that found fewer than half. */
+    partialIf?: (r: Run, n: number) => boolean;
   },
 ): Figure {
   const v8 = spec.v8 ?? 'default';
+  const task = spec.task ?? o.task;
+  const partialIf = spec.partialIf ?? ((r: Run, n: number) => r.found * 2 < n);
   const clients: Record<string, Point[]> = {};
   for (const c of o.clients) {
     if (spec.only && !spec.only.includes(c)) continue;
     clients[LABEL[c]] = (spec.sizes ?? o.sizes)
       .map((n) => {
-        const rs = suite.runs.filter((r) => r.n === n && r.client === c && r.v8 === v8);
+        const rs = suite.runs.filter((r) => r.n === n && r.client === c && r.v8 === v8 && r.task === task);
         const note = spec.note?.(rs, n);
-        const partial = spec.unit === 'MiB' && rs.some((r) => r.found * 2 < n);
+        const partial = spec.unit === 'MiB' && rs.some((r) => partialIf(r, n));
         return { n, values: rs.map(spec.get), ...(note ? { note } : {}), ...(partial ? { partial: true as const } : {}) };
       })
       .filter((p) => p.values.length > 0);
   }
-  const { get: _get, note: _note, only: _only, sizes: _sizes, v8: _v8, ...rest } = spec;
+  const { get: _get, note: _note, only: _only, sizes: _sizes, v8: _v8, task: _task, partialIf: _partialIf, ...rest } = spec;
   return { ...rest, clients };
 }
 
@@ -300,9 +331,14 @@ const unfinished = (what: string) => (rs: readonly Run[], n: number): string | u
 };
 
 /** The marginal heap per light: the heap after GC at the largest N less at the smallest, per light (KiB). */
-function heapPerLight(o: SuiteOptions, suite: SuiteResult, c: ClientName): number | undefined {
-  const runs = suite.runs.filter((r) => r.v8 === 'default');
-  const sizes = o.sizes.filter((n) => runs.some((r) => r.n === n && r.client === c && r.found >= n));
+function heapPerLight(o: SuiteOptions, suite: SuiteResult, c: ClientName, task: Task = o.task, sizesRun: readonly number[] = o.sizes): number | undefined {
+  const runs = suite.runs.filter((r) => r.v8 === 'default' && r.task === task);
+  // Only sizes at which the client did the whole task in every run (found every light; at equal work, read them all).
+  // At equal work only sizes at which every run read every light; otherwise (as before) one that found them all.
+  const sizes = sizesRun.filter((n) => {
+    const rs = runs.filter((r) => r.n === n && r.client === c);
+    return task === 'read-facts' ? rs.length > 0 && rs.every((r) => r.correct >= n) : rs.some((r) => r.found >= n);
+  });
   if (sizes.length < 2) return undefined;
   const lo = Math.min(...sizes);
   const hi = Math.max(...sizes);
@@ -458,6 +494,8 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
     '|---|---:|',
     ...perLight.map((x) => `| ${LABEL[x.c]} | ${x.kib.toFixed(1)} |`),
   ].join('\n');
+  const equalWork = equalWorkFigures(o, suite);
+  figures.push(...equalWork.figures);
   return {
     bench: o.latencyMs > 0 ? `${o.task}-latency${o.latencyMs}` : o.task,
     title,
@@ -478,8 +516,79 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
       diagnosticsRun
         .map(({ d, sizes }) => `At N=${sizes.join(', ')} every client also ran ${o.reps} more time(s) with ${DIAGNOSTICS[d].what}, for the diagnostic figure only. `)
         .join('') +
+      (o.factsSizes.length > 0
+        ? `At N=${o.factsSizes.join(', ')} every client also ran ${o.reps} more time(s) at equal work (the "Equal work" figures): after finding the fleet ` +
+          "and the settle, it read every light's label, version, host firmware, group, location, Wi-Fi info and state with its own API " +
+          '(lifx-lan-client and node-lifx: their light methods, and GetGroup and GetLocation through their own packet.create, send and ' +
+          "addMessageHandler, as those methods do; node-lifx-lan: its deviceGet… methods and lightGet(), one light's in turn, at most 20 lights " +
+          "in flight; Lightwire: its first reads on discovery read them, the run checks every fact is held and reads the state again), all " +
+          `lights at once, within ${o.capMs / 1000} s; a light counts when every reply came and the state and label are the light's. What ` +
+          "was read is kept (Lightwire's in its registry, the peers' replies in the worker), as an application would keep it. " +
+          'The memory is taken as for the other figures, at the end of that run. '
+        : '') +
       `A worker that loads no client peaks at ${(suite.baselineRssKiB / 1024).toFixed(1)} MiB RSS (node and the harness).`,
     figures,
-    details,
+    details: equalWork.details === undefined ? details : `${details}\n\n${equalWork.details}`,
   };
+}
+
+/** At these N Lightwire's equal-work targets are checked. */
+const EQUAL_WORK_N = 500;
+/** Lightwire's heap per light at equal work stays under this (KiB). */
+const EQUAL_WORK_HEAP_KIB = 4;
+
+/**
+ * Memory at equal work (task read-facts): every client has read, with its own API, each light's label, version, host
+ * firmware, group, location, Wi-Fi info and state. A client that read fewer than half of the lights is shown, not
+ * compared.
+ */
+function equalWorkFigures(o: SuiteOptions, suite: SuiteResult): { figures: Figure[]; details?: string } {
+  const sizes = o.sizes.filter((n) => o.factsSizes.includes(n) && suite.runs.some((r) => r.n === n && r.task === 'read-facts'));
+  if (sizes.length === 0) return { figures: [] };
+  const partialIf = (r: Run, n: number): boolean => r.correct * 2 < n;
+  const common = { task: 'read-facts' as const, sizes, partialIf, note: unfinished('read') };
+  const what = "label, version, host firmware, group, location, Wi-Fi info and state";
+  const right = figure(o, suite, {
+    ...common,
+    id: 'read-facts-right',
+    title: `Equal work: lights whose ${what} were all read, with its own API, and the state given to the right light (every run)`,
+    unit: 'lights',
+    lowerIsBetter: false,
+    get: (r) => r.correct,
+  });
+  const rss = figure(o, suite, {
+    ...common,
+    id: 'read-facts-rss-end',
+    title: `Equal work: RSS of the client process at the end of the run, every light's ${what} read and held`,
+    unit: 'MiB',
+    lowerIsBetter: true,
+    chart: true,
+    get: (r) => r.endRssKiB / 1024,
+  });
+  const heap = figure(o, suite, {
+    ...common,
+    id: 'read-facts-heap',
+    title: `Equal work: V8 heap in use after full collections at the end of the run, every light's ${what} read`,
+    unit: 'MiB',
+    lowerIsBetter: true,
+    get: (r) => r.heapAfterGcKiB / 1024,
+  });
+  const lightest = bestPeerAt(rss, EQUAL_WORK_N);
+  const ours = oursAt(rss, EQUAL_WORK_N);
+  const rssWithTarget =
+    lightest !== undefined && ours !== undefined ? { ...rss, target: { text: `Lightwire at most the lightest peer at N=${EQUAL_WORK_N}, at equal work`, met: ours <= lightest } } : rss;
+  const perLight = o.clients
+    .map((c) => ({ c, kib: heapPerLight(o, suite, c, 'read-facts', sizes) }))
+    .map((x) => ({ ...x, text: x.kib === undefined ? 'n/a (did not read every light in every run at two sizes)' : x.kib.toFixed(1) }));
+  const oursKib = perLight.find((x) => x.c === 'ours')?.kib;
+  const details = [
+    `Equal work: heap per light after GC (the heap at N=${Math.max(...sizes)} less the heap at N=${Math.min(...sizes)}, per light)` +
+      (oursKib !== undefined ? `; target for Lightwire under ${EQUAL_WORK_HEAP_KIB} KiB: **${oursKib < EQUAL_WORK_HEAP_KIB ? 'met' : 'not met'}**` : '') +
+      ':',
+    '',
+    '| client | KiB per light |',
+    '|---|---:|',
+    ...perLight.map((x) => `| ${LABEL[x.c]} | ${x.text} |`),
+  ].join('\n');
+  return { figures: [right, rssWithTarget, heap], details };
 }

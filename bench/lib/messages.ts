@@ -4,7 +4,11 @@ import type { Hsbk, PowerState } from '../../core/protocol/index.js';
 
 /** ours: Lightwire's LightClient; llc: lifx-lan-client 2.1.2; nll: node-lifx-lan 0.5.0; nl: node-lifx 0.8.0. */
 export type ClientName = 'ours' | 'llc' | 'nll' | 'nl';
-export type Task = 'discovery' | 'read-state' | 'baseline';
+/**
+ * read-facts: equal work for the memory figures: every client reads, with its own API, what Lightwire reads of each
+ * light (label, version, host firmware, group, location, Wi-Fi info, state).
+ */
+export type Task = 'discovery' | 'read-state' | 'read-facts' | 'baseline';
 
 /** A virtual light as the fleet process reports it: the truth the replies are checked against. */
 export interface ExpectedLight {

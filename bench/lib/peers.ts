@@ -29,12 +29,23 @@ export interface LlcState {
   readonly label: string;
 }
 export interface LlcLight {
+  readonly id: string;
+  readonly client: LlcClient;
+  getLabel(cb: (err: Error | null, label: string | null) => void): void;
+  getHardwareVersion(cb: (err: Error | null, version: unknown) => void): void;
+  getFirmwareVersion(cb: (err: Error | null, version: unknown) => void): void;
+  getWifiInfo(cb: (err: Error | null, info: unknown) => void): void;
   color(hue: number, saturation: number, brightness: number, kelvin: number, duration: number, cb?: LlcCallback): void;
   on(duration: number, cb?: LlcCallback): void;
   getState(cb: (err: Error | null, state: LlcState | null) => void): void;
 }
 export interface LlcClient {
   devices: Record<string, LlcLight>;
+  readonly source: string;
+  /** Sends a packet (packet.create); returns its sequence number. */
+  send(packet: unknown): number;
+  /** Calls back with the reply of this type to the packet with this sequence number (or a timeout error). */
+  addMessageHandler(type: string, cb: (err: Error | null, msg: Record<string, unknown> | null) => void, sequence: number): void;
   socket: { setRecvBufferSize(bytes: number): void };
   init(options: Record<string, unknown>, cb: () => void): void;
   on(event: 'light-new', cb: () => void): void;
@@ -50,8 +61,12 @@ export function llcInitOptions(library: LlcLibrary): Record<string, unknown> {
   return { broadcast: BROADCAST, ...bind, startDiscovery: true };
 }
 
-export function loadLlc(library: LlcLibrary, require: NodeJS.Require): { Client: new () => LlcClient } {
-  return require(library) as { Client: new () => LlcClient };
+export interface LlcPacketModule {
+  create(type: string, params: Record<string, unknown>, source: string): Record<string, unknown>;
+}
+
+export function loadLlc(library: LlcLibrary, require: NodeJS.Require): { Client: new () => LlcClient; packet: LlcPacketModule } {
+  return require(library) as { Client: new () => LlcClient; packet: LlcPacketModule };
 }
 
 // node-lifx-lan 0.5.0: promises, hue and saturation 0-1.
@@ -64,6 +79,12 @@ export interface NllColor {
 export interface NllDevice {
   readonly ip: string;
   readonly mac: string;
+  deviceGetLabel(): Promise<{ label: string }>;
+  deviceGetVersion(): Promise<unknown>;
+  deviceGetHostFirmware(): Promise<unknown>;
+  deviceGetGroup(): Promise<unknown>;
+  deviceGetLocation(): Promise<unknown>;
+  deviceGetWifiInfo(): Promise<unknown>;
   lightGet(): Promise<{ color: NllColor; power: number; label: string }>;
   lightSetColor(p: { color: NllColor; duration: number }): Promise<unknown>;
   lightSetPower(p: { level: number; duration: number }): Promise<unknown>;

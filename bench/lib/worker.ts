@@ -12,7 +12,7 @@ import v8 from 'node:v8';
 import type { Hsbk, PowerState } from '../../core/protocol/index.js';
 import type { ExpectedLight, ResidentParts, WorkerConfig, WorkerResult } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';
-import { BROADCAST, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, type LlcClient, type LlcLibrary, type NllDevice, type NllModule } from './peers.js';
+import { BROADCAST, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, type LlcClient, type LlcLibrary, type LlcState, type NllDevice, type NllModule } from './peers.js';
 import { rcvbufErrors, socketDrops } from './udp-stats.js';
 
 guardLoopbackSends();
@@ -41,17 +41,25 @@ interface Adapter {
   onDescribed?(listener: () => void): void;
   /** GetColor -> LightState for one light. May never settle (lifx-lan-client sends Gets once, without retries). */
   readState(light: ExpectedLight): Promise<Outcome>;
+  /**
+   * Equal work (task read-facts): what Lightwire reads of each light, with this library's own API: label, version,
+   * host firmware, group, location, Wi-Fi info and state. The reading is the state, its label the label read.
+   */
+  readFacts(light: ExpectedLight): Promise<Outcome>;
   localPort(): number;
   stop(): Promise<void>;
 }
 
 type OurModules = typeof import('../../core/index.js') & typeof import('../../core/protocol/index.js');
 
+/** The facts Lightwire's first reads keep of every light (label and state come with LightState). */
+const OUR_FACTS = ['label', 'product', 'firmware', 'group', 'location', 'wifi', 'power', 'color'] as const;
+
 function createOurs({ LightClient, hsbkFromWire, powerFromWire }: OurModules): Adapter {
   // Defaults everywhere (burst schedule, background refresh, first reads on discovery), except where to broadcast.
   const client = new LightClient({ discovery: { broadcastAddresses: [BROADCAST], port: LIFX_PORT } });
   client.on('error', () => undefined);
-  return {
+  const adapter: Adapter = {
     start: () => client.start(),
     found: () => client.registry.size,
     onFound: (listener) => void client.on('added', listener),
@@ -75,15 +83,26 @@ function createOurs({ LightClient, hsbkFromWire, powerFromWire }: OurModules): A
         return { ok: false, reason: err instanceof Error ? err.message : String(err) };
       }
     },
+    // Its first reads on discovery read version, host firmware, group, location, Wi-Fi info and state (its defaults):
+    // the facts must be held; then the state is read again, as every peer reads it.
+    readFacts: async (light) => {
+      const facts = client.registry.peek(light.serial)?.facts;
+      if (facts === undefined) return NOT_DISCOVERED;
+      const lacking = OUR_FACTS.filter((f) => facts[f] === undefined);
+      if (lacking.length > 0) return { ok: false, reason: `not read: ${lacking.join(', ')}` };
+      return adapter.readState(light);
+    },
     localPort: () => (client as unknown as { endpoint: { port: number } }).endpoint.port,
     stop: () => client.stop(),
   };
+  return adapter;
 }
 
 function createLlc(library: LlcLibrary): Adapter {
-  const { Client } = loadLlc(library, createRequire(__filename));
+  const { Client, packet } = loadLlc(library, createRequire(__filename));
   const client: LlcClient = new Client();
   client.on('error', () => undefined);
+  const held = new Map<string, unknown[]>();
   return {
     // Its defaults (lifx-lan-client: re-broadcast every 5 s, 50 ms per-light queue, 3 sends with ack; node-lifx: one
     // queue for the client, a message every 50 ms), bound and broadcasting as peers.ts says.
@@ -104,6 +123,44 @@ function createLlc(library: LlcLibrary): Adapter {
           });
         });
       }),
+    // Its light methods for label, hardware and firmware version, Wi-Fi info and state; group and location have no
+    // method, so their packets go through its own packet.create, send and addMessageHandler, as its methods do.
+    readFacts: (light) =>
+      new Promise((resolve) => {
+        const device = client.devices[light.serial];
+        if (device === undefined) return resolve(NOT_DISCOVERED);
+        let left = 7;
+        let failure: string | undefined;
+        let label: string | null = null;
+        let state: LlcState | null = null;
+        // What it read is kept, as an application would and as Lightwire's registry does: equal work, equal holdings.
+        const facts: unknown[] = [];
+        held.set(light.serial, facts);
+        const done = (err: Error | null, fact?: unknown): void => {
+          if (err && failure === undefined) failure = err.message;
+          if (fact !== undefined && fact !== null) facts.push(fact);
+          if (--left > 0) return;
+          if (failure !== undefined || state === null || label === null) return resolve({ ok: false, reason: failure ?? 'no state' });
+          const { hue, saturation, brightness, kelvin } = state.color;
+          resolve({ ok: true, got: { label, power: state.power === 0 ? 'off' : 'on', color: { hue, saturation: saturation / 100, brightness: brightness / 100, kelvin } } });
+        };
+        device.getLabel((err, got) => {
+          label = got;
+          done(err, got);
+        });
+        device.getHardwareVersion(done);
+        device.getFirmwareVersion(done);
+        device.getWifiInfo(done);
+        for (const [ask, reply] of [['getGroup', 'stateGroup'], ['getLocation', 'stateLocation']] as const) {
+          const request = packet.create(ask, { target: device.id }, client.source);
+          request.target = device.id;
+          client.addMessageHandler(reply, done, client.send(request));
+        }
+        device.getState((err, got) => {
+          state = got;
+          done(err, got);
+        });
+      }),
     localPort: () => client.address()?.port ?? 0,
     stop: async () => client.destroy(),
   };
@@ -120,9 +177,40 @@ function createNll(task: WorkerConfig['task'], expected: readonly ExpectedLight[
   const listeners: (() => void)[] = [];
   let inFlight = 0;
   const waiting: (() => void)[] = [];
+  // What it read is kept, as an application would and as Lightwire's registry does: equal work, equal holdings.
+  const held = new Map<string, unknown[]>();
+  const readFacts = async (device: NllDevice, serial: string): Promise<Awaited<ReturnType<NllDevice['lightGet']>>> => {
+    const facts: unknown[] = [];
+    held.set(serial, facts);
+    facts.push(await device.deviceGetLabel(), await device.deviceGetVersion(), await device.deviceGetHostFirmware());
+    facts.push(await device.deviceGetGroup(), await device.deviceGetLocation(), await device.deviceGetWifiInfo());
+    const state = await device.lightGet();
+    facts.push(state);
+    return state;
+  };
+  /** One light's requests, awaited in turn, at most NLL_IN_FLIGHT lights in flight; the reading from lightGet(). */
+  const gated = async (light: ExpectedLight, facts: boolean): Promise<Outcome> => {
+    const device = devices.get(light.serial);
+    if (device === undefined) return NOT_DISCOVERED;
+    if (inFlight >= NLL_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+    inFlight++;
+    try {
+      let label: string | undefined;
+      const state = facts ? await readFacts(device, light.serial) : await device.lightGet();
+      if (facts) label = (held.get(light.serial)![0] as { label: string }).label;
+      // lightGet: hue, saturation and brightness 0-1 (5 decimals), power 0 or 1.
+      const { hue, saturation, brightness, kelvin } = state.color;
+      return { ok: true, got: { label: label ?? state.label, power: state.power === 0 ? 'off' : 'on', color: { hue: hue * 360, saturation, brightness, kelvin } } };
+    } catch (err) {
+      return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+    } finally {
+      inFlight--;
+      waiting.shift()?.();
+    }
+  };
   return {
     start: async () => {
-      if (task === 'read-state') {
+      if (task === 'read-state' || task === 'read-facts') {
         for (const l of expected) devices.set(l.serial, await Lifx.createDevice({ ip: l.address, mac: nllMac(l.serial) }));
         for (const f of listeners) f();
         return;
@@ -138,23 +226,8 @@ function createNll(task: WorkerConfig['task'], expected: readonly ExpectedLight[
     },
     found: () => devices.size,
     onFound: (listener) => void listeners.push(listener),
-    readState: async (light) => {
-      const device = devices.get(light.serial);
-      if (device === undefined) return NOT_DISCOVERED;
-      if (inFlight >= NLL_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
-      inFlight++;
-      try {
-        const state = await device.lightGet();
-        // lightGet: hue, saturation and brightness 0-1 (5 decimals), power 0 or 1.
-        const { hue, saturation, brightness, kelvin } = state.color;
-        return { ok: true, got: { label: state.label, power: state.power === 0 ? 'off' : 'on', color: { hue: hue * 360, saturation, brightness, kelvin } } };
-      } catch (err) {
-        return { ok: false, reason: err instanceof Error ? err.message : String(err) };
-      } finally {
-        inFlight--;
-        waiting.shift()?.();
-      }
-    },
+    readState: (light) => gated(light, false),
+    readFacts: (light) => gated(light, true),
     localPort: () => 0,
     stop: () => Lifx.destroy().catch(() => undefined),
   };
@@ -289,14 +362,15 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
   let wrong = 0;
   let missing = 0;
   const wrongExamples: string[] = [];
-  if (cfg.task === 'read-state') {
+  if (cfg.task === 'read-state' || cfg.task === 'read-facts') {
+    const read = cfg.task === 'read-facts' ? adapter.readFacts : adapter.readState;
     const before = rcvbufErrors();
     const t1 = performance.now();
     let lastAt = t1;
     const outcomes: (Outcome | undefined)[] = new Array(n).fill(undefined);
     const reads = Promise.all(
       cfg.expected.map((light, i) =>
-        adapter.readState(light).then((outcome) => {
+        read(light).then((outcome) => {
           outcomes[i] = outcome;
           lastAt = performance.now();
         }),
