@@ -168,6 +168,7 @@ export class StateReader {
     const replies = await settledOrQuiet(
       Array.from({ length: RELAYS_MAX }, (_, relayIndex) => requester.get(device, 'GetRPower', { relayIndex }, { timeoutMs })),
       RELAY_QUIET_MS,
+      () => new LightwireError('REQUEST_TIMED_OUT', { serial, message: 'GetRPower', timeoutMs: RELAY_QUIET_MS }),
     );
     const relays: RelayFact[] = [];
     for (const r of replies) {
@@ -198,8 +199,8 @@ export class StateReader {
 export const RELAY_QUIET_MS = 250;
 
 /** Like Promise.allSettled, but once one promise has fulfilled, the ones still open after `quietMs` without another
- * fulfilment count as rejected (they run on; their outcome is dropped). */
-function settledOrQuiet<T>(promises: readonly Promise<T>[], quietMs: number): Promise<PromiseSettledResult<T>[]> {
+ * fulfilment count as rejected with `silent()` (they run on; their outcome is dropped). */
+function settledOrQuiet<T>(promises: readonly Promise<T>[], quietMs: number, silent: () => Error): Promise<PromiseSettledResult<T>[]> {
   return new Promise((resolve) => {
     const results: (PromiseSettledResult<T> | undefined)[] = promises.map(() => undefined);
     let open = promises.length;
@@ -207,8 +208,7 @@ function settledOrQuiet<T>(promises: readonly Promise<T>[], quietMs: number): Pr
     const finish = (): void => {
       if (quiet !== undefined) clearTimeout(quiet);
       open = -1;
-      const silent = new LightwireError('REQUEST_TIMED_OUT', { serial: '', message: 'GetRPower', timeoutMs: quietMs });
-      resolve(results.map((r) => r ?? { status: 'rejected', reason: silent }));
+      resolve(results.map((r) => r ?? { status: 'rejected', reason: silent() }));
     };
     promises.forEach((promise, i) => {
       promise.then(
