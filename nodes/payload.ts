@@ -209,7 +209,9 @@ export interface Outcome {
 export async function runOperation(service: LightService, selector: () => string, op: Operation): Promise<Outcome> {
   switch (op.kind) {
     case 'setState':
-      return { results: await service.perform('setState', selector(), op.request, { fast: op.fast }) };
+      // A flow firing faster than a light takes: a message still waiting for a light gives way to a newer one that
+      // sets all it sets (WriteOptions.latestWins), and its results say so.
+      return { results: await service.perform('setState', selector(), op.request, { fast: op.fast, latestWins: true }) };
     case 'toggle':
       return { results: await service.perform('toggle', selector(), op.request, { fast: op.fast }) };
     case 'effect':

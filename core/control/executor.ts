@@ -1,5 +1,5 @@
-// Runs plans: concurrent across lights, steps in order within a light, a deadline per light, one result
-// per light. `ok` only when the light acknowledged every message; `timed_out` when a known light did not
+// Runs plans: concurrent across lights, steps in order within a light, confirmed writes to one light in turn
+// (latest wins among those waiting: light-lanes.ts), a deadline per light, one result per light. `ok` only when the light acknowledged every message; `timed_out` when a known light did not
 // answer in time; `offline` when it is known to be gone. Never a hang: every light's result is settled by its deadline.
 
 import type { LightClient } from '../discovery/client.js';
@@ -9,6 +9,7 @@ import type { FastObserver } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
 import { predict } from './predict.js';
+import { LightLanes, type StateField } from './light-lanes.js';
 
 export { effectName, factsAfter, predict, type PredictFrom, type Prediction } from './predict.js';
 
@@ -28,6 +29,11 @@ export interface ExecuteOptions {
   readonly zonesOf?: ((light: LightView) => boolean) | undefined;
   /** Ask for the State reply as well as the ack (res_required: renaming, https://lan.developer.lifx.com/docs/changing-a-device). */
   readonly withReply?: boolean;
+  /**
+   * What a confirmed write sets on the whole light (fieldsSet): while it waits its turn on a light it may be replaced
+   * by a newer write setting all of them, and answers with that one's result (LightLanes). Undefined: run as asked.
+   */
+  readonly fields?: ReadonlySet<StateField> | undefined;
 }
 
 /** How long what the service last read or wrote of a light is fresh enough to plan a confirmed write from. */
@@ -62,15 +68,6 @@ export function partKey(m: PlannedMessage): string {
   }
 }
 
-/** A state read confirmed writes to one light share (Executor.read). */
-interface SharedRead {
-  /** Requester.setsBegun() for the light when it was asked. */
-  readonly setsBegun: number;
-  /** Whether it reads the zones too. */
-  readonly zones: boolean;
-  readonly done: Promise<void>;
-}
-
 /** What a fast run makes the registry show once its batch is sent: a light's whole plan, or one message of it. */
 type FastShown =
   | { readonly light: LightView; readonly plan: Plan; readonly message: undefined }
@@ -87,8 +84,8 @@ export class Executor {
     sent: (device, name, payload) => this.sentFast(device.serial, name, payload),
   };
 
-  /** Per light, the state read confirmed writes share (read()). */
-  private readonly readsInFlight = new Map<string, SharedRead>();
+  /** Confirmed writes to one light run in turn, latest wins among those waiting (light-lanes.ts). */
+  private readonly lanes = new LightLanes<LightResult>((r) => ({ ...r, superseded: true }));
 
   constructor(private readonly client: LightClient) {}
 
@@ -110,7 +107,23 @@ export class Executor {
     }
     // One run reads light states, not group or location names: they are resolved once for the whole run.
     const names = groupNames(this.client.registry);
-    return Promise.all(targets.map((t) => this.runOne(t, planFor, options, names)));
+    return Promise.all(
+      targets.map((t) => {
+        // The deadline counts from now: time spent waiting for the light's earlier writes is part of it.
+        const deadline = performance.now() + options.deadlineMs;
+        const { light } = t;
+        if (!light.online || this.client.addressOf(light.serial) === undefined) return Promise.resolve(result(light, 'offline'));
+        // Answers the light gives the writes this one waits for count as answers to it: a write that then runs out
+        // of time is no sign the light is gone.
+        const asked = this.client.answeredMark(light.serial);
+        return this.lanes.inTurn(light.serial, options.fields, (waited) => {
+          if (!waited) return this.runOne(t, planFor, options, names, deadline, asked);
+          // The writes before it took its whole deadline: it is not sent (nor counted against the light).
+          if (performance.now() >= deadline) return Promise.resolve(result(light, 'timed_out'));
+          return this.runOne(this.current(t, names), planFor, options, names, deadline, asked);
+        });
+      }),
+    );
   }
 
   /**
@@ -161,12 +174,10 @@ export class Executor {
     return results;
   }
 
-  private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions, names: GroupNames): Promise<LightResult> {
+  private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions, names: GroupNames, deadline: number, asked: number): Promise<LightResult> {
     const { light } = target;
     const device = this.client.addressOf(light.serial);
     if (!light.online || device === undefined) return result(light, 'offline');
-    const asked = this.client.answeredMark(light.serial);
-    const deadline = performance.now() + options.deadlineMs;
     const remaining = (): number => Math.max(1, Math.round(deadline - performance.now()));
     const requester = this.client.requester;
     try {
@@ -206,6 +217,12 @@ export class Executor {
       if (err instanceof LightwireError && err.code === 'UNHANDLED_BY_DEVICE') return result(light, 'timed_out');
       throw err;
     }
+  }
+
+  /** The target with the light as the registry shows it now (after the writes it waited for). */
+  private current(target: ResolvedLight, names: GroupNames): ResolvedLight {
+    const record = this.client.registry.get(target.light.serial);
+    return record === undefined ? target : { ...target, light: lightView(record, names) };
   }
 
   /**
@@ -316,28 +333,14 @@ export class Executor {
   }
 
   /**
-   * Reads power, colour and label (and zones) and returns the light's refreshed view. Writes to one light asked
-   * together share one read (a flood of confirmed writes would otherwise queue a read each in the light's pacing
-   * lane, and time out behind them): a read in flight is joined when no confirmed Set to the light has begun since
-   * it was asked, so it waits for the very Sets this write's own read would have waited for, and has the zones
-   * when this write needs them. Its deadline is that of the write that asked it, a moment earlier.
+   * Reads power, colour and label (and zones) and returns the light's refreshed view. Confirmed writes to a light run
+   * in turn (LightLanes), so a read is never shared: each is sent after the writes before it were acknowledged.
+   * A reply to a read sent before one of our writes, or taken while its transition runs, does not replace what the
+   * write set (the client's readLightState), so a relative change starts from the target, not a mid-fade sample.
    */
   private async read(light: LightView, zones: boolean, remaining: () => number, names: GroupNames): Promise<LightView> {
     const registry = this.client.registry;
-    const setsBegun = this.client.requester.setsBegun(light.serial);
-    let shared = this.readsInFlight.get(light.serial);
-    if (shared === undefined || shared.setsBegun !== setsBegun || (zones && !shared.zones)) {
-      // The client's one state read: a reply to a read sent before one of our writes, or taken while its transition
-      // runs, does not replace what the write set, so a relative change starts from the target, not a mid-fade sample.
-      const mine: SharedRead = { setsBegun, zones, done: this.client.readLightState(light.serial, { zones, remainingMs: remaining }) };
-      this.readsInFlight.set(light.serial, mine);
-      const forget = (): void => {
-        if (this.readsInFlight.get(light.serial) === mine) this.readsInFlight.delete(light.serial);
-      };
-      mine.done.then(forget, forget);
-      shared = mine;
-    }
-    await shared.done;
+    await this.client.readLightState(light.serial, { zones, remainingMs: remaining });
     registry.answered(light.serial);
     const record = registry.get(light.serial);
     return record ? lightView(record, names) : light;

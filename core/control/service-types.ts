@@ -29,6 +29,13 @@ export interface ServiceDiagnostics {
 export interface WriteOptions {
   /** End-state messages only, no read, no reply awaited (fast mode, https://api.developer.lifx.com/docs/set-state). */
   readonly fast?: boolean;
+  /**
+   * Set State only, confirmed: while this write waits its turn on a light (behind that light's earlier confirmed
+   * writes), a newer latest-wins write setting every field it sets may replace it; its result then carries that
+   * one's status and `superseded: true`. For a stream of values where only the newest matters (a slider, a flow
+   * firing faster than a light takes); off by default, so `ok` means the light took this write.
+   */
+  readonly latestWins?: boolean;
 }
 
 export interface SetStatesOperation extends SetStateRequest {

@@ -356,7 +356,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
    */
   async perform<N extends SelectorOperationName>(name: N, selector: string, request: RequestOf<N> | Checked<N>, options: WriteOptions = {}): Promise<LightResult[]> {
     const checked: Checked<N> = isChecked(request) ? (request as Checked<N>) : this.check(name, request);
-    return this.writes.perform(name, selector, checked, options.fast === true);
+    return this.writes.perform(name, selector, checked, options.fast === true, options.latestWins === true);
   }
 
   /** Set State (https://api.developer.lifx.com/docs/set-state). */
@@ -372,7 +372,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
     const change = this.stateChange(request);
     const view = typeof serial === 'string' ? this.light(serial.toLowerCase()) : undefined;
     if (view === undefined || !view.capabilities.isLight) throw new LightwireError('LIGHTS_NOT_FOUND', { selector: `id:${String(serial)}` });
-    return this.writes.apply([{ light: view, zones: null }], change, options.fast === true);
+    return this.writes.apply([{ light: view, zones: null }], change, options.fast === true, options.latestWins === true);
   }
 
   /** Set States: at most 50 operations, each merged over `defaults`. */

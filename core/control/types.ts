@@ -147,6 +147,11 @@ export interface LightResult {
   readonly status: ResultStatus;
   /** Toggle results carry the new power. */
   readonly power?: PowerState;
+  /**
+   * The write waited its turn and was replaced by a newer one that set all it asked (WriteOptions.latestWins):
+   * `status` is that one's.
+   */
+  readonly superseded?: true;
 }
 
 /** One relay of a LIFX Switch: 0-based index, and whether it is on. */

@@ -7,6 +7,7 @@ import { LightwireError } from '../errors.js';
 import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { FIRMWARE_EFFECT_MIN_MAJOR, MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
 import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
+import { fieldsSet } from './light-lanes.js';
 import { Naming } from './naming.js';
 import { planEffect } from './operations.js';
 import { paintable, paintNeedsPixels, planPaint } from './paint.js';
@@ -103,11 +104,11 @@ export class Writes {
   private readonly partMemory: PartMemory = new Map();
 
   /** One checked operation on the lights a selector names. */
-  perform<N extends SelectorOperationName>(name: N, selector: string, checked: Checked<N>, fast: boolean): Promise<LightResult[]> {
+  perform<N extends SelectorOperationName>(name: N, selector: string, checked: Checked<N>, fast: boolean, latestWins = false): Promise<LightResult[]> {
     refuseParts(name, selector);
     switch (name) {
       case 'setState':
-        return this.apply(this.context.resolve(selector), stateChangeOf(checked as unknown as Checked<'setState'>, this.context.defaultDurationS), fast);
+        return this.apply(this.context.resolve(selector), stateChangeOf(checked as unknown as Checked<'setState'>, this.context.defaultDurationS), fast, latestWins);
       case 'toggle':
         return this.toggle(selector, checked as unknown as Checked<'toggle'>, fast);
       case 'stateDelta':
@@ -197,8 +198,8 @@ export class Writes {
     return results.flat();
   }
 
-  /** Runs one checked change on resolved lights. */
-  async apply(resolved: readonly ResolvedLight[], change: CheckedChange, fast: boolean): Promise<LightResult[]> {
+  /** Runs one checked change on resolved lights; `latestWins`: WriteOptions.latestWins. */
+  async apply(resolved: readonly ResolvedLight[], change: CheckedChange, fast: boolean, latestWins = false): Promise<LightResult[]> {
     const targets = fast ? await this.sized(resolved, partUnread, true) : resolved;
     const partOf = partsByLight(targets);
     if (partOf.size > 0) {
@@ -215,7 +216,10 @@ export class Writes {
     // when that is fresh (our own writes and recent reads), else from a read.
     const read: ExecuteOptions['read'] = needsZones ? 'state+zones' : change.color === undefined ? 'none' : 'cached-state';
     // A strip asked for part of a colour keeps its zones' own colours: they are read first (planSetState).
-    const options: ExecuteOptions = { fast, deadlineMs: this.context.deadlineMs, read, freshStateMs: this.context.freshStateMs, zonesOf: (light) => usesZones(change, light) };
+    // A latest-wins write to whole lights may be replaced by a newer one while it waits its turn (light-lanes.ts);
+    // one to some zones sets only those, which a field list does not say.
+    const fields = latestWins && !fast && targets.every((t) => t.zones === null) ? fieldsSet(change) : undefined;
+    const options: ExecuteOptions = { fast, deadlineMs: this.context.deadlineMs, read, freshStateMs: this.context.freshStateMs, zonesOf: (light) => usesZones(change, light), fields };
     return this.context.executor.run(targets, fast ? fastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
   }
 

@@ -237,6 +237,22 @@ describe('lightwire-set-state', function () {
       expect(firstAfterClear(), 'a fast write does not').to.match(/^Set/);
     });
 
+    it('keeps up with a flood of messages: one waiting for the light gives way to a newer one, and its result says so', async () => {
+      const got = collect<{ payload: Results & Array<{ superseded?: true }>; ok: boolean; n: number }>('out');
+      fleet.light(BULB).clearRecords();
+      const hues = Array.from({ length: 40 }, (_, i) => (i * 9) % 360);
+      hues.forEach((hue, n) => inject('set', { payload: { power: 'on', color: `hue:${hue} saturation:1`, brightness: 0.4 }, n }));
+      await until(() => got.length === hues.length, { what: 'one output per message' });
+      // One output a message, every light ok; all but the first and last were replaced while they waited.
+      const byMessage = [...got].sort((a, b) => a.n - b.n);
+      expect(byMessage.map((m) => [m.ok, m.payload[0]!.status])).to.deep.equal(hues.map(() => [true, 'ok']));
+      expect(byMessage.filter((m) => m.payload[0]!.superseded === true).length).to.be.at.least(hues.length - 3);
+      expect(byMessage.at(-1)!.payload[0]!.superseded).to.equal(undefined);
+      expect(state(BULB).color.hue).to.be.closeTo(hues.at(-1)!, 0.5);
+      // The light got a few writes, not forty.
+      expect(fleet.light(BULB).received().filter((p) => p.name === 'SetColor' || p.name === 'SetWaveformOptional').length).to.be.at.most(3);
+    });
+
     it('shows the last outcome in its status', async () => {
       const seen = statuses('set');
       await send({ payload: 'on', selector: 'group:Kitchen' });
