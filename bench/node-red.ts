@@ -15,7 +15,7 @@
 //     than the vendor's 20 messages in any second (counted by the fleet). A function node in the flow sends the
 //     messages at the rate (the same code in both flows); each rate is tried twice before it counts as too fast;
 //   - RSS of the Node-RED process after those runs, idle; and Node-RED with no LIFX package as the floor.
-// Usage: npm run bench:node-red [-- --reps K --json FILE]   (npm wraps it in `unshare --net --pid --mount-proc`, so
+// Usage: npm run bench:node-red [-- --reps K --json FILE --only lightwire|peer|fast]   (npm wraps it in `unshare --net --pid --mount-proc`, so
 // /proc shows the namespace's processes and the runtime's RSS is read by its pid; the peer's build
 // runs first, outside it: it needs the registry)
 
@@ -512,13 +512,21 @@ async function main(): Promise<void> {
   const fleet = await FleetProcess.start(LIGHTS);
   const serials = fleet.lights.map((l) => l.serial);
   const clients: ClientResult[] = [];
+  // --only lightwire|peer|fast: one client, printed as it goes and not published (for working on one of them).
+  const o = argv.indexOf('--only');
+  const only = o >= 0 ? argv[o + 1] : undefined;
+  const starts: Record<string, () => Promise<Runtime>> = {
+    lightwire: () => startLightwire(serials),
+    peer: () => startPeer(serials),
+    fast: () => startLightwire(serials, true),
+  };
+  if (only !== undefined && !Object.hasOwn(starts, only)) throw new Error(`--only takes ${Object.keys(starts).join(', ')}`);
   try {
-    clients.push(await measure(fleet, await startLightwire(serials), serials, reps));
-    clients.push(await measure(fleet, await startPeer(serials), serials, reps));
-    clients.push(await measure(fleet, await startLightwire(serials, true), serials, reps));
+    for (const [name, start] of Object.entries(starts)) if (only === undefined || only === name) clients.push(await measure(fleet, await start(), serials, reps));
   } finally {
     await fleet.stop();
   }
+  if (only !== undefined) return;
   const floor = await floorRss();
   publish(toResult(clients, floor, reps), argv);
 }

@@ -36,6 +36,12 @@ export interface ExecuteOptions {
   readonly fields?: ReadonlySet<StateField> | undefined;
 }
 
+/**
+ * How long a light's power, read or acknowledged, is trusted by a latest-wins write (WriteOptions.latestWins): power
+ * switched off behind the service's back during a stream of changes comes back on within about this long.
+ */
+export const STREAM_POWER_TRUST_MS = 1000;
+
 /** How long what the service last read or wrote of a light is fresh enough to plan a confirmed write from. */
 export const DEFAULT_FRESH_STATE_MS = 5000;
 
@@ -174,7 +180,14 @@ export class Executor {
     return results;
   }
 
-  private async runOne(target: ResolvedLight, planFor: PlanFor, options: ExecuteOptions, names: GroupNames, deadline: number, asked: number): Promise<LightResult> {
+  private async runOne(
+    target: ResolvedLight,
+    planFor: PlanFor,
+    options: ExecuteOptions,
+    names: GroupNames,
+    deadline: number,
+    asked: number,
+  ): Promise<LightResult> {
     const { light } = target;
     const device = this.client.addressOf(light.serial);
     if (!light.online || device === undefined) return result(light, 'offline');
@@ -187,7 +200,10 @@ export class Executor {
       if (options.read === 'none' && !zones) current = planFrom = light;
       else if (options.read === 'cached-state' && !zones && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
         current = light;
-        planFrom = this.fromCache(light);
+        // A latest-wins write is one of a stream of changes: power confirmed within the last STREAM_POWER_TRUST_MS is
+        // the light's, so a stream sends it at most about once a second, not with every colour (see fromCache).
+        const streamTrusts = options.fields !== undefined && this.powerConfirmedSince(light.serial, Date.now() - STREAM_POWER_TRUST_MS);
+        planFrom = streamTrusts ? light : this.fromCache(light);
       } else current = planFrom = await this.read(light, zones, remaining, names);
       const plan = planFor(planFrom, target.zones);
       // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
@@ -319,6 +335,12 @@ export class Executor {
     if (power.readAt < oldest || color.readAt < oldest) return false;
     if (registry.settlesAt(light.serial, 'power') !== undefined || registry.settlesAt(light.serial, 'color') !== undefined) return false;
     return this.client.requester.pendingSets(light.serial) === 0;
+  }
+
+  /** Whether the light's power was read or acknowledged (registry clock, Date.now) at or after `sinceMs`. */
+  private powerConfirmedSince(serial: string, sinceMs: number): boolean {
+    const power = this.client.registry.peek(serial)?.facts.power;
+    return power !== undefined && power.readAt >= sinceMs;
   }
 
   /**

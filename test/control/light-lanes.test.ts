@@ -4,7 +4,9 @@
 
 import { expect } from 'chai';
 import { LightLanes, covers, fieldsSet, type StateField } from '../../core/control/light-lanes.js';
+import { STREAM_POWER_TRUST_MS } from '../../core/control/executor.js';
 import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
+import { until } from '../helpers/wait.js';
 
 const fields = (...f: StateField[]): ReadonlySet<StateField> => new Set(f);
 
@@ -159,6 +161,8 @@ describe('A flood of confirmed writes to one light', function () {
     expect(Math.round(light.state.color.hue)).to.equal(hues.at(-1));
     const colours = light.received().filter((p) => p.name === 'SetColor' || p.name === 'SetWaveformOptional');
     expect(colours.length).to.equal(2);
+    // A stream trusts the power it confirmed within the last second: at most one SetLightPower, not one a colour.
+    expect(light.receivedCount('SetLightPower')).to.be.at.most(1);
     expect(mostInASecond(light.received().map((p) => p.atMs))).to.be.at.most(20);
   });
 
@@ -177,6 +181,25 @@ describe('A flood of confirmed writes to one light', function () {
     ]);
     const s = rig.fleet.light(BULB).state;
     expect([s.power, Math.round(s.color.hue), Math.round(s.color.brightness * 100) / 100]).to.deep.equal(['on', 240, 0.3]);
+  });
+
+  it('latest wins: trusts power confirmed within the last second, and sends it again once that is older', async () => {
+    rig = await serviceRig(desk('off'));
+    const latest = { latestWins: true };
+    await rig.service.setState(`id:${BULB}`, { power: 'on', color: { hue: 10, saturation: 1 }, durationS: 0 }, latest);
+    const light = rig.fleet.light(BULB);
+    // The vendor's app switches it off; a stream's next colour, within the second, does not send power again.
+    light.setState({ power: 'off' });
+    light.clearRecords();
+    await rig.service.setState(`id:${BULB}`, { power: 'on', color: { hue: 20, saturation: 1 }, durationS: 0 }, latest);
+    expect(light.receivedCount('SetLightPower')).to.equal(0);
+    // Once the power the service knows is older than STREAM_POWER_TRUST_MS, it goes out with the colour again.
+    const readAt = rig.client.registry.get(BULB)!.facts.power!.readAt;
+    await until(() => Date.now() - readAt > STREAM_POWER_TRUST_MS + 20, { what: 'the power older than the trust' });
+    const results = await rig.service.setState(`id:${BULB}`, { power: 'on', color: { hue: 30, saturation: 1 }, durationS: 0 }, latest);
+    expect(results.map((r) => r.status)).to.deep.equal(['ok']);
+    expect(light.receivedCount('SetLightPower')).to.equal(1);
+    expect([light.state.power, Math.round(light.state.color.hue)]).to.deep.equal(['on', 30]);
   });
 
   it('by default runs every write in turn, each planned from the one before, so ok means the light took it', async () => {
