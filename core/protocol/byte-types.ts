@@ -49,8 +49,16 @@ function writeHex(b: Buffer, o: number, v: unknown, n: number): boolean {
 
 /** How many serials readSerial keeps (then it starts afresh): more than a LAN has lights. */
 const SERIALS_KEPT = 4096;
-/** Serials read lately, by their last four bytes as a signed 32-bit integer: the first two bytes and the hex. */
-const SERIALS = new Map<number, { readonly head: number; readonly hex: string }>();
+/**
+ * Serials read lately, by their last four bytes as a signed 32-bit integer: the hex of all six. The first two bytes are
+ * checked against the hex itself, so an entry is the string alone (no object per light beside it).
+ */
+const SERIALS = new Map<number, string>();
+
+/** Whether the first two bytes of `hex` (lowercase hex digits) are `b0` and `b1`. */
+function headIs(hex: string, b0: number, b1: number): boolean {
+  return ((NIBBLE[hex.charCodeAt(0)]! << 4) | NIBBLE[hex.charCodeAt(1)]!) === b0 && ((NIBBLE[hex.charCodeAt(2)]! << 4) | NIBBLE[hex.charCodeAt(3)]!) === b1;
+}
 
 /**
  * A serial (6 bytes) as 12 hex digits: the same string as last time for the same bytes. Every header carries one (the
@@ -58,12 +66,11 @@ const SERIALS = new Map<number, { readonly head: number; readonly hex: string }>
  */
 function readSerial(b: Buffer, o: number): string {
   const key = b[o + 2]! | (b[o + 3]! << 8) | (b[o + 4]! << 16) | (b[o + 5]! << 24);
-  const head = b[o]! | (b[o + 1]! << 8);
   const known = SERIALS.get(key);
-  if (known !== undefined && known.head === head) return known.hex;
+  if (known !== undefined && headIs(known, b[o]!, b[o + 1]!)) return known;
   const hex = HEX[b[o]!]! + HEX[b[o + 1]!]! + HEX[b[o + 2]!]! + HEX[b[o + 3]!]! + HEX[b[o + 4]!]! + HEX[b[o + 5]!]!;
   if (SERIALS.size >= SERIALS_KEPT) SERIALS.clear();
-  SERIALS.set(key, { head, hex });
+  SERIALS.set(key, hex);
   return hex;
 }
 
