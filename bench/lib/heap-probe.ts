@@ -2,16 +2,18 @@
 // figure) for Lightwire alone, without the rest of the suite, and with --snapshot DIR a heap snapshot of the worker at
 // each N, taken right where the worker takes its heap figure (after its full collections), compared by constructor.
 // The fleet and the worker are the suite's own (compiled by it: fleet-child.ts, worker.ts); only a preload is added
-// to the worker, which writes the snapshot after the worker's second gc() call.
+// to the worker, which writes the snapshot after the worker's second gc() call. With --service the client process is
+// this file's own instead: a LightService with its defaults (what Homebridge, Node-RED and the HTTP API run) that
+// lists every light (views built) once its first round is read.
 // Usage (inside a private network namespace, as the npm bench scripts run):
-//   unshare --net --pid --fork --kill-child bash -c 'ip link set lo up && exec node --import tsx bench/lib/heap-probe.ts 10,500 [--reps K] [--snapshot DIR]'
+//   unshare --net --pid --fork --kill-child bash -c 'ip link set lo up && exec node --import tsx bench/lib/heap-probe.ts 10,500 [--reps K] [--snapshot DIR] [--service]'
 
 import { fork } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { COMPILED, compileChildren, FleetProcess } from './harness.js';
-import type { WorkerConfig, WorkerResult } from './messages.js';
+import type { ExpectedLight, WorkerConfig, WorkerResult } from './messages.js';
 import { assertPrivateNetns } from './net-guard.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -27,9 +29,38 @@ globalThis.gc = () => {
 };
 `;
 
-function runWorker(cfg: WorkerConfig, snapshot: string | undefined, preload: string): Promise<WorkerResult> {
+/** How many lights List Lights shows with a label of the fleet's (in a function of its own: its list is let go). */
+function listedRight(service: { list(selector: string): readonly { label: string }[] }, expected: readonly ExpectedLight[]): number {
+  const labels = new Set(expected.map((l) => l.label));
+  return service.list('all').filter((l) => labels.has(l.label)).length;
+}
+
+/** The --service client process: a LightService over the fleet, every light listed, the heap after full collections. */
+async function serviceChild(cfg: WorkerConfig): Promise<WorkerResult> {
+  const { LightService } = await import('../../core/index.js');
+  const n = cfg.expected.length;
+  const service = new LightService({ discovery: { broadcastAddresses: ['127.255.255.255'], port: 56700 }, expectLights: n });
+  service.on('error', () => undefined);
+  await service.start();
+  await service.ready;
+  const deadline = Date.now() + cfg.capMs;
+  while (service.views().length < n && Date.now() < deadline) await sleep(100);
+  await sleep(cfg.settleMs);
+  const correct = listedRight(service, cfg.expected);
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  gc();
+  gc();
+  const heapAfterGcKiB = process.memoryUsage().heapUsed / 1024;
+  const endRssKiB = process.memoryUsage().rss / 1024;
+  await service.stop();
+  return { n, correct, heapAfterGcKiB, endRssKiB } as WorkerResult;
+}
+
+function runWorker(cfg: WorkerConfig, snapshot: string | undefined, preload: string, service: boolean): Promise<WorkerResult> {
   const env = { ...process.env, ...(snapshot === undefined ? {} : { HEAP_PROBE_SNAPSHOT: snapshot }) };
-  const child = fork(path.join(COMPILED, 'worker.js'), [], { execArgv: ['--expose-gc', '--require', preload], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = service
+    ? fork(__filename, ['--service-child'], { execArgv: ['--import', 'tsx', '--expose-gc', '--require', preload], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    : fork(path.join(COMPILED, 'worker.js'), [], { execArgv: ['--expose-gc', '--require', preload], env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     let result: WorkerResult | undefined;
     child.once('message', (m: WorkerResult) => (result = m));
@@ -84,7 +115,7 @@ async function main(): Promise<void> {
     try {
       for (let rep = 0; rep < reps; rep++) {
         const snapshot = snapDir !== undefined && rep === 0 ? path.join(snapDir, `probe-${n}.heapsnapshot`) : undefined;
-        const r = await runWorker({ client: 'ours', task: 'read-facts', expected: fleet.lights, capMs: 30_000, settleMs: 1500 }, snapshot, preload);
+        const r = await runWorker({ client: 'ours', task: 'read-facts', expected: fleet.lights, capMs: 30_000, settleMs: 1500 }, snapshot, preload, argv.includes('--service'));
         if (snapshot !== undefined) snapshots.set(n, snapshot);
         results.push(r);
         console.log(`N=${n}: ${r.correct} right, heap after GC ${(r.heapAfterGcKiB / 1024).toFixed(2)} MiB, RSS at the end ${(r.endRssKiB / 1024).toFixed(1)} MiB`);
@@ -115,7 +146,11 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+if (process.argv.includes('--service-child')) {
+  process.once('message', (cfg: WorkerConfig) => void serviceChild(cfg).then((r) => process.send!(r, () => process.exit(0))));
+} else {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
