@@ -55,9 +55,12 @@ const SERIALS_KEPT = 4096;
  */
 const SERIALS = new Map<number, string>();
 
-/** Whether the first two bytes of `hex` (lowercase hex digits) are `b0` and `b1`. */
+/** Each byte's two lowercase hex digits as char codes, the first in the high byte: HEX, for comparing without a string. */
+const HEX_CODES = Uint16Array.from(HEX, (h) => (h.charCodeAt(0) << 8) | h.charCodeAt(1));
+
+/** Whether the first two bytes of `hex` (as readSerial wrote it) are `b0` and `b1`. */
 function headIs(hex: string, b0: number, b1: number): boolean {
-  return ((NIBBLE[hex.charCodeAt(0)]! << 4) | NIBBLE[hex.charCodeAt(1)]!) === b0 && ((NIBBLE[hex.charCodeAt(2)]! << 4) | NIBBLE[hex.charCodeAt(3)]!) === b1;
+  return ((hex.charCodeAt(0) << 8) | hex.charCodeAt(1)) === HEX_CODES[b0] && ((hex.charCodeAt(2) << 8) | hex.charCodeAt(3)) === HEX_CODES[b1];
 }
 
 /**
