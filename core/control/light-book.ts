@@ -33,8 +33,8 @@ export class LightBook {
   /** LightView per serial with the record revision it was built from: light(serial) is a map lookup. */
   private readonly viewCache = new Map<string, { readonly revision: number; readonly view: LightView }>();
   private namesCache: GroupNames | undefined;
-  /** Each light's group and location id as last seen (`group:serial`), to tell a light that moves group. */
-  private readonly memberships = new Map<string, string>();
+  /** Each light's group and location id as last seen, by serial, to tell a light that moves group. */
+  private readonly memberships = { group: new Map<string, string>(), location: new Map<string, string>() };
   /** Lights whose first read is over (announced with `added`). */
   private readonly announced = new Set<string>();
   /** Lights whose first read is over but told nothing (no answer): announced once a later read succeeds. */
@@ -175,11 +175,11 @@ export class LightBook {
   private renamesGroups(record: LightRecord): boolean {
     let renames = false;
     for (const kind of ['group', 'location'] as const) {
-      const key = `${kind}:${record.serial}`;
+      const ids = this.memberships[kind];
       const membership = record.facts[kind]?.value;
-      const before = this.memberships.get(key);
-      if (membership === undefined) this.memberships.delete(key);
-      else this.memberships.set(key, membership.id);
+      const before = ids.get(record.serial);
+      if (membership === undefined) ids.delete(record.serial);
+      else ids.set(record.serial, membership.id);
       if (before !== undefined && before !== membership?.id) renames = true;
       else if (membership !== undefined && this.namesCache !== undefined && this.namesCache[kind].get(membership.id) !== membership.label) renames = true;
     }

@@ -3,7 +3,7 @@
 // face.
 
 import { nodeCrypto } from '../builtins.js';
-import type { LightRegistry, LightRecord, TileFact } from '../discovery/registry.js';
+import type { FirmwareInfo, LightRegistry, LightRecord, TileFact } from '../discovery/registry.js';
 import { PRODUCTS, type Hsbk, type Product } from '../protocol/index.js';
 import type { LightView, MatrixView } from './types.js';
 
@@ -23,8 +23,37 @@ export function groupNames(registry: LightRegistry): GroupNames {
   return { group: registry.labels('group'), location: registry.labels('location') };
 }
 
+/**
+ * What a view shows of facts many lights share (the registry holds one copy of a tile chain, of a firmware build): one
+ * frozen view part per copy, not one per light.
+ */
+const matrixViews = new WeakMap<readonly TileFact[], MatrixView>();
+const firmwareViews = new WeakMap<FirmwareInfo, NonNullable<LightView['firmware']>>();
+
 function matrixView(tiles: readonly TileFact[]): MatrixView {
-  return Object.freeze({ tiles, zoneCount: tiles.reduce((sum, t) => sum + t.width * t.height, 0) });
+  let view = matrixViews.get(tiles);
+  if (view === undefined) matrixViews.set(tiles, (view = Object.freeze({ tiles, zoneCount: tiles.reduce((sum, t) => sum + t.width * t.height, 0) })));
+  return view;
+}
+
+function firmwareView(firmware: FirmwareInfo): NonNullable<LightView['firmware']> {
+  let view = firmwareViews.get(firmware);
+  if (view === undefined) firmwareViews.set(firmware, (view = Object.freeze({ major: firmware.major, minor: firmware.minor })));
+  return view;
+}
+
+/** How many group and location names viewNames keeps (then it starts afresh): more than a LAN has. */
+const NAMES_KEPT = 1024;
+/** A group's or location's id and resolved name as views show them, by id: one frozen copy while the name holds. */
+const viewNames = new Map<string, { readonly id: string; readonly name: string }>();
+
+function viewName(id: string, name: string): { readonly id: string; readonly name: string } {
+  const known = viewNames.get(id);
+  if (known !== undefined && known.name === name) return known;
+  if (known === undefined && viewNames.size >= NAMES_KEPT) viewNames.clear();
+  const made = Object.freeze({ id, name });
+  viewNames.set(id, made);
+  return made;
 }
 
 /** One light as the service sees it; `names` from groupNames(registry), built once per call for many lights. */
@@ -37,8 +66,8 @@ export function lightView(record: LightRecord, names: GroupNames): LightView {
     serial: record.serial,
     label: f.label?.value ?? '',
     online: record.online,
-    group: group ? { id: group.id, name: names.group.get(group.id) ?? group.label } : null,
-    location: location ? { id: location.id, name: names.location.get(location.id) ?? location.label } : null,
+    group: group ? viewName(group.id, names.group.get(group.id) ?? group.label) : null,
+    location: location ? viewName(location.id, names.location.get(location.id) ?? location.label) : null,
     product,
     capabilities: product?.capabilities ?? UNKNOWN_CAPABILITIES,
     power: f.power?.value ?? null,
@@ -51,7 +80,7 @@ export function lightView(record: LightRecord, names: GroupNames): LightView {
     address: record.address,
     effect: f.effect?.value ?? 'OFF',
     relays: f.relays?.value ?? null,
-    firmware: f.firmware ? { major: f.firmware.value.major, minor: f.firmware.value.minor } : null,
+    firmware: f.firmware ? firmwareView(f.firmware.value) : null,
     wifi: f.wifi && f.wifi.value.signal > 0 ? { rssi: f.wifi.value.rssi, quality: f.wifi.value.quality } : null,
     ambientLux: f.ambientLux?.value ?? null,
     buttons: f.buttons?.value ?? null,
@@ -117,7 +146,8 @@ function computeUuid(serial: string): string {
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  // Written out flat, from bytes: joined pieces of a string would stay a chain of them (five nodes, 260 bytes a light).
+  return Buffer.from(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`, 'latin1').toString('latin1');
 }
 
 /** `LIFX Color 1000` -> `lifx_color_1000`: the cloud's identifiers are not in the product registry. */

@@ -23,8 +23,9 @@ import {
 import { NO_PAYLOAD, type DeviceAddress, type ReplyOf } from '../transport/requester.js';
 import { buttonsFromReplies } from './buttons.js';
 import { PRODUCT_CACHE_LIMIT, type CapabilityProber } from './capability-prober.js';
-import type { FactValues } from './registry.js';
+import type { FactValues, FirmwareInfo, GroupMembership, TileFact } from './registry.js';
 import type { ReadHost } from './state-reader.js';
+import { ValueCache } from './value-cache.js';
 
 /** What a light's facts read asks, all at once. */
 const INFO_READS = ['GetVersion', 'GetHostFirmware', 'GetGroup', 'GetLocation', 'GetWifiInfo', 'GetInfo'] as const satisfies readonly MessageName[];
@@ -39,6 +40,14 @@ export class InfoReader {
   private readonly products = new Map<string, Product>();
   /** The registry the cached products came from: a new one (a products file) empties the cache. */
   private productsOf: ProductRegistry | undefined;
+  /**
+   * Groups and locations, firmware and tile chains as read, one copy per distinct value: a fleet's lights share a few
+   * groups, one location and a handful of firmware builds, and each would otherwise hold its own copy (ids, labels,
+   * bigints: about 400 bytes a light).
+   */
+  private readonly memberships = new ValueCache<GroupMembership>();
+  private readonly firmwares = new ValueCache<FirmwareInfo>();
+  private readonly chains = new ValueCache<readonly TileFact[]>();
 
   /** @param report where a failure that is no coded error goes (the client's `error` event) */
   constructor(
@@ -65,19 +74,15 @@ export class InfoReader {
     const facts: FactValues = {};
     let product: Product | undefined;
     const fw = firmware?.payload;
-    if (fw) facts.firmware = { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs };
+    if (fw) facts.firmware = this.firmwares.shared(`${fw.versionMajor}.${fw.versionMinor}@${fw.buildNs}`, { major: fw.versionMajor, minor: fw.versionMinor, buildNs: fw.buildNs });
     if (version !== undefined) {
       product = this.productOf(version.payload.vendor, version.payload.product, fw ? { major: fw.versionMajor, minor: fw.versionMinor } : null);
       // A model probed before keeps what it was found to do while it is probed again.
       if (!product.known) product = this.prober.known(product);
       facts.product = product;
     }
-    if (group !== undefined) {
-      facts.group = { id: group.payload.group, label: group.payload.label, updatedAtNs: group.payload.updatedAtNs };
-    }
-    if (location !== undefined) {
-      facts.location = { id: location.payload.location, label: location.payload.label, updatedAtNs: location.payload.updatedAtNs };
-    }
+    if (group !== undefined) facts.group = this.membership(group.payload.group, group.payload.label, group.payload.updatedAtNs);
+    if (location !== undefined) facts.location = this.membership(location.payload.location, location.payload.label, location.payload.updatedAtNs);
     if (wifi !== undefined) {
       // A float32 on the wire: a device may send NaN or infinity, which is no signal.
       const signal = Number.isFinite(wifi.payload.signal) ? wifi.payload.signal : 0;
@@ -105,7 +110,7 @@ export class InfoReader {
       if (chain !== undefined) {
         const { tileDevices, tileDevicesCount } = chain.payload;
         const tiles = tileDevices.slice(0, tileDevicesCount).map((t) => Object.freeze({ width: t.width, height: t.height }));
-        registry.update(serial, { tiles: Object.freeze(tiles) });
+        registry.update(serial, { tiles: this.chains.shared(tiles.map((t) => `${t.width}x${t.height}`).join(','), tiles) });
       }
     }
     // The button configuration of a device with buttons (the Switch, Dimmer Switch, Luna, Mirror).
@@ -121,6 +126,11 @@ export class InfoReader {
       const fx = await this.readOrNone(device, 'GetTileEffect', timeoutMs);
       if (fx !== undefined) registry.update(serial, { effect: enumName(ENUMS.TileEffectType, fx.payload.settings.type) }, mark);
     }
+  }
+
+  /** A group or location as read, the copy shared by every light that reports the same (the id is 32 hex digits). */
+  private membership(id: string, label: string, updatedAtNs: bigint): GroupMembership {
+    return this.memberships.shared(`${id}${updatedAtNs}:${label}`, { id, label, updatedAtNs });
   }
 
   /** A read without a payload: its reply, or undefined when it failed (a failure that is no coded error is reported). */

@@ -9,7 +9,7 @@ import { LightwireError } from '../errors.js';
 import { hsbkFromWire, powerFromWire, KELVIN_MAX, KELVIN_MIN, RELAYS_MAX, type Hsbk, type KelvinRange, type Product } from '../protocol/index.js';
 import { NO_PAYLOAD, type DeviceAddress, type Requester, type ReplyOf } from '../transport/requester.js';
 import type { LightRegistry, RelayFact } from './registry.js';
-import { chainFromReply, pixelReads, pixelsFromReplies } from './pixels.js';
+import { chainFromReply, pixelReads, pixelsFromReplies, shareEqualTiles } from './pixels.js';
 import { zonesFromReplies } from './zones.js';
 
 /** What a reader needs of its client: the registry it saves into, the requester it asks through, an address book. */
@@ -104,7 +104,7 @@ export class StateReader {
     let lastIn: Hsbk | undefined;
     let lastOut: Hsbk | undefined;
     const clamped = pixels.map((tile) => tile.map((z) => (z === lastIn ? lastOut! : (lastOut = withinKelvin((lastIn = z), range)))));
-    registry.update(serial, { pixels: clamped }, mark);
+    registry.update(serial, { pixels: shareEqualTiles(clamped) }, mark);
   }
 
   /** A device that is no light (the LIFX Switch): power and label with the device messages (GetPower, GetLabel), and its relays. */

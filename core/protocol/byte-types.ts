@@ -49,8 +49,19 @@ function writeHex(b: Buffer, o: number, v: unknown, n: number): boolean {
 
 /** How many serials readSerial keeps (then it starts afresh): more than a LAN has lights. */
 const SERIALS_KEPT = 4096;
-/** Serials read lately, by their last four bytes as a signed 32-bit integer: the first two bytes and the hex. */
-const SERIALS = new Map<number, { readonly head: number; readonly hex: string }>();
+/**
+ * Serials read lately, by their last four bytes as a signed 32-bit integer: the hex of all six. The first two bytes are
+ * checked against the hex itself, so an entry is the string alone (no object per light beside it).
+ */
+const SERIALS = new Map<number, string>();
+
+/** Each byte's two lowercase hex digits as char codes, the first in the high byte: HEX, for comparing without a string. */
+const HEX_CODES = Uint16Array.from(HEX, (h) => (h.charCodeAt(0) << 8) | h.charCodeAt(1));
+
+/** Whether the first two bytes of `hex` (as readSerial wrote it) are `b0` and `b1`. */
+function headIs(hex: string, b0: number, b1: number): boolean {
+  return ((hex.charCodeAt(0) << 8) | hex.charCodeAt(1)) === HEX_CODES[b0] && ((hex.charCodeAt(2) << 8) | hex.charCodeAt(3)) === HEX_CODES[b1];
+}
 
 /**
  * A serial (6 bytes) as 12 hex digits: the same string as last time for the same bytes. Every header carries one (the
@@ -58,12 +69,11 @@ const SERIALS = new Map<number, { readonly head: number; readonly hex: string }>
  */
 function readSerial(b: Buffer, o: number): string {
   const key = b[o + 2]! | (b[o + 3]! << 8) | (b[o + 4]! << 16) | (b[o + 5]! << 24);
-  const head = b[o]! | (b[o + 1]! << 8);
   const known = SERIALS.get(key);
-  if (known !== undefined && known.head === head) return known.hex;
+  if (known !== undefined && headIs(known, b[o]!, b[o + 1]!)) return known;
   const hex = HEX[b[o]!]! + HEX[b[o + 1]!]! + HEX[b[o + 2]!]! + HEX[b[o + 3]!]! + HEX[b[o + 4]!]! + HEX[b[o + 5]!]!;
   if (SERIALS.size >= SERIALS_KEPT) SERIALS.clear();
-  SERIALS.set(key, { head, hex });
+  SERIALS.set(key, hex);
   return hex;
 }
 
