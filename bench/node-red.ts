@@ -470,13 +470,10 @@ function shortfalls(ours: ClientResult, peer: ClientResult, fast: ClientResult |
   if (rateShort.length > 0) {
     const said = rateShort.map((n) => `${ours.rates[n]!.best} against ${peer.rates[n]!.best} on ${n} light${n === 1 ? '' : 's'} (${pct(ours.rates[n]!.best, peer.rates[n]!.best)} fewer)`).join(', ');
     out.push(
-      `**Short: sustained messages, default set node**: ${said}. In its default (confirmed) mode every message costs each light a SetColor and a ` +
-        `SetLightPower although the lights are already on (see "Set messages received"), where ${peer.label} sends SetColor alone, and messages ` +
-        `run one after another, none dropped when a newer one for the same light is waiting; at the vendor's 20 messages a second a light that ` +
-        `tops out near 10 messages a second. What it would take: no SetLightPower when the service knows the light is on (the planner already ` +
-        `skips it then: the power the service holds after its own writes is apparently not counted as known), which doubles the rate, and dropping ` +
-        `a light's superseded messages as fast mode does` +
-        (fast === undefined ? '.' : ` (with "fast" ticked: ${RATE_SIZES.map((n) => `${fast.rates[n]!.best} on ${n}`).join(', ')}, the highest rates tried or near them).`),
+      `**Short: sustained messages, default set node**: ${said}. The default set node confirms every write (each light acknowledges it) and ` +
+        `runs a light's writes in turn, a waiting one giving way to a newer one that sets all it sets; ${peer.label} sends each SetColor ` +
+        `without waiting for an answer. See "Every rate tried" for where the lag came from (Set messages a light got, most a second)` +
+        (fast === undefined ? '.' : `; with "fast" ticked: ${RATE_SIZES.map((n) => `${fast.rates[n]!.best} on ${n}`).join(', ')}.`),
     );
   }
   const rssFoundShort = ours.rssFound.rssMiB >= peer.rssFound.rssMiB;
@@ -487,9 +484,10 @@ function shortfalls(ours: ClientResult, peer: ClientResult, fast: ClientResult |
       `**Short: RSS**: Lightwire's runtime ${ours.rssFound.rssMiB.toFixed(1)} MiB against ${peer.rssFound.rssMiB.toFixed(1)} once the lights were found ` +
         `(${(ours.rssFound.rssMiB - peer.rssFound.rssMiB).toFixed(1)} MiB, ${pct(ours.rssFound.rssMiB, peer.rssFound.rssMiB)}), ${ours.rss.rssMiB.toFixed(1)} against ` +
         `${peer.rss.rssMiB.toFixed(1)} after the runs (${(ours.rss.rssMiB - peer.rss.rssMiB).toFixed(1)} MiB); Node-RED alone ${floor.rssMiB.toFixed(1)} MiB. One sample ` +
-        `each on a shared machine: a few MiB either way is V8's heap sizing, not the package. The config node loads the HTTP API (Fastify, Ajv) and ` +
-        `the virtual fleet with it even when neither is switched on (nodes/connection.ts); \`require('fastify')\` alone adds about 25 MiB to a bare ` +
-        `Node 24 process. What it would take: load them only when the config node turns them on, then measure again with several samples.`,
+        `each on a shared machine: a few MiB either way is V8's heap sizing, not the package. After the runs is after unequal work: each ` +
+        `package runs the rates until it lags, so Lightwire took ${RATE_SIZES.map((n) => `${ours.rates[n]!.best}`).join(' and ')} messages a second ` +
+        `(on ${RATE_SIZES.join(' and ')} lights) where ${peer.label} took ${RATE_SIZES.map((n) => `${peer.rates[n]!.best}`).join(' and ')}, and V8 keeps ` +
+        `the heap it grew for the busiest second.`,
     );
   }
   return out;

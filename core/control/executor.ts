@@ -37,10 +37,11 @@ export interface ExecuteOptions {
 }
 
 /**
- * How long a light's power, read or acknowledged, is trusted by a latest-wins write (WriteOptions.latestWins): power
- * switched off behind the service's back during a stream of changes comes back on within about this long.
+ * How long a light's power and a strip's zones, read or acknowledged, are trusted by a latest-wins write
+ * (WriteOptions.latestWins): one of a stream of changes, whose own writes set them. Power switched off (or zones
+ * painted) behind the service's back during a stream are set again within about this long.
  */
-export const STREAM_POWER_TRUST_MS = 1000;
+export const STREAM_TRUST_MS = 1000;
 
 /** How long what the service last read or wrote of a light is fresh enough to plan a confirmed write from. */
 export const DEFAULT_FRESH_STATE_MS = 5000;
@@ -198,11 +199,13 @@ export class Executor {
       let planFrom: LightView;
       const zones = options.read === 'state+zones' || options.zonesOf?.(light) === true;
       if (options.read === 'none' && !zones) current = planFrom = light;
-      else if (options.read === 'cached-state' && !zones && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
+      // Zones are read before every write that needs them (another app may have painted them since), except within
+      // a latest-wins stream, whose own writes painted them within STREAM_TRUST_MS.
+      else if (options.read === 'cached-state' && (!zones || options.fields !== undefined) && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS, zones ? STREAM_TRUST_MS : undefined)) {
         current = light;
-        // A latest-wins write is one of a stream of changes: power confirmed within the last STREAM_POWER_TRUST_MS is
+        // A latest-wins write is one of a stream of changes: power confirmed within the last STREAM_TRUST_MS is
         // the light's, so a stream sends it at most about once a second, not with every colour (see fromCache).
-        const streamTrusts = options.fields !== undefined && this.powerConfirmedSince(light.serial, Date.now() - STREAM_POWER_TRUST_MS);
+        const streamTrusts = options.fields !== undefined && this.powerConfirmedSince(light.serial, Date.now() - STREAM_TRUST_MS);
         planFrom = streamTrusts ? light : this.fromCache(light);
       } else current = planFrom = await this.read(light, zones, remaining, names);
       const plan = planFor(planFrom, target.zones);
@@ -321,10 +324,11 @@ export class Executor {
 
   /**
    * What the service knows of a light is fresh enough to plan a confirmed write from, without reading it first:
-   * power and colour were read, or written by us, within `freshMs`; no transition of ours is running on them (the
-   * light shows a mid-fade value); no confirmed write to it is still unacknowledged; it answered its last exchange.
+   * power and colour were read, or written by us, within `freshMs` (the zones, when asked, within `zonesWithinMs`); no
+   * transition of ours is running on them (the light shows a mid-fade value); no confirmed write to it is still
+   * unacknowledged; it answered its last exchange.
    */
-  private fresh(light: LightView, freshMs: number): boolean {
+  private fresh(light: LightView, freshMs: number, zonesWithinMs: number | undefined): boolean {
     if (freshMs <= 0 || !light.online) return false;
     const registry = this.client.registry;
     const record = registry.peek(light.serial);
@@ -334,6 +338,11 @@ export class Executor {
     const oldest = Date.now() - freshMs;
     if (power.readAt < oldest || color.readAt < oldest) return false;
     if (registry.settlesAt(light.serial, 'power') !== undefined || registry.settlesAt(light.serial, 'color') !== undefined) return false;
+    // A strip planned zone by zone (a colour given in part keeps each zone's own rest) needs its zones fresh too.
+    if (zonesWithinMs !== undefined) {
+      const zones = record.facts.zones;
+      if (zones === undefined || zones.readAt < Date.now() - zonesWithinMs || registry.settlesAt(light.serial, 'zones') !== undefined) return false;
+    }
     return this.client.requester.pendingSets(light.serial) === 0;
   }
 

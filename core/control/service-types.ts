@@ -32,9 +32,9 @@ export interface WriteOptions {
   /**
    * Set State only, confirmed: while this write waits its turn on a light (behind that light's earlier confirmed
    * writes), a newer latest-wins write setting every field it sets may replace it; its result then carries that
-   * one's status and `superseded: true`. A light's power the service read or had acknowledged within the last second
-   * is trusted rather than sent again with every colour (a light switched off behind its back during a stream comes
-   * back on within about a second). For a stream of values where only the newest matters (a slider, a flow firing
+   * one's status and `superseded: true`. A light's power and a strip's zones the service read or had acknowledged
+   * within the last second are trusted rather than sent again with every colour or read before it (a light switched
+   * off, or zones painted, behind its back during a stream are set again within about a second). For a stream of values where only the newest matters (a slider, a flow firing
    * faster than a light takes); off by default, so `ok` means the light took this write, and power is always sent.
    */
   readonly latestWins?: boolean;

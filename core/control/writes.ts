@@ -215,7 +215,8 @@ export class Writes {
     // infrared) plans the same whatever the light shows; a colour is planned from what the service knows of the light
     // when that is fresh (our own writes and recent reads), else from a read.
     const read: ExecuteOptions['read'] = needsZones ? 'state+zones' : change.color === undefined ? 'none' : 'cached-state';
-    // A strip asked for part of a colour keeps its zones' own colours: they are read first (planSetState).
+    // A strip asked for part of a colour keeps its zones' own colours: they are read first (planSetState), except
+    // within a latest-wins stream (Executor: STREAM_TRUST_MS).
     // A latest-wins write to whole lights may be replaced by a newer one while it waits its turn (light-lanes.ts);
     // one to some zones sets only those, which a field list does not say.
     const fields = latestWins && !fast && targets.every((t) => t.zones === null) ? fieldsSet(change) : undefined;

@@ -4,7 +4,7 @@
 
 import { expect } from 'chai';
 import { LightLanes, covers, fieldsSet, type StateField } from '../../core/control/light-lanes.js';
-import { STREAM_POWER_TRUST_MS } from '../../core/control/executor.js';
+import { STREAM_TRUST_MS } from '../../core/control/executor.js';
 import { serviceRig, type ServiceRig } from '../helpers/service-rig.js';
 import { until } from '../helpers/wait.js';
 
@@ -193,13 +193,41 @@ describe('A flood of confirmed writes to one light', function () {
     light.clearRecords();
     await rig.service.setState(`id:${BULB}`, { power: 'on', color: { hue: 20, saturation: 1 }, durationS: 0 }, latest);
     expect(light.receivedCount('SetLightPower')).to.equal(0);
-    // Once the power the service knows is older than STREAM_POWER_TRUST_MS, it goes out with the colour again.
+    // Once the power the service knows is older than STREAM_TRUST_MS, it goes out with the colour again.
     const readAt = rig.client.registry.get(BULB)!.facts.power!.readAt;
-    await until(() => Date.now() - readAt > STREAM_POWER_TRUST_MS + 20, { what: 'the power older than the trust' });
+    await until(() => Date.now() - readAt > STREAM_TRUST_MS + 20, { what: 'the power older than the trust' });
     const results = await rig.service.setState(`id:${BULB}`, { power: 'on', color: { hue: 30, saturation: 1 }, durationS: 0 }, latest);
     expect(results.map((r) => r.status)).to.deep.equal(['ok']);
     expect(light.receivedCount('SetLightPower')).to.equal(1);
     expect([light.state.power, Math.round(light.state.color.hue)]).to.deep.equal(['on', 30]);
+  });
+
+  it('latest wins: a stream of part colours keeps each zone\'s own kelvin without reading the zones before every write', async () => {
+    const STRIP = 'd073d5000009';
+    const warm = { hue: 0, saturation: 0, brightness: 1, kelvin: 2700 };
+    const cool = { ...warm, kelvin: 5000 };
+    rig = await serviceRig({
+      lights: [{ serial: STRIP, product: 38, label: 'Beam', firmware: { major: 3, minor: 70 }, zoneCount: 16, power: 'on', color: warm }],
+    });
+    const strip = rig.fleet.light(STRIP);
+    // Another app paints half the zones cool; once what the service read is older than a stream trusts, the
+    // stream's first write reads the zones, and keeps each zone's kelvin.
+    strip.setState({ zones: Array.from({ length: 16 }, (_, i) => (i < 8 ? warm : cool)) });
+    const readAt = rig.client.registry.get(STRIP)!.facts.zones?.readAt ?? 0;
+    await until(() => Date.now() - readAt > STREAM_TRUST_MS + 20, { what: 'the zones older than a stream trusts' });
+    strip.clearRecords();
+    for (const hue of [20, 40, 60, 80, 100, 120]) {
+      const results = await rig.service.setState(`id:${STRIP}`, { color: { hue, saturation: 0.5 }, durationS: 0 }, { latestWins: true });
+      expect(results[0]!.status).to.equal('ok');
+    }
+    // Read before the first write (a background read may have come first); the stream's own writes painted them
+    // since, so none read them after the first went out.
+    const got = strip.received().map((p) => p.name ?? '');
+    const firstSet = got.findIndex((n) => n.startsWith('Set'));
+    expect(got.slice(0, firstSet).filter((n) => n.includes('ColorZones')).length).to.be.at.least(1);
+    expect(got.slice(firstSet).filter((n) => n.startsWith('Get') && n.includes('ColorZones'))).to.deep.equal([]);
+    expect(got.filter((n) => n.startsWith('Set')).length).to.equal(6);
+    expect(strip.state.zones!.map((z) => [Math.round(z.hue), z.kelvin])).to.deep.equal(Array.from({ length: 16 }, (_, i) => [120, i < 8 ? 2700 : 5000]));
   });
 
   it('by default runs every write in turn, each planned from the one before, so ok means the light took it', async () => {
