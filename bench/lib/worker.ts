@@ -12,7 +12,7 @@ import v8 from 'node:v8';
 import type { Hsbk, PowerState } from '../../core/protocol/index.js';
 import type { ExpectedLight, ResidentParts, WorkerConfig, WorkerResult } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';
-import { BROADCAST, FACTS_ATTEMPTS, FACTS_IN_FLIGHT, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, pool, type LlcClient, type LlcLibrary, type LlcState, type NllDevice, type NllModule } from './peers.js';
+import { BROADCAST, FACTS_ATTEMPTS, FACTS_IN_FLIGHT, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, NLL_REQUEST_GAP_MS, pool, type LlcClient, type LlcLibrary, type LlcState, type NllDevice, type NllModule } from './peers.js';
 import { rcvbufErrors, socketDrops } from './udp-stats.js';
 
 guardLoopbackSends();
@@ -212,7 +212,13 @@ function createNll(task: WorkerConfig['task'], expected: readonly ExpectedLight[
     // Its requests are matched by sequence number alone and resent every 50 ms until answered, so a late duplicate
     // reply can answer a later request (of another light, or of another kind): a reply without the fields of its kind
     // fails the read (it is read again), and the label, version, group, location and state are checked with the light.
+    // Its calls have no pacing of their own: 50 ms between one light's requests, as its getDeviceInfo() (what its
+    // discover() reads of each light) waits between them; that also keeps its sequence numbers from coming round
+    // while a duplicate reply may still be on its way.
+    let first = true;
     const ask = async <T>(read: () => Promise<T>, fields: readonly string[]): Promise<T> => {
+      if (!first) await sleep(NLL_REQUEST_GAP_MS);
+      first = false;
       const reply = await read();
       if (reply === null || typeof reply !== 'object' || fields.some((f) => !(f in reply))) throw new Error(`a reply without ${fields.join(', ')}`);
       facts.push(reply);
