@@ -4,14 +4,23 @@
 // Usage: npm run bench:read-state [-- --quick | --reps K | --sizes 10,100,500,1000 | --clients ours,llc | --json FILE]
 // Each worker first discovers the fleet with its library's defaults (node-lifx-lan: devices made from the fleet's
 // list), waits 1.5 s for what discovery sets off to finish, then reads. npm wraps it in a private network namespace.
+// Equal work (memory with every light's facts read by every client) alone: `--facts-only --sizes 10,500 --json FILE`
+// runs only those runs and replaces their figures in FILE, keeping the others (bench/lib/harness.ts suiteOptions).
 
+import { existsSync, readFileSync } from 'node:fs';
+import type { BenchResult } from './lib/figures.js';
 import { publish } from './lib/figures.js';
-import { result, runSuite, suiteOptions } from './lib/harness.js';
+import { mergeEqualWork, result, runSuite, suiteOptions } from './lib/harness.js';
 
 async function main(): Promise<void> {
   const options = suiteOptions('read-state');
+  const argv = process.argv.slice(2);
+  const json = argv.includes('--json') ? argv[argv.indexOf('--json') + 1] : undefined;
+  // Read before the run: a file that is not there or not a full result fails now, not after minutes of runs.
+  const full = options.factsOnly && json !== undefined && existsSync(json) ? (JSON.parse(readFileSync(json, 'utf8')) as BenchResult) : undefined;
   const suite = await runSuite(options);
-  publish(result('Read state', options, suite));
+  const fresh = result('Read state', options, suite);
+  publish(full === undefined ? fresh : mergeEqualWork(full, fresh));
 }
 
 main().catch((err: unknown) => {

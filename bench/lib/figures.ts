@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 
-export type Unit = 'ms' | 'MiB' | 'KiB' | 'lights' | 'msg/s' | 'req/s' | 'x';
+export type Unit = 'ms' | 'MiB' | 'KiB' | 'lights' | 'datagrams' | 'msg/s' | 'req/s' | 'x';
 
 /** One client's runs at one N: a value per run, null for a run that did not finish within the cap. */
 export interface Point {
@@ -18,6 +18,8 @@ export interface Point {
    * compared with Lightwire's, which held every light. Memory that holds no lights is not the lightest way to hold N.
    */
   readonly partial?: true;
+  /** Why the point is not compared, when not for holding fewer than half of the lights. */
+  readonly partialNote?: string;
 }
 
 export interface Figure {
@@ -104,7 +106,7 @@ export function cell(p: Point | undefined, unit: Unit): string {
   const s = summary(p);
   let text = format(s.median, unit);
   if (s.runs > 1) text += ` [${format(s.min, unit)}–${format(s.max, unit)}]`;
-  const notes = [p.note, p.partial === true ? 'not compared: held fewer than half of the lights' : undefined].filter((x) => x !== undefined);
+  const notes = [p.note, p.partial === true ? `not compared: ${p.partialNote ?? 'held fewer than half of the lights'}` : undefined].filter((x) => x !== undefined);
   if (notes.length > 0) text += ` (${notes.join('; ')})`;
   return text;
 }

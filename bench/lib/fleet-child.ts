@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     type: 'ready',
     lights: fleet.lights.map((l) => {
       const s = l.state;
-      return { serial: l.serial, address: l.address, label: s.label, power: s.power, color: s.color };
+      return { serial: l.serial, address: l.address, label: s.label, power: s.power, color: s.color, productId: l.product.productId, group: s.group.label, location: s.location.label };
     }),
   });
 }

@@ -6,9 +6,10 @@ import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { machine, median, summary, type BenchResult, type Figure, type Point } from './figures.js';
+import { format, machine, median, summary, type BenchResult, type Figure, type Point } from './figures.js';
 import type { ClientName, ExpectedLight, FleetReply, FleetRequest, Task, WorkerConfig, WorkerResult } from './messages.js';
 import { assertPrivateNetns } from './net-guard.js';
+import { FACTS_ATTEMPTS, FACTS_IN_FLIGHT } from './peers.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const COMPILED = path.join(ROOT, 'node_modules', '.cache', 'lightwire-bench', 'bench', 'lib');
@@ -70,13 +71,22 @@ export interface SuiteOptions {
    * light with its own API (task read-facts), for the memory figures at equal work.
    */
   readonly factsSizes: readonly number[];
+  /** Equal work: its own cap for finding the fleet and another for the reads (minutes for some peers at N=500, paced as peers.ts says). */
+  readonly factsCapMs: number;
+  /** Equal work: lights read at once and reads per light at most (peers.ts: FACTS_IN_FLIGHT, FACTS_ATTEMPTS). */
+  readonly factsInFlight: number;
+  readonly factsAttempts: number;
+  /** Only the equal-work runs (`--facts-only`): their figures replace those in the --json file, the rest is kept. */
+  readonly factsOnly: boolean;
 }
 
 /**
  * `--quick` (1 repetition), `--reps K`, `--sizes 10,100`, `--cap-ms`, `--settle-ms`, `--clients ours,llc`, `--latency-ms`,
  * `--same-age-sizes 500` (discovery's default; none for read-state, `--same-age-sizes none` for none),
  * `--main-thread-compile-sizes 500` and `--small-young-sizes 500` (read-state's defaults; none for discovery, whose capped peers
- * cost 30 s a run), `--facts-sizes 10,500` (read-state's default: equal work; none for discovery).
+ * cost 30 s a run), `--facts-sizes 10,500` (read-state's default: equal work; none for discovery), `--facts-cap-ms 300000`
+ * (the equal-work reads' cap), `--facts-in-flight 20` and `--facts-attempts 3` (peers.ts), `--facts-only` (only the
+ * equal-work runs, merged into the --json file).
  */
 export function suiteOptions(task: BenchTask, argv: readonly string[] = process.argv.slice(2)): SuiteOptions {
   const value = (flag: string): string | undefined => {
@@ -101,6 +111,10 @@ export function suiteOptions(task: BenchTask, argv: readonly string[] = process.
       'small-young': sizeList(value('--small-young-sizes') ?? (task === 'read-state' ? '500' : 'none')),
     },
     factsSizes: task === 'read-state' ? sizeList(value('--facts-sizes') ?? '10,500') : [],
+    factsCapMs: Number(value('--facts-cap-ms') ?? 300_000),
+    factsInFlight: Number(value('--facts-in-flight') ?? FACTS_IN_FLIGHT),
+    factsAttempts: Number(value('--facts-attempts') ?? FACTS_ATTEMPTS),
+    factsOnly: task === 'read-state' && argv.includes('--facts-only'),
   };
 }
 
@@ -169,7 +183,7 @@ function runWorker(cfg: WorkerConfig, v8: V8Setting = 'default'): Promise<Worker
   const output = collectOutput(child);
   // Discovery cap + settle + read cap (or the wait for the same age) + start-up; past this the worker is stuck and
   // is killed (it is our own child).
-  const hardLimitMs = 2 * cfg.capMs + 2 * cfg.settleMs + 20_000;
+  const hardLimitMs = cfg.capMs + (cfg.readCapMs ?? cfg.capMs) + 2 * cfg.settleMs + 20_000;
   return new Promise((resolve, reject) => {
     let result: WorkerResult | undefined;
     const timer = setTimeout(() => child.kill('SIGKILL'), hardLimitMs);
@@ -191,7 +205,10 @@ function progress(r: Run): string {
   if (r.describedMs !== null) parts.push(`described ${ms(r.describedMs)}`);
   parts.push(`drops ${r.dropsUntilFound}/${r.dropsWholeRun} (client socket ${r.dropsClientSocket})`);
   if (r.task === 'read-state' || r.task === 'read-facts') {
-    parts.push(`${r.task === 'read-facts' ? 'facts read' : 'read'} ${ms(r.readMs)}: ${r.correct} right, ${r.wrong} wrong, ${r.missing} missing, ${r.dropsDuringReads} drops`);
+    parts.push(
+      `${r.task === 'read-facts' ? 'facts read' : 'read'} ${ms(r.readMs)}: ${r.correct} right, ${r.wrong} wrong, ${r.missing} missing, ` +
+        `${r.dropsDuringReads} drops${r.task === 'read-facts' ? `, ${r.retries} read again` : ''}`,
+    );
     if (r.wrongExamples.length > 0) parts.push(`e.g. ${r.wrongExamples[0]}`);
   }
   parts.push(
@@ -225,7 +242,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const capped = new Set<ClientName>();
     const variants: V8Setting[] = ['default', ...DIAGNOSTIC_NAMES.filter((d) => options.diagnosticSizes[d].includes(n))];
     try {
-      for (const v8 of variants) {
+      for (const v8 of options.factsOnly ? [] : variants) {
         for (let rep = 0; rep < options.reps; rep++) {
           // Rotate who goes first, so no client always meets a fleet that has just been busy.
           const order = options.clients.map((_, i) => options.clients[(i + rep) % options.clients.length]!);
@@ -246,7 +263,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         }
       }
       // Equal work: every client reads every light's facts and state with its own API (one that could not find the
-      // fleet is not run again; one that does not finish the reads within the cap is shown with how far it got).
+      // fleet is not run again; one that does not read every light is shown with how far it got).
       const factsCapped = new Set<ClientName>();
       for (let rep = 0; options.factsSizes.includes(n) && rep < options.reps; rep++) {
         const order = options.clients.map((_, i) => options.clients[(i + rep) % options.clients.length]!);
@@ -254,11 +271,25 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
           if (capped.has(client) && !runs.some((r) => r.n === n && r.client === client && r.discoveryMs !== null)) continue;
           if (factsCapped.has(client)) continue;
           await fleet.request({ type: 'clear' }, 'cleared');
-          const result = await runWorker({ client, task: 'read-facts', expected: fleet.lights, capMs: options.capMs, settleMs: options.settleMs });
+          const result = await runWorker({
+            client,
+            task: 'read-facts',
+            expected: fleet.lights,
+            // Its own cap for finding the fleet too: lifx-lan-client and node-lifx lose StateService replies when 500
+            // lights answer a broadcast at once (their socket keeps Node's receive buffer) and find the last lights on
+            // later broadcasts (every 5 s), not always within the read-state cap.
+            capMs: options.factsCapMs,
+            readCapMs: options.factsCapMs,
+            factsInFlight: options.factsInFlight,
+            factsAttempts: options.factsAttempts,
+            settleMs: options.settleMs,
+          });
           const stats = await fleet.request({ type: 'stats' }, 'stats');
           const run: Run = { ...result, rep, fleetMaxRate: stats.maxMessagesPerSecond, v8: 'default' };
           runs.push(run);
-          if (run.discoveryMs === null || run.readMs === null) factsCapped.add(client);
+          // Its runs that read fewer than every light are all shown (the cap is minutes; one that could not find the
+          // fleet in it is not run again).
+          if (run.discoveryMs === null) factsCapped.add(client);
           console.error(progress(run));
           await sleep(300);
         }
@@ -289,6 +320,8 @@ function figure(
     task?: Task;
     /** When a memory figure's point is not compared (Point.partial): by default a run that found fewer than half. */
     partialIf?: (r: Run, n: number) => boolean;
+    /** Why, when partialIf is given (Point.partialNote). */
+    partialNote?: string;
   },
 ): Figure {
   const v8 = spec.v8 ?? 'default';
@@ -302,11 +335,12 @@ function figure(
         const rs = suite.runs.filter((r) => r.n === n && r.client === c && r.v8 === v8 && r.task === task);
         const note = spec.note?.(rs, n);
         const partial = spec.unit === 'MiB' && rs.some((r) => partialIf(r, n));
-        return { n, values: rs.map(spec.get), ...(note ? { note } : {}), ...(partial ? { partial: true as const } : {}) };
+        const why = partial && spec.partialNote !== undefined ? { partialNote: spec.partialNote } : {};
+        return { n, values: rs.map(spec.get), ...(note ? { note } : {}), ...(partial ? { partial: true as const } : {}), ...why };
       })
       .filter((p) => p.values.length > 0);
   }
-  const { get: _get, note: _note, only: _only, sizes: _sizes, v8: _v8, task: _task, partialIf: _partialIf, ...rest } = spec;
+  const { get: _get, note: _note, only: _only, sizes: _sizes, v8: _v8, task: _task, partialIf: _partialIf, partialNote: _partialNote, ...rest } = spec;
   return { ...rest, clients };
 }
 
@@ -347,6 +381,18 @@ function heapPerLight(o: SuiteOptions, suite: SuiteResult, c: ClientName, task: 
 }
 
 export function result(title: string, o: SuiteOptions, suite: SuiteResult): BenchResult {
+  if (o.factsOnly) {
+    // Only the equal-work runs: mergeEqualWork puts these into the full run's result.
+    const equalWork = equalWorkFigures(o, suite);
+    return {
+      bench: 'read-state',
+      title,
+      machine: machine(),
+      method: equalWork.method ?? '',
+      figures: equalWork.figures,
+      ...(equalWork.details === undefined ? {} : { details: equalWork.details }),
+    };
+  }
   const rmemMax = readFileSync('/proc/sys/net/core/rmem_max', 'utf8').trim();
   const largest = Math.max(...o.sizes);
   const figures: Figure[] = [];
@@ -516,17 +562,8 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
       diagnosticsRun
         .map(({ d, sizes }) => `At N=${sizes.join(', ')} every client also ran ${o.reps} more time(s) with ${DIAGNOSTICS[d].what}, for the diagnostic figure only. `)
         .join('') +
-      (o.factsSizes.length > 0
-        ? `At N=${o.factsSizes.join(', ')} every client also ran ${o.reps} more time(s) at equal work (the "Equal work" figures): after finding the fleet ` +
-          "and the settle, it read every light's label, version, host firmware, group, location, Wi-Fi info and state with its own API " +
-          '(lifx-lan-client and node-lifx: their light methods, and GetGroup and GetLocation through their own packet.create, send and ' +
-          "addMessageHandler, as those methods do; node-lifx-lan: its deviceGet… methods and lightGet(), one light's in turn, at most 20 lights " +
-          "in flight; Lightwire: its first reads on discovery read them, the run checks every fact is held and reads the state again), all " +
-          `lights at once, within ${o.capMs / 1000} s; a light counts when every reply came and the state and label are the light's. What ` +
-          "was read is kept (Lightwire's in its registry, the peers' replies in the worker), as an application would keep it. " +
-          'The memory is taken as for the other figures, at the end of that run. '
-        : '') +
-      `A worker that loads no client peaks at ${(suite.baselineRssKiB / 1024).toFixed(1)} MiB RSS (node and the harness).`,
+      `A worker that loads no client peaks at ${(suite.baselineRssKiB / 1024).toFixed(1)} MiB RSS (node and the harness).` +
+      (equalWork.method === undefined ? '' : `\n\n${equalWork.method}`),
     figures,
     details: equalWork.details === undefined ? details : `${details}\n\n${equalWork.details}`,
   };
@@ -536,30 +573,53 @@ export function result(title: string, o: SuiteOptions, suite: SuiteResult): Benc
 const EQUAL_WORK_N = 500;
 /** Lightwire's heap per light at equal work stays under this (KiB). */
 const EQUAL_WORK_HEAP_KIB = 4;
+const EQUAL_WORK_WHAT = 'label, version, host firmware, group, location, Wi-Fi info and state';
 
 /**
  * Memory at equal work (task read-facts): every client has read, with its own API, each light's label, version, host
- * firmware, group, location, Wi-Fi info and state. A client that read fewer than half of the lights is shown, not
- * compared.
+ * firmware, group, location, Wi-Fi info and state. Only a client that read every light right in every run at N is
+ * compared (a run counts when every light's facts were all read and right).
  */
-function equalWorkFigures(o: SuiteOptions, suite: SuiteResult): { figures: Figure[]; details?: string } {
+function equalWorkFigures(o: SuiteOptions, suite: SuiteResult): { figures: Figure[]; details?: string; method?: string } {
   const sizes = o.sizes.filter((n) => o.factsSizes.includes(n) && suite.runs.some((r) => r.n === n && r.task === 'read-facts'));
   if (sizes.length === 0) return { figures: [] };
-  const partialIf = (r: Run, n: number): boolean => r.correct * 2 < n;
-  const common = { task: 'read-facts' as const, sizes, partialIf, note: unfinished('read') };
-  const what = "label, version, host firmware, group, location, Wi-Fi info and state";
+  const finished = (r: Run): boolean => r.correct >= r.n;
+  const readAtWorst = (rs: readonly Run[], n: number): string | undefined =>
+    rs.some((r) => !finished(r)) ? `read ${Math.min(...rs.map((r) => r.correct))}/${n} at worst` : undefined;
+  const common = {
+    task: 'read-facts' as const,
+    sizes,
+    partialIf: (r: Run) => !finished(r),
+    partialNote: 'did not read every light in every run',
+    note: readAtWorst,
+  };
   const right = figure(o, suite, {
     ...common,
     id: 'read-facts-right',
-    title: `Equal work: lights whose ${what} were all read, with its own API, and the state given to the right light (every run)`,
+    title: `Equal work: lights whose ${EQUAL_WORK_WHAT} were all read, with its own API, and were the light's own (every run)`,
     unit: 'lights',
     lowerIsBetter: false,
     get: (r) => r.correct,
   });
+  const time = figure(o, suite, {
+    ...common,
+    id: 'read-facts-time',
+    title:
+      `Equal work: time from the first request of the reads to the last light read, at most ${o.factsInFlight} lights at once ` +
+      "(Lightwire read its facts on discovery, before this: it checks them and reads the state again; see 'found and described')",
+    unit: 'ms',
+    lowerIsBetter: true,
+    get: (r) => (finished(r) ? r.readMs : null),
+    note: (rs, n) => {
+      const described = rs.map((r) => r.describedMs).filter((v): v is number => v !== null);
+      const ours = rs[0]?.client === 'ours' && described.length > 0 ? `found and described in ${format(median(described), 'ms')}` : undefined;
+      return readAtWorst(rs, n) ?? ours;
+    },
+  });
   const rss = figure(o, suite, {
     ...common,
     id: 'read-facts-rss-end',
-    title: `Equal work: RSS of the client process at the end of the run, every light's ${what} read and held`,
+    title: `Equal work: RSS of the client process at the end of the run, every light's ${EQUAL_WORK_WHAT} read and held`,
     unit: 'MiB',
     lowerIsBetter: true,
     chart: true,
@@ -568,10 +628,28 @@ function equalWorkFigures(o: SuiteOptions, suite: SuiteResult): { figures: Figur
   const heap = figure(o, suite, {
     ...common,
     id: 'read-facts-heap',
-    title: `Equal work: V8 heap in use after full collections at the end of the run, every light's ${what} read`,
+    title: `Equal work: V8 heap in use after full collections at the end of the run, every light's ${EQUAL_WORK_WHAT} read`,
     unit: 'MiB',
     lowerIsBetter: true,
     get: (r) => r.heapAfterGcKiB / 1024,
+  });
+  const retries = figure(o, suite, {
+    ...common,
+    note: undefined,
+    id: 'read-facts-retries',
+    title: "Equal work: lights read again (the library's own calls) after a read that failed or came back with another light's facts (every run)",
+    unit: 'lights',
+    lowerIsBetter: true,
+    get: (r) => r.retries,
+  });
+  const drops = figure(o, suite, {
+    ...common,
+    note: undefined,
+    id: 'read-facts-drops',
+    title: 'Equal work: datagrams dropped for a full receive buffer during the reads (UDP RcvbufErrors of the namespace; every run)',
+    unit: 'datagrams',
+    lowerIsBetter: true,
+    get: (r) => r.dropsDuringReads,
   });
   const lightest = bestPeerAt(rss, EQUAL_WORK_N);
   const ours = oursAt(rss, EQUAL_WORK_N);
@@ -581,7 +659,7 @@ function equalWorkFigures(o: SuiteOptions, suite: SuiteResult): { figures: Figur
     .map((c) => ({ c, kib: heapPerLight(o, suite, c, 'read-facts', sizes) }))
     .map((x) => ({ ...x, text: x.kib === undefined ? 'n/a (did not read every light in every run at two sizes)' : x.kib.toFixed(1) }));
   const oursKib = perLight.find((x) => x.c === 'ours')?.kib;
-  const details = [
+  const details = sizes.length < 2 ? undefined : [
     `Equal work: heap per light after GC (the heap at N=${Math.max(...sizes)} less the heap at N=${Math.min(...sizes)}, per light)` +
       (oursKib !== undefined ? `; target for Lightwire under ${EQUAL_WORK_HEAP_KIB} KiB: **${oursKib < EQUAL_WORK_HEAP_KIB ? 'met' : 'not met'}**` : '') +
       ':',
@@ -590,5 +668,57 @@ function equalWorkFigures(o: SuiteOptions, suite: SuiteResult): { figures: Figur
     '|---|---:|',
     ...perLight.map((x) => `| ${LABEL[x.c]} | ${x.text} |`),
   ].join('\n');
-  return { figures: [right, rssWithTarget, heap], details };
+  const ownRun = o.factsOnly ? ` Measured in a run of their own (${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC, whole run ${suite.wholeRunS.toFixed(0)} s).` : '';
+  const method =
+    `${EQUAL_WORK_METHOD_START} at N=${sizes.join(', ')}, ${o.reps} run(s) per client, the clients in turn on one fleet.${ownRun} After finding the ` +
+    `fleet (as above; node-lifx-lan: devices made from the fleet's list) and the settle, each client reads every light's ${EQUAL_WORK_WHAT} with its ` +
+    'own API: lifx-lan-client and node-lifx their light methods, and GetGroup and GetLocation through their own packet.create, send and ' +
+    "addMessageHandler, as those methods do; node-lifx-lan its deviceGet… methods and lightGet(), one request after the other, 50 ms " +
+    "apart as its own getDeviceInfo() spaces them (its calls have no pacing of their own; the other libraries pace a light's requests " +
+    "themselves: lifx-lan-client 50 ms apart a light, node-lifx 50 ms apart for the whole client, Lightwire by its transport); Lightwire " +
+    'its first reads on discovery (its defaults) read them, and the run checks every fact is held and reads the state again. ' +
+    `Every client alike reads at most ${o.factsInFlight} lights at once and reads a light again, with the same calls, when a read failed or ` +
+    `came back with another light's facts (at most ${o.factsAttempts} reads a light); the reads have ${o.factsCapMs / 1000} s of their own, ` +
+    `and finding the fleet as long again. Why: ${EQUAL_WORK_WHY} ` +
+    "A light counts when every reply came and the state (label, power, colour), the version's product and the group's and location's labels " +
+    "are the light's (node-lifx-lan's replies must also have the fields of their kind: it can give one kind's reply to another request); " +
+    'a client finishes a run when every light counts, and only a client that finished every run at N is compared. What was read is kept ' +
+    "(Lightwire's in its registry, the peers' replies in the worker), as an application would keep it; the memory is taken as for the " +
+    'other figures, at the end of the run. Each client otherwise keeps its defaults (Lightwire asks for a 4 MiB receive buffer, the peers ' +
+    "keep Node's).";
+  return { figures: [right, time, rssWithTarget, heap, retries, drops], ...(details === undefined ? {} : { details }), method };
+}
+
+/** How the equal-work paragraph of the method starts (mergeEqualWork finds it by this). */
+const EQUAL_WORK_METHOD_START = 'Equal work (the "Equal work" figures):';
+/** What the peers do when every light is asked at once (bench/lib/peers.ts FACTS_IN_FLIGHT; measured, see the runs). */
+const EQUAL_WORK_WHY =
+  'asked all at once (3,500 requests at N=500; a run of this bench on 2026-11-28 with 30 s to find the fleet and 60 s for the ' +
+  'reads), lifx-lan-client read no light right, node-lifx 127 (127 more with another light\'s facts) and node-lifx-lan 396 (63 ' +
+  'wrong). lifx-lan-client and node-lifx match a reply by its type and a sequence number (0–255) shared by every light, so one ' +
+  "light's reply answered another light's request, and an unanswered request waits 45 s (their messageHandlerTimeout); node-lifx " +
+  'sends one message every 50 ms for the whole client, so requests made at once waited minutes to be sent; node-lifx-lan matches ' +
+  'by sequence number alone and resends every 50 ms until answered, so a late duplicate reply answered a later request: even at 20 ' +
+  'lights at once, with its requests back to back, it read only 376 and 490 of the 500 in two runs (5 reads a light), none missed ' +
+  'with them 50 ms apart. And within ' +
+  '30 s lifx-lan-client and node-lifx had found only 464 and 484 of the 500 lights: when 500 lights answer their broadcast at once ' +
+  "their socket (Node's default receive buffer) overflows, and they find the rest on later broadcasts (every 5 s), which go on " +
+  'overflowing it during the reads (the drops below: mostly those StateService replies).'
+
+/**
+ * Puts the equal-work figures of a `--facts-only` run into a full run's result: its read-facts figures, the
+ * equal-work paragraph of its method and the equal-work table of its details are replaced, the rest is kept.
+ */
+export function mergeEqualWork(full: BenchResult, facts: BenchResult): BenchResult {
+  // The method's equal-work part: a paragraph of its own, or (results written before it was) a run of sentences.
+  const legacy = / At N=[\d, ]+ every client also ran \d+ more time\(s\) at equal work .*?at the end of that run\./s;
+  const kept = full.method.split('\n\n')[0]!.replace(legacy, '');
+  const details = [full.details?.split('\n\nEqual work:')[0], facts.details].filter((d) => d !== undefined).join('\n\n');
+  const { details: _old, ...rest } = full;
+  return {
+    ...rest,
+    method: `${kept}\n\n${facts.method}`,
+    figures: [...full.figures.filter((f) => !f.id.startsWith('read-facts-')), ...facts.figures],
+    ...(details === '' ? {} : { details }),
+  };
 }

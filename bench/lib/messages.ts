@@ -17,14 +17,23 @@ export interface ExpectedLight {
   readonly label: string;
   readonly power: PowerState;
   readonly color: Hsbk;
+  /** Equal work checks the version, group and location read against these (product and group differ between lights). */
+  readonly productId: number;
+  readonly group: string;
+  readonly location: string;
 }
 
 export interface WorkerConfig {
   readonly client: ClientName;
   readonly task: Task;
   readonly expected: readonly ExpectedLight[];
-  /** Give up on discovery (and on the reads) after this long. */
+  /** Give up on discovery (and on the reads, unless readCapMs says otherwise) after this long. */
   readonly capMs: number;
+  /** Give up on the reads after this long (equal work has a cap of its own); unset: capMs. */
+  readonly readCapMs?: number;
+  /** Equal work: at most this many lights read at once, each read at most `factsAttempts` times (peers.ts's defaults). */
+  readonly factsInFlight?: number;
+  readonly factsAttempts?: number;
   /** After all lights are found: let the traffic discovery triggers die down before the next phase / the end. */
   readonly settleMs: number;
   /**
@@ -61,6 +70,8 @@ export interface WorkerResult {
   readonly wrong: number;
   /** No reply (not discovered, timeout, error or the cap). */
   readonly missing: number;
+  /** Equal work: lights read again (with the library's own calls) after a read that failed or came back wrong. */
+  readonly retries: number;
   readonly wrongExamples: readonly string[];
   /** process.resourceUsage().maxRSS, KiB. */
   readonly maxRssKiB: number;

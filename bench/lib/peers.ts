@@ -19,6 +19,24 @@ export const LIFX_PORT = 56700;
 /** At most this many lights in flight with node-lifx-lan: its sequence numbers (1-254) are shared by every light. */
 export const NLL_IN_FLIGHT = 20;
 
+/**
+ * Equal work (every light's label, version, host firmware, group, location, Wi-Fi info and state): at most this many
+ * lights are read at once, by every client alike. The peers need it: lifx-lan-client and node-lifx match a reply by
+ * its type and a sequence number (0-255) shared by every light, so more than 255 requests in flight (seven a light)
+ * give one light's reply to another's request; node-lifx sends one message every 50 ms for the whole client and
+ * times a request out 45 s after it was made, so requests for 500 lights made at once expire before they are sent;
+ * node-lifx-lan matches by sequence number alone (and its requests are spaced, NLL_REQUEST_GAP_MS). The vendor asks for no more than 20 messages a second to one light
+ * (https://lan.developer.lifx.com/docs/communicating-with-device).
+ */
+export const FACTS_IN_FLIGHT = 20;
+/**
+ * node-lifx-lan's calls are not paced: its getDeviceInfo() (what its discover() reads of each light, one light at a
+ * time) waits this long between one light's requests, and equal work does the same.
+ */
+export const NLL_REQUEST_GAP_MS = 50;
+/** Equal work: a light whose reads failed, or came back with another light's facts, is read up to this often in all. */
+export const FACTS_ATTEMPTS = 5;
+
 export const PEER_VERSIONS = { 'lifx-lan-client': '2.1.2', 'node-lifx': '0.8.0', 'node-lifx-lan': '0.5.0' } as const;
 
 // lifx-lan-client and node-lifx are untyped JavaScript; this is the part of them the benchmarks use.

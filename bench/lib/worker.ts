@@ -12,7 +12,7 @@ import v8 from 'node:v8';
 import type { Hsbk, PowerState } from '../../core/protocol/index.js';
 import type { ExpectedLight, ResidentParts, WorkerConfig, WorkerResult } from './messages.js';
 import { guardLoopbackSends } from './net-guard.js';
-import { BROADCAST, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, type LlcClient, type LlcLibrary, type LlcState, type NllDevice, type NllModule } from './peers.js';
+import { BROADCAST, FACTS_ATTEMPTS, FACTS_IN_FLIGHT, LIFX_PORT, llcInitOptions, loadLlc, loadNll, nllMac, NLL_IN_FLIGHT, NLL_REQUEST_GAP_MS, pool, type LlcClient, type LlcLibrary, type LlcState, type NllDevice, type NllModule } from './peers.js';
 import { rcvbufErrors, socketDrops } from './udp-stats.js';
 
 guardLoopbackSends();
@@ -25,9 +25,18 @@ interface Reading {
   readonly label: string;
   readonly power: PowerState;
   readonly color: Hsbk;
+  /** Equal work: the product id of the version read and the labels of the group and location read. */
+  readonly productId?: number;
+  readonly group?: string;
+  readonly location?: string;
 }
 
 type Outcome = { readonly ok: true; readonly got: Reading } | { readonly ok: false; readonly reason: string };
+
+/** The fields of `o` that are defined (strict optional properties take no undefined). */
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 /** The client does not know this light (yet): nothing was asked. */
 const NOT_DISCOVERED: Outcome = Object.freeze({ ok: false, reason: 'not discovered' });
@@ -90,7 +99,9 @@ function createOurs({ LightClient, hsbkFromWire, powerFromWire }: OurModules): A
       if (facts === undefined) return NOT_DISCOVERED;
       const lacking = OUR_FACTS.filter((f) => facts[f] === undefined);
       if (lacking.length > 0) return { ok: false, reason: `not read: ${lacking.join(', ')}` };
-      return adapter.readState(light);
+      const state = await adapter.readState(light);
+      if (!state.ok) return state;
+      return { ok: true, got: { ...state.got, productId: facts.product!.value.productId, group: facts.group!.value.label, location: facts.location!.value.label } };
     },
     localPort: () => (client as unknown as { endpoint: { port: number } }).endpoint.port,
     stop: () => client.stop(),
@@ -133,6 +144,9 @@ function createLlc(library: LlcLibrary): Adapter {
         let failure: string | undefined;
         let label: string | null = null;
         let state: LlcState | null = null;
+        let productId: number | undefined;
+        let group: string | undefined;
+        let location: string | undefined;
         // What it read is kept, as an application would and as Lightwire's registry does: equal work, equal holdings.
         const facts: unknown[] = [];
         held.set(light.serial, facts);
@@ -142,19 +156,32 @@ function createLlc(library: LlcLibrary): Adapter {
           if (--left > 0) return;
           if (failure !== undefined || state === null || label === null) return resolve({ ok: false, reason: failure ?? 'no state' });
           const { hue, saturation, brightness, kelvin } = state.color;
-          resolve({ ok: true, got: { label, power: state.power === 0 ? 'off' : 'on', color: { hue, saturation: saturation / 100, brightness: brightness / 100, kelvin } } });
+          const color = { hue, saturation: saturation / 100, brightness: brightness / 100, kelvin };
+          const power = state.power === 0 ? 'off' : 'on';
+          resolve({ ok: true, got: { label, power, color, ...defined({ productId, group, location }) } });
         };
         device.getLabel((err, got) => {
           label = got;
           done(err, got);
         });
-        device.getHardwareVersion(done);
+        device.getHardwareVersion((err, version) => {
+          productId = (version as { productId?: number } | null)?.productId;
+          done(err, version);
+        });
         device.getFirmwareVersion(done);
         device.getWifiInfo(done);
         for (const [ask, reply] of [['getGroup', 'stateGroup'], ['getLocation', 'stateLocation']] as const) {
           const request = packet.create(ask, { target: device.id }, client.source);
           request.target = device.id;
-          client.addMessageHandler(reply, done, client.send(request));
+          client.addMessageHandler(
+            reply,
+            (err, msg) => {
+              if (reply === 'stateGroup') group = msg?.['label'] as string | undefined;
+              else location = msg?.['label'] as string | undefined;
+              done(err, msg);
+            },
+            client.send(request),
+          );
         }
         device.getState((err, got) => {
           state = got;
@@ -179,14 +206,32 @@ function createNll(task: WorkerConfig['task'], expected: readonly ExpectedLight[
   const waiting: (() => void)[] = [];
   // What it read is kept, as an application would and as Lightwire's registry does: equal work, equal holdings.
   const held = new Map<string, unknown[]>();
-  const readFacts = async (device: NllDevice, serial: string): Promise<Awaited<ReturnType<NllDevice['lightGet']>>> => {
+  const readFacts = async (device: NllDevice, serial: string): Promise<{ state: Awaited<ReturnType<NllDevice['lightGet']>>; label: string; productId?: number; group?: string; location?: string }> => {
     const facts: unknown[] = [];
     held.set(serial, facts);
-    facts.push(await device.deviceGetLabel(), await device.deviceGetVersion(), await device.deviceGetHostFirmware());
-    facts.push(await device.deviceGetGroup(), await device.deviceGetLocation(), await device.deviceGetWifiInfo());
-    const state = await device.lightGet();
-    facts.push(state);
-    return state;
+    // Its requests are matched by sequence number alone and resent every 50 ms until answered, so a late duplicate
+    // reply can answer a later request (of another light, or of another kind): a reply without the fields of its kind
+    // fails the read (it is read again), and the label, version, group, location and state are checked with the light.
+    // Its calls have no pacing of their own: 50 ms between one light's requests, as its getDeviceInfo() (what its
+    // discover() reads of each light) waits between them; that also keeps its sequence numbers from coming round
+    // while a duplicate reply may still be on its way.
+    let first = true;
+    const ask = async <T>(read: () => Promise<T>, fields: readonly string[]): Promise<T> => {
+      if (!first) await sleep(NLL_REQUEST_GAP_MS);
+      first = false;
+      const reply = await read();
+      if (reply === null || typeof reply !== 'object' || fields.some((f) => !(f in reply))) throw new Error(`a reply without ${fields.join(', ')}`);
+      facts.push(reply);
+      return reply;
+    };
+    const label = await ask(() => device.deviceGetLabel(), ['label']);
+    const version = (await ask(() => device.deviceGetVersion(), ['productId'])) as { productId: number };
+    await ask(() => device.deviceGetHostFirmware(), ['build', 'version']);
+    const group = (await ask(() => device.deviceGetGroup(), ['guid', 'label'])) as { label: string };
+    const location = (await ask(() => device.deviceGetLocation(), ['guid', 'label'])) as { label: string };
+    await ask(() => device.deviceGetWifiInfo(), ['signal']);
+    const state = await ask(() => device.lightGet(), ['color', 'power', 'label']);
+    return { state, label: label.label, productId: version.productId, group: group.label, location: location.label };
   };
   /** One light's requests, awaited in turn, at most NLL_IN_FLIGHT lights in flight; the reading from lightGet(). */
   const gated = async (light: ExpectedLight, facts: boolean): Promise<Outcome> => {
@@ -195,12 +240,12 @@ function createNll(task: WorkerConfig['task'], expected: readonly ExpectedLight[
     if (inFlight >= NLL_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
     inFlight++;
     try {
-      let label: string | undefined;
-      const state = facts ? await readFacts(device, light.serial) : await device.lightGet();
-      if (facts) label = (held.get(light.serial)![0] as { label: string }).label;
+      const read = facts ? await readFacts(device, light.serial) : { state: await device.lightGet() };
+      const { state } = read;
       // lightGet: hue, saturation and brightness 0-1 (5 decimals), power 0 or 1.
       const { hue, saturation, brightness, kelvin } = state.color;
-      return { ok: true, got: { label: label ?? state.label, power: state.power === 0 ? 'off' : 'on', color: { hue: hue * 360, saturation, brightness, kelvin } } };
+      const got: Reading = { label: 'label' in read ? read.label : state.label, power: state.power === 0 ? 'off' : 'on', color: { hue: hue * 360, saturation, brightness, kelvin } };
+      return { ok: true, got: 'productId' in read ? { ...got, ...defined({ productId: read.productId, group: read.group, location: read.location }) } : got };
     } catch (err) {
       return { ok: false, reason: err instanceof Error ? err.message : String(err) };
     } finally {
@@ -269,8 +314,11 @@ function residentParts(): ResidentParts {
   return { v8HeapKiB, otherAnonKiB: Number(rssAnon[1]) - v8HeapKiB };
 }
 
-/** Right light: same serial (when known), label, power and colour (within the rounding of either library). */
-export function mismatch(expected: ExpectedLight, got: Reading): string | null {
+/**
+ * Right light: same serial (when known), label, power and colour (within the rounding of either library); at equal
+ * work (`facts`) also the product of the version read and the group's and location's labels.
+ */
+export function mismatch(expected: ExpectedLight, got: Reading, facts = false): string | null {
   const e = expected.color;
   const c = got.color;
   const hueGap = Math.abs(((c.hue - e.hue + 540) % 360) - 180);
@@ -281,6 +329,9 @@ export function mismatch(expected: ExpectedLight, got: Reading): string | null {
   if (hueGap > 1 || Math.abs(c.saturation - e.saturation) > 0.011 || Math.abs(c.brightness - e.brightness) > 0.011 || c.kelvin !== e.kelvin) {
     problems.push(`colour ${c.hue.toFixed(0)}°/${c.saturation.toFixed(2)}/${c.brightness.toFixed(2)}/${c.kelvin}K`);
   }
+  if (facts && got.productId !== expected.productId) problems.push(`product ${got.productId}`);
+  if (facts && got.group !== expected.group) problems.push(`group ${JSON.stringify(got.group)}`);
+  if (facts && got.location !== expected.location) problems.push(`location ${JSON.stringify(got.location)}`);
   return problems.length === 0 ? null : `asked ${expected.serial} (${JSON.stringify(expected.label)}), got ${problems.join(', ')}`;
 }
 
@@ -303,6 +354,7 @@ function baseline(cfg: WorkerConfig): WorkerResult {
     correct: 0,
     wrong: 0,
     missing: 0,
+    retries: 0,
     wrongExamples: [],
     maxRssKiB: process.resourceUsage().maxRSS,
     endRssKiB: process.memoryUsage().rss / 1024,
@@ -362,27 +414,45 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
   let wrong = 0;
   let missing = 0;
   const wrongExamples: string[] = [];
+  let retries = 0;
   if (cfg.task === 'read-state' || cfg.task === 'read-facts') {
-    const read = cfg.task === 'read-facts' ? adapter.readFacts : adapter.readState;
+    const facts = cfg.task === 'read-facts';
+    const readCapMs = cfg.readCapMs ?? cfg.capMs;
     const before = rcvbufErrors();
     const t1 = performance.now();
     let lastAt = t1;
+    let overCap = false;
     const outcomes: (Outcome | undefined)[] = new Array(n).fill(undefined);
-    const reads = Promise.all(
-      cfg.expected.map((light, i) =>
-        read(light).then((outcome) => {
-          outcomes[i] = outcome;
-          lastAt = performance.now();
-        }),
-      ),
-    );
-    await Promise.race([reads, sleep(cfg.capMs)]);
+    const reads = facts
+      ? // Equal work: at most FACTS_IN_FLIGHT lights at once, a light whose read failed or came back wrong read again
+        // (its own calls), every client alike (see FACTS_IN_FLIGHT).
+        pool([...cfg.expected.keys()], cfg.factsInFlight ?? FACTS_IN_FLIGHT, async (i) => {
+          const light = cfg.expected[i]!;
+          for (let attempt = 0; attempt < (cfg.factsAttempts ?? FACTS_ATTEMPTS) && !overCap; attempt++) {
+            if (attempt > 0) retries++;
+            const outcome = await adapter.readFacts(light);
+            if (overCap) return;
+            outcomes[i] = outcome;
+            lastAt = performance.now();
+            if (outcome === NOT_DISCOVERED || (outcome.ok && mismatch(light, outcome.got, true) === null)) return;
+          }
+        })
+      : Promise.all(
+          cfg.expected.map((light, i) =>
+            adapter.readState(light).then((outcome) => {
+              outcomes[i] = outcome;
+              lastAt = performance.now();
+            }),
+          ),
+        );
+    await Promise.race([reads, sleep(readCapMs)]);
+    overCap = true; // a read that ends after the cap does not count
     dropsDuringReads = rcvbufErrors() - before;
     let unanswered = 0;
     outcomes.forEach((outcome, i) => {
       if (outcome === NOT_DISCOVERED) return void undiscovered++;
       if (outcome === undefined || !outcome.ok) return void unanswered++;
-      const problem = mismatch(cfg.expected[i]!, outcome.got);
+      const problem = mismatch(cfg.expected[i]!, outcome.got, facts);
       if (problem === null) correct++;
       else {
         wrong++;
@@ -416,6 +486,7 @@ async function measure(cfg: WorkerConfig): Promise<WorkerResult> {
     correct,
     wrong,
     missing,
+    retries,
     wrongExamples,
     maxRssKiB: process.resourceUsage().maxRSS,
     endRssKiB,
