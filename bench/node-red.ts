@@ -278,38 +278,45 @@ async function rateStep(fleet: FleetProcess, rt: Runtime, lights: readonly strin
   return result;
 }
 
-async function sustained(fleet: FleetProcess, rt: Runtime, serials: readonly string[]): Promise<Record<number, { best: number; steps: RateStep[] }>> {
-  const out: Record<number, { best: number; steps: RateStep[] }> = {};
+/**
+ * The rates every package is asked to keep up with for the same-work RSS: up to the vendor's 20 messages a second to a
+ * light, past which a package that sends every message cannot show them all (where the peer stops).
+ */
+const SAME_WORK_MAX_PER_S = MAX_PER_LIGHT_PER_S;
+
+/**
+ * The rates on 1 and on 100 lights, each until one is too fast (twice): first every rate up to SAME_WORK_MAX_PER_S on
+ * both sizes, then `between` (the same-work RSS sample), then the higher rates for a package still keeping up.
+ */
+async function sustained(fleet: FleetProcess, rt: Runtime, serials: readonly string[], between: () => Promise<void>): Promise<Record<number, { best: number; steps: RateStep[] }>> {
+  const out: Record<number, { best: number; steps: RateStep[]; stopped: boolean }> = {};
   let step = 0;
-  for (const n of RATE_SIZES) {
+  const ladder = async (n: number, rates: readonly number[]): Promise<void> => {
     const lights = serials.slice(0, n);
-    // Every light on in a known colour first.
-    const ready = await timeShown(fleet, lights, colour(99), () => rt.set(n, colour(99)));
-    if (ready.ms === null) throw new Error(`${rt.label}: lights not on before the rates: ${ready.examples.join('; ')}`);
-    const steps: RateStep[] = [];
-    let best = 0;
-    for (const rate of RATES[n]!) {
+    const got = (out[n] ??= { best: 0, steps: [], stopped: false });
+    for (const rate of rates) {
+      if (got.stopped) return;
       let s = await rateStep(fleet, rt, lights, rate, step++);
-      steps.push(s);
+      got.steps.push(s);
       if (!s.ok) {
         s = await rateStep(fleet, rt, lights, rate, step++);
-        steps.push(s);
+        got.steps.push(s);
       }
       const shown = `lag ${s.lagMs === null ? '> cap' : `${s.lagMs.toFixed(0)} ms`}, max ${s.maxPerLightPerS}/s a light, ${s.setsPerLightPerMessage.toFixed(2)} Set a light a message: ${JSON.stringify(s.setByName)}`;
       console.error(`${rt.label}: ${n} light(s) at ${rate}/s: ${s.ok ? 'keeps up' : 'lags'} (${shown})`);
-      if (!s.ok) break;
-      best = rate;
+      if (!s.ok) got.stopped = true;
+      else got.best = rate;
     }
-    out[n] = { best, steps };
+  };
+  for (const n of RATE_SIZES) {
+    // Every light on in a known colour first.
+    const ready = await timeShown(fleet, serials.slice(0, n), colour(99), () => rt.set(n, colour(99)));
+    if (ready.ms === null) throw new Error(`${rt.label}: lights not on before the rates: ${ready.examples.join('; ')}`);
+    await ladder(n, RATES[n]!.filter((r) => r <= SAME_WORK_MAX_PER_S));
   }
-  return out;
-}
-
-/** VmRSS and VmHWM of a process, MiB. */
-function rssOf(pid: number): { rssMiB: number; peakMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+  await between();
+  for (const n of RATE_SIZES) await ladder(n, RATES[n]!.filter((r) => r > SAME_WORK_MAX_PER_S));
+  return Object.fromEntries(RATE_SIZES.map((n) => [n, { best: out[n]!.best, steps: out[n]!.steps }]));
 }
 
 interface ClientResult {
@@ -318,6 +325,8 @@ interface ClientResult {
   readonly rates: Record<number, { best: number; steps: RateStep[] }>;
   /** Once every light was found and set once, 5 s idle. */
   readonly rssFound: { rssMiB: number; peakMiB: number };
+  /** After the set runs and the rates up to SAME_WORK_MAX_PER_S (the same work for every package), 5 s idle. */
+  readonly rssSameWork: { rssMiB: number; peakMiB: number };
   readonly rss: { rssMiB: number; peakMiB: number };
 }
 
@@ -328,13 +337,18 @@ async function measure(fleet: FleetProcess, rt: Runtime, serials: readonly strin
     await sleep(5000);
     const rssFound = rssOf(rt.red.pid);
     const set = await setTimes(fleet, rt, serials, reps);
-    const rates = await sustained(fleet, rt, serials);
+    let rssSameWork = { rssMiB: NaN, peakMiB: NaN };
+    const rates = await sustained(fleet, rt, serials, async () => {
+      await drained(fleet, 30_000);
+      await sleep(5000);
+      rssSameWork = rssOf(rt.red.pid);
+    });
     await drained(fleet, 30_000);
     await sleep(5000);
     const rss = rssOf(rt.red.pid);
     console.error(`${rt.label}: RSS ${rss.rssMiB.toFixed(1)} MiB (peak ${rss.peakMiB.toFixed(1)})`);
     if (/TypeError|ReferenceError|unhandled/i.test(rt.red.log())) console.error(`${rt.label}: its log shows errors:\n${rt.red.log().slice(-3000)}`);
-    return { label: rt.label, set, rates, rssFound, rss };
+    return { label: rt.label, set, rates, rssFound, rssSameWork, rss };
   } finally {
     await rt.stop();
   }
@@ -404,8 +418,21 @@ function toResult(clients: readonly ClientResult[], floor: { rssMiB: number; pea
       target: { text: `below ${peer.label}`, met: ours.rssFound.rssMiB < peer.rssFound.rssMiB },
     },
     {
+      id: 'nr-rss-same-work',
+      title: `RSS of the Node-RED runtime after the set runs and the rates up to ${SAME_WORK_MAX_PER_S} messages a second (the same work for each package), 5 s idle, holding 100 lights`,
+      unit: 'MiB',
+      lowerIsBetter: true,
+      clients: {
+        [ours.label]: [{ n: LIGHTS, values: [ours.rssSameWork.rssMiB] }],
+        [peer.label]: [{ n: LIGHTS, values: [peer.rssSameWork.rssMiB] }],
+        ...also((c) => [{ n: LIGHTS, values: [c.rssSameWork.rssMiB] }]),
+        [`Node-RED ${NODE_RED_VERSION} alone (floor)`]: [{ n: LIGHTS, values: [floor.rssMiB], note: 'no LIFX package, no lights' }],
+      },
+      target: { text: `below ${peer.label}`, met: ours.rssSameWork.rssMiB < peer.rssSameWork.rssMiB },
+    },
+    {
       id: 'nr-rss',
-      title: 'RSS of the Node-RED runtime after the set and sustained runs, 5 s idle, holding 100 lights',
+      title: 'RSS of the Node-RED runtime after the set and sustained runs (each package up to the rate it lags at), 5 s idle, holding 100 lights',
       unit: 'MiB',
       lowerIsBetter: true,
       clients: {
@@ -414,7 +441,7 @@ function toResult(clients: readonly ClientResult[], floor: { rssMiB: number; pea
         ...also((c) => [{ n: LIGHTS, values: [c.rss.rssMiB] }]),
         [`Node-RED ${NODE_RED_VERSION} alone (floor)`]: [{ n: LIGHTS, values: [floor.rssMiB], note: 'no LIFX package, no lights' }],
       },
-      target: { text: `below ${peer.label}`, met: ours.rss.rssMiB < peer.rss.rssMiB },
+      // Not a target: a package that keeps up runs the higher rates too (more work); nr-rss-same-work compares.
     },
   ];
   const stepRows = clients.flatMap((c) =>
@@ -453,7 +480,7 @@ function toResult(clients: readonly ClientResult[], floor: { rssMiB: number; pea
       `in the new colour, after the flow itself turned them off, ${reps} runs per N. Sustained: a function node in the flow (the same code in both) sends ` +
       `${RATE_SECONDS} s of messages at each rate; a rate is kept up when the fleet shows the last message's colour on every light within ${LAG_MS} ms of when it ` +
       `was due and no light received more than ${MAX_PER_LIGHT_PER_S} messages in any second (the vendor's pacing); each rate is tried twice before it counts as too fast. ` +
-      `RSS: VmRSS of the Node-RED process, 5 s idle, once it found every light and set it once, and again after the runs; the floor is Node-RED with an inject and a debug node, 10 s after start. Both packages keep their defaults otherwise (Lightwire refreshes every light every 10 s, ` +
+      `RSS: VmRSS of the Node-RED process, 5 s idle, once it found every light and set it once; after the set runs and every rate up to ${SAME_WORK_MAX_PER_S} messages a second on both sizes (the same work for each package: the rates above it are run after this sample, by a package still keeping up); and after all the runs; the floor is Node-RED with an inject and a debug node, 10 s after start. Both packages keep their defaults otherwise (Lightwire refreshes every light every 10 s, ` +
       `${peer.label} polls every light every 5 s); "Lightwire, fast" is the same flow with the set node's "fast" box ticked (each message sent ` +
       `without reading the lights first or waiting for acks), shown beside, not in place of, the default. The machine has 2 cores shared with other work ` +
       `while measuring (load average ${os.loadavg().map((l) => l.toFixed(1)).join(', ')} at the end): expect noise.`,
@@ -477,17 +504,14 @@ function shortfalls(ours: ClientResult, peer: ClientResult, fast: ClientResult |
     );
   }
   const rssFoundShort = ours.rssFound.rssMiB >= peer.rssFound.rssMiB;
-  const rssShort = ours.rss.rssMiB >= peer.rss.rssMiB;
-  if (rssFoundShort || rssShort) {
+  const rssSameShort = ours.rssSameWork.rssMiB >= peer.rssSameWork.rssMiB;
+  if (rssFoundShort || rssSameShort) {
     out.push(
       '',
       `**Short: RSS**: Lightwire's runtime ${ours.rssFound.rssMiB.toFixed(1)} MiB against ${peer.rssFound.rssMiB.toFixed(1)} once the lights were found ` +
-        `(${(ours.rssFound.rssMiB - peer.rssFound.rssMiB).toFixed(1)} MiB, ${pct(ours.rssFound.rssMiB, peer.rssFound.rssMiB)}), ${ours.rss.rssMiB.toFixed(1)} against ` +
-        `${peer.rss.rssMiB.toFixed(1)} after the runs (${(ours.rss.rssMiB - peer.rss.rssMiB).toFixed(1)} MiB); Node-RED alone ${floor.rssMiB.toFixed(1)} MiB. One sample ` +
-        `each on a shared machine: a few MiB either way is V8's heap sizing, not the package. After the runs is after unequal work: each ` +
-        `package runs the rates until it lags, so Lightwire took ${RATE_SIZES.map((n) => `${ours.rates[n]!.best}`).join(' and ')} messages a second ` +
-        `(on ${RATE_SIZES.join(' and ')} lights) where ${peer.label} took ${RATE_SIZES.map((n) => `${peer.rates[n]!.best}`).join(' and ')}, and V8 keeps ` +
-        `the heap it grew for the busiest second.`,
+        `(${(ours.rssFound.rssMiB - peer.rssFound.rssMiB).toFixed(1)} MiB), ${ours.rssSameWork.rssMiB.toFixed(1)} against ${peer.rssSameWork.rssMiB.toFixed(1)} ` +
+        `after the same runs (${(ours.rssSameWork.rssMiB - peer.rssSameWork.rssMiB).toFixed(1)} MiB, ${pct(ours.rssSameWork.rssMiB, peer.rssSameWork.rssMiB)}); ` +
+        `Node-RED alone ${floor.rssMiB.toFixed(1)} MiB. One sample each on a shared machine: a few MiB either way is V8's heap sizing, not the package.`,
     );
   }
   return out;
