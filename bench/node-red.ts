@@ -319,6 +319,13 @@ async function sustained(fleet: FleetProcess, rt: Runtime, serials: readonly str
   return Object.fromEntries(RATE_SIZES.map((n) => [n, { best: out[n]!.best, steps: out[n]!.steps }]));
 }
 
+/** VmRSS and VmHWM of a process, MiB. */
+function rssOf(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+}
+
 interface ClientResult {
   readonly label: string;
   readonly set: Record<number, (number | null)[]>;
