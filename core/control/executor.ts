@@ -71,10 +71,26 @@ interface SharedRead {
   readonly done: Promise<void>;
 }
 
-/** What a fast run makes the registry show once its batch is sent: a light's whole plan, or one message of it. */
-type FastShown =
-  | { readonly light: LightView; readonly plan: Plan; readonly message: undefined }
-  | { readonly light: LightView; readonly plan: undefined; readonly message: PlannedMessage };
+/**
+ * What a fast run makes the registry show once its batch is sent, in order: for each entry a light and its whole plan,
+ * or one message of it. Two arrays rather than an object per light.
+ */
+class FastShown {
+  readonly lights: LightView[] = [];
+  readonly shown: (Plan | PlannedMessage)[] = [];
+
+  add(light: LightView, shown: Plan | PlannedMessage): void {
+    this.lights.push(light);
+    this.shown.push(shown);
+  }
+}
+
+/** The coalesce keys of a plan's messages (partKey), in order; a fast run's lights mostly share a handful of plans. */
+function partKeys(plan: Plan): string[] {
+  const keys: string[] = [];
+  for (const step of plan.steps) for (const m of step) keys.push(partKey(m));
+  return keys;
+}
 
 export class Executor {
   /**
@@ -97,11 +113,13 @@ export class Executor {
       try {
         // The registry learns what went out after the batch has handed every datagram to the socket: the views and
         // events behind it (a few microseconds a light) do not stand between the lights and their messages.
-        const shown: FastShown[] = [];
+        const shown = new FastShown();
         const results = this.client.requester.batch(() => this.runFast(targets, planFor, shown));
-        for (const s of shown) {
-          if (s.plan !== undefined) this.wrote(s.light, s.plan);
-          else this.sentFast(s.light.serial, s.message.name, s.message.payload);
+        for (let i = 0; i < shown.lights.length; i++) {
+          const light = shown.lights[i]!;
+          const what = shown.shown[i]!;
+          if ('steps' in what) this.wrote(light, what);
+          else this.sentFast(light.serial, what.name, what.payload);
         }
         return Promise.resolve(results);
       } catch (err) {
@@ -118,10 +136,14 @@ export class Executor {
    * wins per light and part), and the run is answered then, not once they are sent. A quiet light's messages go out
    * within this call; a busy light's follow at its pace, the newest values first in line. `ok` means accepted.
    */
-  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor, shown: FastShown[]): LightResult[] {
+  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor, shown: FastShown): LightResult[] {
     const requester = this.client.requester;
     const registry = this.client.registry;
+    const observer = this.fastObserver;
     const results = new Array<LightResult>(targets.length);
+    // The coalesce keys of the last plan: lights of one product share their plan (writes.ts, fastPlanner).
+    let keyed: Plan | undefined;
+    let keys: string[] = [];
     for (let i = 0; i < targets.length; i++) {
       const { light, zones } = targets[i]!;
       // The live record is the device address (serial, address, port): the queued messages follow an address change.
@@ -131,13 +153,18 @@ export class Executor {
         continue;
       }
       const plan = planFor(light, zones);
+      if (plan !== keyed) {
+        keyed = plan;
+        keys = partKeys(plan);
+      }
       let closed = false;
       let allSent = true;
       let sent: PlannedMessage[] | undefined;
+      let k = 0;
       for (const step of plan.steps) {
         for (const m of step) {
           // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
-          const outcome = requester.post(device, m.name, m.payload as never, { coalesceKey: partKey(m), observer: this.fastObserver });
+          const outcome = requester.postWith(device, m.name, m.payload as never, keys[k++], observer);
           if (outcome === 'sent') {
             (sent ??= []).push(m);
             continue;
@@ -146,7 +173,7 @@ export class Executor {
           if (outcome === 'closed') closed = true;
           // A message that must wait its turn shows at once all the same (a light's latest state, as before); one that
           // replaced a waiting message shows when that goes out, so a flood updates the registry at the light's pace.
-          else if (outcome === 'queued') shown.push({ light, plan: undefined, message: m });
+          else if (outcome === 'queued') shown.add(light, m);
         }
       }
       if (closed) {
@@ -154,8 +181,8 @@ export class Executor {
         continue;
       }
       // A quiet light (the common case): the whole plan went out now, one registry update for it.
-      if (allSent) shown.push({ light, plan, message: undefined });
-      else for (const m of sent ?? []) shown.push({ light, plan: undefined, message: m });
+      if (allSent) shown.add(light, plan);
+      else for (const m of sent ?? []) shown.add(light, m);
       results[i] = result(light, 'ok');
     }
     return results;

@@ -91,6 +91,11 @@ function partUnread(light: LightView): boolean {
   return zoneCount(light) === null || zonesShown(light) === null;
 }
 
+/** Whether fast mode reads a light before planning it (Writes.sized): online, named by a part if `partsOnly`, and `unknown`. */
+function unsized(t: ResolvedLight, unknown: (light: LightView) => boolean, partsOnly: boolean): boolean {
+  return t.light.online && (!partsOnly || t.part !== undefined) && unknown(t.light);
+}
+
 export class Writes {
   /** Labels, groups and locations (naming.ts). */
   readonly naming: Naming;
@@ -199,7 +204,8 @@ export class Writes {
 
   /** Runs one checked change on resolved lights. */
   async apply(resolved: readonly ResolvedLight[], change: CheckedChange, fast: boolean): Promise<LightResult[]> {
-    const targets = fast ? await this.sized(resolved, partUnread, true) : resolved;
+    // A part whose zones are not known is read first; a call with none to read goes on at once (no promise per light).
+    const targets = fast && resolved.some((t) => unsized(t, partUnread, true)) ? await this.sized(resolved, partUnread, true) : resolved;
     const partOf = partsByLight(targets);
     if (partOf.size > 0) {
       const planFor: PlanFor = (light, zones) => {
@@ -282,7 +288,7 @@ export class Writes {
    */
   private async sized(targets: readonly ResolvedLight[], unknown: (light: LightView) => boolean, partsOnly = false): Promise<ResolvedLight[]> {
     return Promise.all(
-      targets.map(async (t) => (t.light.online && (!partsOnly || t.part !== undefined) && unknown(t.light) ? { ...t, light: (await this.context.reread(t.light.serial)) ?? t.light } : t)),
+      targets.map(async (t) => (unsized(t, unknown, partsOnly) ? { ...t, light: (await this.context.reread(t.light.serial)) ?? t.light } : t)),
     );
   }
 
