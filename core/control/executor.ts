@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { ENUMS, powerToWire, type MessageName } from '../protocol/index.js';
-import type { FastObserver } from '../transport/requester.js';
+import type { FastObserver, PostOutcome } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
 import { predict } from './predict.js';
@@ -72,17 +72,12 @@ interface SharedRead {
 }
 
 /**
- * What a fast run makes the registry show once its batch is sent, in order: for each entry a light and its whole plan,
- * or one message of it. Two arrays rather than an object per light.
+ * What a fast run makes the registry show once its batch is sent, in order: light i its whole plan, or one message of
+ * it (two arrays, not an object per light).
  */
-class FastShown {
-  readonly lights: LightView[] = [];
-  readonly shown: (Plan | PlannedMessage)[] = [];
-
-  add(light: LightView, shown: Plan | PlannedMessage): void {
-    this.lights.push(light);
-    this.shown.push(shown);
-  }
+function show(lights: LightView[], shown: (Plan | PlannedMessage)[], light: LightView, what: Plan | PlannedMessage): void {
+  lights.push(light);
+  shown.push(what);
 }
 
 /** The coalesce keys of a plan's messages (partKey), in order; a fast run's lights mostly share a handful of plans. */
@@ -106,6 +101,12 @@ export class Executor {
   /** Per light, the state read confirmed writes share (read()). */
   private readonly readsInFlight = new Map<string, SharedRead>();
 
+  /**
+   * The arrays a fast run notes what its batch sent in (show()), kept from run to run and emptied after each: arrays
+   * of one kind for the life of the executor. A run begun while one is showing (a listener's) takes arrays of its own.
+   */
+  private spareShown: { readonly lights: LightView[]; readonly shown: (Plan | PlannedMessage)[] } | undefined = { lights: [], shown: [] };
+
   constructor(private readonly client: LightClient) {}
 
   run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
@@ -113,15 +114,24 @@ export class Executor {
       try {
         // The registry learns what went out after the batch has handed every datagram to the socket: the views and
         // events behind it (a few microseconds a light) do not stand between the lights and their messages.
-        const shown = new FastShown();
-        const results = this.client.requester.batch(() => this.runFast(targets, planFor, shown));
-        for (let i = 0; i < shown.lights.length; i++) {
-          const light = shown.lights[i]!;
-          const what = shown.shown[i]!;
-          if ('steps' in what) this.wrote(light, what);
-          else this.sentFast(light.serial, what.name, what.payload);
+        const spare = this.spareShown;
+        this.spareShown = undefined;
+        const lights = spare?.lights ?? [];
+        const shown = spare?.shown ?? [];
+        try {
+          const results = this.client.requester.batch(() => this.runFast(targets, planFor, lights, shown));
+          for (let i = 0; i < lights.length; i++) {
+            const light = lights[i]!;
+            const what = shown[i]!;
+            if ('steps' in what) this.wrote(light, what);
+            else this.sentFast(light.serial, what.name, what.payload);
+          }
+          return Promise.resolve(results);
+        } finally {
+          lights.length = 0;
+          shown.length = 0;
+          if (spare !== undefined) this.spareShown = spare;
         }
-        return Promise.resolve(results);
       } catch (err) {
         return Promise.reject(err as Error);
       }
@@ -136,7 +146,7 @@ export class Executor {
    * wins per light and part), and the run is answered then, not once they are sent. A quiet light's messages go out
    * within this call; a busy light's follow at its pace, the newest values first in line. `ok` means accepted.
    */
-  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor, shown: FastShown): LightResult[] {
+  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor, lights: LightView[], shown: (Plan | PlannedMessage)[]): LightResult[] {
     const requester = this.client.requester;
     const registry = this.client.registry;
     const observer = this.fastObserver;
@@ -144,6 +154,8 @@ export class Executor {
     // The coalesce keys of the last plan: lights of one product share their plan (writes.ts, fastPlanner).
     let keyed: Plan | undefined;
     let keys: string[] = [];
+    // What post() did with each message of the light in hand (no array per light).
+    const outcomes: PostOutcome[] = [];
     for (let i = 0; i < targets.length; i++) {
       const { light, zones } = targets[i]!;
       // The live record is the device address (serial, address, port): the queued messages follow an address change.
@@ -158,22 +170,18 @@ export class Executor {
         keys = partKeys(plan);
       }
       let closed = false;
-      let allSent = true;
-      let sent: PlannedMessage[] | undefined;
+      let sent = 0;
       let k = 0;
       for (const step of plan.steps) {
         for (const m of step) {
           // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
-          const outcome = requester.postWith(device, m.name, m.payload as never, keys[k++], observer);
-          if (outcome === 'sent') {
-            (sent ??= []).push(m);
-            continue;
-          }
-          allSent = false;
-          if (outcome === 'closed') closed = true;
+          const outcome = requester.postWith(device, m.name, m.payload as never, keys[k], observer);
+          outcomes[k++] = outcome;
+          if (outcome === 'sent') sent++;
+          else if (outcome === 'closed') closed = true;
           // A message that must wait its turn shows at once all the same (a light's latest state, as before); one that
           // replaced a waiting message shows when that goes out, so a flood updates the registry at the light's pace.
-          else if (outcome === 'queued') shown.add(light, m);
+          else if (outcome === 'queued') show(lights, shown, light, m);
         }
       }
       if (closed) {
@@ -181,8 +189,11 @@ export class Executor {
         continue;
       }
       // A quiet light (the common case): the whole plan went out now, one registry update for it.
-      if (allSent) shown.add(light, plan);
-      else for (const m of sent ?? []) shown.add(light, m);
+      if (sent === k) show(lights, shown, light, plan);
+      else if (sent > 0) {
+        k = 0;
+        for (const step of plan.steps) for (const m of step) if (outcomes[k++] === 'sent') show(lights, shown, light, m);
+      }
       results[i] = result(light, 'ok');
     }
     return results;

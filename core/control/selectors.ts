@@ -257,6 +257,20 @@ function sortedByLight<T extends { readonly light: LightView }>(found: ReadonlyM
   return sorted.map((i) => entries[i]!);
 }
 
+/**
+ * The whole fleet (a lone `all`) in the order sortedByLight made last time, when `lights` are the lights it ordered
+ * then, with the same labels, in the same order; undefined otherwise. A fleet-wide call made again builds no map.
+ */
+function wholeFleetAgain(lights: readonly LightView[]): ResolvedLight[] | undefined {
+  const last = lastOrder;
+  if (last === undefined || last.keys.length !== lights.length) return undefined;
+  for (let i = 0; i < lights.length; i++) {
+    const light = lights[i]!;
+    if (light.label !== last.labels[i] || light.serial.toLowerCase() !== last.keys[i]) return undefined;
+  }
+  return last.sorted.map((i): ResolvedLight => ({ light: lights[i]!, zones: null }));
+}
+
 /** The lights one selector names, `:random` applied. */
 function pick(selector: Selector, lights: readonly LightView[], options: ResolveSelectorsOptions, inScene: boolean): LightView[] {
   const set = matchPart(selector, lights, options, inScene);
@@ -292,6 +306,11 @@ export function resolveSelectors(
   lights: readonly LightView[],
   options: ResolveSelectorsOptions = {},
 ): ResolvedLight[] {
+  const only = selectors.length === 1 ? selectors[0]! : undefined;
+  if (only !== undefined && only.kind === 'all' && !only.random && only.zones === null && only.part === undefined) {
+    const again = wholeFleetAgain(lights);
+    if (again !== undefined) return again;
+  }
   // zones and parts made on first use: a fleet-wide call names a thousand whole lights.
   const found = new Map<string, { light: LightView; whole: boolean; zones: ZoneRange[] | undefined; parts: PartDef[] | undefined }>();
   for (const selector of selectors) {

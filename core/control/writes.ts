@@ -83,7 +83,9 @@ function refuseParts(name: SelectorOperationName, selector: string): void {
 
 /** The part each light was named by, by serial. */
 function partsByLight(targets: readonly ResolvedLight[]): Map<string, NonNullable<ResolvedLight['part']>> {
-  return new Map(targets.flatMap((t) => (t.part !== undefined ? [[t.light.serial, t.part] as const] : [])));
+  const parts = new Map<string, NonNullable<ResolvedLight['part']>>();
+  for (const t of targets) if (t.part !== undefined) parts.set(t.light.serial, t.part);
+  return parts;
 }
 
 /** A part's light whose zones (or pixels) are not known: fast mode reads it once first. */

@@ -60,13 +60,16 @@ export class Requester {
    * While a batch hands its messages to the socket: the messages it encoded. Only then, when no caller can change a
    * payload between two of its messages; outside a batch every message is encoded from its payload when it goes out.
    */
-  private templates: Template[] | undefined = undefined;
+  private templating = false;
+  /** The batch's templates (while templating), kept from batch to batch and emptied when one ends. */
+  private readonly templates: Template[] = [];
   private readonly fastWire: FastWire = {
     datagram: (device, name, payload) => {
       const sequence = this.exchanges.nextSequence(this.exchanges.laneOf(device.serial));
       const templates = this.templates;
-      if (templates !== undefined) {
-        for (const t of templates) {
+      if (this.templating) {
+        for (let i = 0; i < templates.length; i++) {
+          const t = templates[i]!;
           if (t.payload !== payload || t.name !== name) continue;
           const copy = readdressed(t.datagram, device.serial, sequence);
           if (copy !== undefined) return copy;
@@ -74,7 +77,7 @@ export class Requester {
         }
       }
       const datagram = encode({ name, header: { source: this.source, sequence, target: device.serial }, payload: payload as never });
-      if (templates !== undefined && templates.length < BATCH_TEMPLATES) templates.push({ name, payload, datagram });
+      if (this.templating && templates.length < BATCH_TEMPLATES) templates.push({ name, payload, datagram });
       return datagram;
     },
     post: (datagram, device) => this.toSocket(datagram, device),
@@ -180,12 +183,17 @@ export class Requester {
     try {
       return queue();
     } finally {
-      // The batch's messages to many lights with one payload are encoded once (fastWire).
-      this.templates = [];
+      // The batch's messages to many lights with one payload are encoded once (fastWire). A batch begun while this
+      // one's messages go out (a listener told of one) leaves the templates as they are.
+      const outer = !this.templating;
+      this.templating = true;
       try {
         this.pacer.uncork();
       } finally {
-        this.templates = undefined;
+        if (outer) {
+          this.templating = false;
+          this.templates.length = 0;
+        }
       }
     }
   }
