@@ -36,6 +36,15 @@ export const DEFAULT_FRESH_STATE_MS = 5000;
 /** Builds the plan for one light from its (freshly read, in non-fast mode) view. */
 export type PlanFor = (light: LightView, zones: ResolvedLight['zones']) => Plan;
 
+/**
+ * A planner as an object: its plan() is one function for every run, where a PlanFor made for each run is a new callee
+ * each time, which the code compiled while running the last one does not expect (a fleet-wide fast run calls it for
+ * every light).
+ */
+export interface Planner {
+  plan(light: LightView, zones: ResolvedLight['zones']): Plan;
+}
+
 function result(light: LightView, status: LightResult['status']): LightResult {
   return { id: light.serial, label: light.label, status };
 }
@@ -109,7 +118,7 @@ export class Executor {
 
   constructor(private readonly client: LightClient) {}
 
-  run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
+  run(targets: readonly ResolvedLight[], planner: PlanFor | Planner, options: ExecuteOptions): Promise<LightResult[]> {
     if (options.fast) {
       try {
         // The registry learns what went out after the batch has handed every datagram to the socket: the views and
@@ -119,7 +128,7 @@ export class Executor {
         const lights = spare?.lights ?? [];
         const shown = spare?.shown ?? [];
         try {
-          const results = this.client.requester.batch(() => this.runFast(targets, planFor, lights, shown));
+          const results = this.client.requester.batch(() => this.runFast(targets, planner, lights, shown));
           for (let i = 0; i < lights.length; i++) {
             const light = lights[i]!;
             const what = shown[i]!;
@@ -138,6 +147,7 @@ export class Executor {
     }
     // One run reads light states, not group or location names: they are resolved once for the whole run.
     const names = groupNames(this.client.registry);
+    const planFor: PlanFor = typeof planner === 'function' ? planner : (light, zones) => planner.plan(light, zones);
     return Promise.all(targets.map((t) => this.runOne(t, planFor, options, names)));
   }
 
@@ -146,12 +156,12 @@ export class Executor {
    * wins per light and part), and the run is answered then, not once they are sent. A quiet light's messages go out
    * within this call; a busy light's follow at its pace, the newest values first in line. `ok` means accepted.
    */
-  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor, lights: LightView[], shown: (Plan | PlannedMessage)[]): LightResult[] {
+  private runFast(targets: readonly ResolvedLight[], planner: PlanFor | Planner, lights: LightView[], shown: (Plan | PlannedMessage)[]): LightResult[] {
     const requester = this.client.requester;
     const registry = this.client.registry;
     const observer = this.fastObserver;
     const results = new Array<LightResult>(targets.length);
-    // The coalesce keys of the last plan: lights of one product share their plan (writes.ts, fastPlanner).
+    // The coalesce keys of the last plan: lights of one product share their plan (writes.ts, FastPlanner).
     let keyed: Plan | undefined;
     let keys: string[] = [];
     // What post() did with each message of the light in hand (no array per light).
@@ -164,7 +174,7 @@ export class Executor {
         results[i] = result(light, 'offline');
         continue;
       }
-      const plan = planFor(light, zones);
+      const plan = typeof planner === 'function' ? planner(light, zones) : planner.plan(light, zones);
       if (plan !== keyed) {
         keyed = plan;
         keys = partKeys(plan);

@@ -6,7 +6,7 @@ import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { FIRMWARE_EFFECT_MIN_MAJOR, MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
-import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
+import type { ExecuteOptions, Executor, PlanFor, Planner } from './executor.js';
 import { Naming } from './naming.js';
 import { planEffect } from './operations.js';
 import { paintable, paintNeedsPixels, planPaint } from './paint.js';
@@ -57,18 +57,21 @@ function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVAL
  * Fast mode's planner for one change: a fast plan depends on the light's capabilities alone unless it paints some
  * zones of a strip (then on its zones), so lights of one product share one plan (a fleet has a handful).
  */
-function fastPlanner(change: CheckedChange): PlanFor {
-  const byCapabilities = new Map<Capabilities, Plan>();
-  return (light, zones) => {
+class FastPlanner implements Planner {
+  private readonly byCapabilities = new Map<Capabilities, Plan>();
+
+  constructor(private readonly change: CheckedChange) {}
+
+  plan(light: LightView, zones: ResolvedLight['zones']): Plan {
     const caps = light.capabilities;
-    if (caps.multizone && zones !== null && zones.length > 0) return planSetState(change, light, { fast: true, zones });
-    let plan = byCapabilities.get(caps);
+    if (caps.multizone && zones !== null && zones.length > 0) return planSetState(this.change, light, { fast: true, zones });
+    let plan = this.byCapabilities.get(caps);
     if (plan === undefined) {
-      plan = planSetState(change, light, { fast: true, zones: null });
-      byCapabilities.set(caps, plan);
+      plan = planSetState(this.change, light, { fast: true, zones: null });
+      this.byCapabilities.set(caps, plan);
     }
     return plan;
-  };
+  }
 }
 
 /** The operations that take a part (`label:Ceiling|uplight`); the others act on whole lights (PART_UNSUPPORTED). */
@@ -224,7 +227,7 @@ export class Writes {
     const read: ExecuteOptions['read'] = needsZones ? 'state+zones' : change.color === undefined ? 'none' : 'cached-state';
     // A strip asked for part of a colour keeps its zones' own colours: they are read first (planSetState).
     const options: ExecuteOptions = { fast, deadlineMs: this.context.deadlineMs, read, freshStateMs: this.context.freshStateMs, zonesOf: (light) => usesZones(change, light) };
-    return this.context.executor.run(targets, fast ? fastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
+    return this.context.executor.run(targets, fast ? new FastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
   }
 
   private async toggle(selector: string, request: Checked<'toggle'>, fast: boolean): Promise<LightResult[]> {
