@@ -59,17 +59,23 @@ function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVAL
  */
 class FastPlanner implements Planner {
   private readonly byCapabilities = new Map<Capabilities, Plan>();
+  /** The capabilities planned for last, and their plan: a fleet's lights come product after product. */
+  private lastCapabilities: Capabilities | undefined = undefined;
+  private lastPlan: Plan | undefined = undefined;
 
   constructor(private readonly change: CheckedChange) {}
 
   plan(light: LightView, zones: ResolvedLight['zones']): Plan {
     const caps = light.capabilities;
     if (caps.multizone && zones !== null && zones.length > 0) return planSetState(this.change, light, { fast: true, zones });
+    if (caps === this.lastCapabilities) return this.lastPlan!;
     let plan = this.byCapabilities.get(caps);
     if (plan === undefined) {
       plan = planSetState(this.change, light, { fast: true, zones: null });
       this.byCapabilities.set(caps, plan);
     }
+    this.lastCapabilities = caps;
+    this.lastPlan = plan;
     return plan;
   }
 }

@@ -126,6 +126,11 @@ export class Pacer {
    * the pacer, not a new one each batch (the code queueing a fleet's messages stays as compiled for the last).
    */
   private readonly corkedJobs: PacedJob[] = [];
+  /**
+   * While corked: the clock when the batch began, the time its turns are taken at (one reading of the clock for a
+   * fleet's messages). Their datagrams leave later still, at uncork(), as they do without it.
+   */
+  private corkedAt = 0;
 
   constructor(
     unicast: PaceLimit,
@@ -191,8 +196,10 @@ export class Pacer {
    * loop. Turns are taken at once, as without the cork. Corks do not nest.
    */
   cork(): void {
+    if (this.corked !== undefined) return;
     // A batch begun by a job of the one being run (uncork) gets an array of its own.
-    this.corked ??= this.corkedJobs.length === 0 ? this.corkedJobs : [];
+    this.corked = this.corkedJobs.length === 0 ? this.corkedJobs : [];
+    this.corkedAt = this.now();
   }
 
   uncork(): void {
@@ -235,7 +242,7 @@ export class Pacer {
       this.lanes.set(key, lane);
     }
     // The common case, a quiet light: its turn is now, without a queue.
-    if (lane.head === lane.queue.length && lane.timer === undefined && !lane.pumping && lane.take(this.now())) {
+    if (lane.head === lane.queue.length && lane.timer === undefined && !lane.pumping && lane.take(this.corked === undefined ? this.now() : this.corkedAt)) {
       if (this.corked !== undefined) this.corked.push(job);
       else job.run();
       return true;
