@@ -266,7 +266,9 @@ function wholeFleetAgain(lights: readonly LightView[]): ResolvedLight[] | undefi
   if (last === undefined || last.keys.length !== lights.length) return undefined;
   for (let i = 0; i < lights.length; i++) {
     const light = lights[i]!;
-    if (light.label !== last.labels[i] || light.serial.toLowerCase() !== last.keys[i]) return undefined;
+    // Serials are read lower-case: the key is the serial itself, and toLowerCase() is for the odd one given otherwise.
+    const key = last.keys[i];
+    if (light.label !== last.labels[i] || (light.serial !== key && light.serial.toLowerCase() !== key)) return undefined;
   }
   return last.sorted.map((i): ResolvedLight => ({ light: lights[i]!, zones: null }));
 }
