@@ -15,6 +15,8 @@ export const dns = (): typeof import('node:dns') => process.getBuiltinModule('no
 
 const IPV4_OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])';
 const IPV4 = new RegExp(`^${IPV4_OCTET}(?:\\.${IPV4_OCTET}){3}$`);
+/** The address isIPv4 last accepted: a light's messages go out in twos and threes, each one checked twice (udp.ts). */
+let lastIPv4: string | undefined;
 
 /**
  * A dotted-quad IPv4 address: four decimal octets 0-255 without leading zeros, as node:net's isIPv4 accepts (the same
@@ -22,7 +24,10 @@ const IPV4 = new RegExp(`^${IPV4_OCTET}(?:\\.${IPV4_OCTET}){3}$`);
  * which reaches the core through its public entries only, keeps node:net's.
  */
 export function isIPv4(text: string): boolean {
-  return IPV4.test(text);
+  if (text === lastIPv4) return true;
+  if (!IPV4.test(text)) return false;
+  lastIPv4 = text;
+  return true;
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { ENUMS, powerToWire, type MessageName } from '../protocol/index.js';
-import type { FastObserver } from '../transport/requester.js';
+import type { FastObserver, PostOutcome } from '../transport/requester.js';
 import type { LightResult, LightView, Plan, PlannedMessage, RelayState, ResolvedLight } from './types.js';
 import { groupNames, lightView, type GroupNames } from './views.js';
 import { predict } from './predict.js';
@@ -49,6 +49,15 @@ export const DEFAULT_FRESH_STATE_MS = 5000;
 /** Builds the plan for one light from its (freshly read, in non-fast mode) view. */
 export type PlanFor = (light: LightView, zones: ResolvedLight['zones']) => Plan;
 
+/**
+ * A planner as an object: its plan() is one function for every run, where a PlanFor made for each run is a new callee
+ * each time, which the code compiled while running the last one does not expect (a fleet-wide fast run calls it for
+ * every light).
+ */
+export interface Planner {
+  plan(light: LightView, zones: ResolvedLight['zones']): Plan;
+}
+
 function result(light: LightView, status: LightResult['status']): LightResult {
   return { id: light.serial, label: light.label, status };
 }
@@ -75,10 +84,21 @@ export function partKey(m: PlannedMessage): string {
   }
 }
 
-/** What a fast run makes the registry show once its batch is sent: a light's whole plan, or one message of it. */
-type FastShown =
-  | { readonly light: LightView; readonly plan: Plan; readonly message: undefined }
-  | { readonly light: LightView; readonly plan: undefined; readonly message: PlannedMessage };
+/**
+ * What a fast run makes the registry show once its batch is sent, in order: light i its whole plan, or one message of
+ * it (two arrays, not an object per light).
+ */
+function show(lights: LightView[], shown: (Plan | PlannedMessage)[], light: LightView, what: Plan | PlannedMessage): void {
+  lights.push(light);
+  shown.push(what);
+}
+
+/** The coalesce keys of a plan's messages (partKey), in order; a fast run's lights mostly share a handful of plans. */
+function partKeys(plan: Plan): string[] {
+  const keys: string[] = [];
+  for (const step of plan.steps) for (const m of step) keys.push(partKey(m));
+  return keys;
+}
 
 export class Executor {
   /**
@@ -94,26 +114,44 @@ export class Executor {
   /** Confirmed writes to one light run in turn, latest wins among those waiting (light-lanes.ts). */
   private readonly lanes = new LightLanes<LightResult>((r) => ({ ...r, superseded: true }));
 
+  /**
+   * The arrays a fast run notes what its batch sent in (show()), kept from run to run and emptied after each: arrays
+   * of one kind for the life of the executor. A run begun while one is showing (a listener's) takes arrays of its own.
+   */
+  private spareShown: { readonly lights: LightView[]; readonly shown: (Plan | PlannedMessage)[] } | undefined = { lights: [], shown: [] };
+
   constructor(private readonly client: LightClient) {}
 
-  run(targets: readonly ResolvedLight[], planFor: PlanFor, options: ExecuteOptions): Promise<LightResult[]> {
+  run(targets: readonly ResolvedLight[], planner: PlanFor | Planner, options: ExecuteOptions): Promise<LightResult[]> {
     if (options.fast) {
       try {
         // The registry learns what went out after the batch has handed every datagram to the socket: the views and
         // events behind it (a few microseconds a light) do not stand between the lights and their messages.
-        const shown: FastShown[] = [];
-        const results = this.client.requester.batch(() => this.runFast(targets, planFor, shown));
-        for (const s of shown) {
-          if (s.plan !== undefined) this.wrote(s.light, s.plan);
-          else this.sentFast(s.light.serial, s.message.name, s.message.payload);
+        const spare = this.spareShown;
+        this.spareShown = undefined;
+        const lights = spare?.lights ?? [];
+        const shown = spare?.shown ?? [];
+        try {
+          const results = this.client.requester.batch(() => this.runFast(targets, planner, lights, shown));
+          for (let i = 0; i < lights.length; i++) {
+            const light = lights[i]!;
+            const what = shown[i]!;
+            if ('steps' in what) this.wrote(light, what);
+            else this.sentFast(light.serial, what.name, what.payload);
+          }
+          return Promise.resolve(results);
+        } finally {
+          lights.length = 0;
+          shown.length = 0;
+          if (spare !== undefined) this.spareShown = spare;
         }
-        return Promise.resolve(results);
       } catch (err) {
         return Promise.reject(err as Error);
       }
     }
     // One run reads light states, not group or location names: they are resolved once for the whole run.
     const names = groupNames(this.client.registry);
+    const planFor: PlanFor = typeof planner === 'function' ? planner : (light, zones) => planner.plan(light, zones);
     return Promise.all(
       targets.map((t) => {
         // The deadline counts from now: time spent waiting for the light's earlier writes is part of it.
@@ -138,10 +176,16 @@ export class Executor {
    * wins per light and part), and the run is answered then, not once they are sent. A quiet light's messages go out
    * within this call; a busy light's follow at its pace, the newest values first in line. `ok` means accepted.
    */
-  private runFast(targets: readonly ResolvedLight[], planFor: PlanFor, shown: FastShown[]): LightResult[] {
+  private runFast(targets: readonly ResolvedLight[], planner: PlanFor | Planner, lights: LightView[], shown: (Plan | PlannedMessage)[]): LightResult[] {
     const requester = this.client.requester;
     const registry = this.client.registry;
+    const observer = this.fastObserver;
     const results = new Array<LightResult>(targets.length);
+    // The coalesce keys of the last plan: lights of one product share their plan (writes.ts, FastPlanner).
+    let keyed: Plan | undefined;
+    let keys: string[] = [];
+    // What post() did with each message of the light in hand (no array per light).
+    const outcomes: PostOutcome[] = [];
     for (let i = 0; i < targets.length; i++) {
       const { light, zones } = targets[i]!;
       // The live record is the device address (serial, address, port): the queued messages follow an address change.
@@ -150,23 +194,24 @@ export class Executor {
         results[i] = result(light, 'offline');
         continue;
       }
-      const plan = planFor(light, zones);
+      const plan = typeof planner === 'function' ? planner(light, zones) : planner.plan(light, zones);
+      if (plan !== keyed) {
+        keyed = plan;
+        keys = partKeys(plan);
+      }
       let closed = false;
-      let allSent = true;
-      let sent: PlannedMessage[] | undefined;
+      let sent = 0;
+      let k = 0;
       for (const step of plan.steps) {
         for (const m of step) {
           // Messages addressed to part of a light (zones, tiles) only replace a waiting message for the same part.
-          const outcome = requester.post(device, m.name, m.payload as never, { coalesceKey: partKey(m), observer: this.fastObserver });
-          if (outcome === 'sent') {
-            (sent ??= []).push(m);
-            continue;
-          }
-          allSent = false;
-          if (outcome === 'closed') closed = true;
+          const outcome = requester.postWith(device, m.name, m.payload as never, keys[k], observer);
+          outcomes[k++] = outcome;
+          if (outcome === 'sent') sent++;
+          else if (outcome === 'closed') closed = true;
           // A message that must wait its turn shows at once all the same (a light's latest state, as before); one that
           // replaced a waiting message shows when that goes out, so a flood updates the registry at the light's pace.
-          else if (outcome === 'queued') shown.push({ light, plan: undefined, message: m });
+          else if (outcome === 'queued') show(lights, shown, light, m);
         }
       }
       if (closed) {
@@ -174,8 +219,11 @@ export class Executor {
         continue;
       }
       // A quiet light (the common case): the whole plan went out now, one registry update for it.
-      if (allSent) shown.push({ light, plan, message: undefined });
-      else for (const m of sent ?? []) shown.push({ light, plan: undefined, message: m });
+      if (sent === k) show(lights, shown, light, plan);
+      else if (sent > 0) {
+        k = 0;
+        for (const step of plan.steps) for (const m of step) if (outcomes[k++] === 'sent') show(lights, shown, light, m);
+      }
       results[i] = result(light, 'ok');
     }
     return results;

@@ -29,9 +29,21 @@ export function isRead(record: LightRecord): boolean {
   return record.facts.power !== undefined;
 }
 
+/** A light's view and what it was built from (LightBook.viewOf): facts and names aside, a view shows only the record's own fields. */
+interface CachedView {
+  revision: number;
+  facts: LightRecord['facts'];
+  view: LightView;
+}
+
+/** Whether the record moved since its view was made only by being heard from (lastSeenAt): facts, online and address as they were. */
+function heardOnly(cached: CachedView, record: LightRecord): boolean {
+  return cached.facts === record.facts && cached.view.online === record.online && cached.view.address === record.address;
+}
+
 export class LightBook {
-  /** LightView per serial with the record revision it was built from: light(serial) is a map lookup. */
-  private readonly viewCache = new Map<string, { readonly revision: number; readonly view: LightView }>();
+  /** LightView per serial with the record revision and facts it was built from: light(serial) is a map lookup. */
+  private readonly viewCache = new Map<string, CachedView>();
   private namesCache: GroupNames | undefined;
   /** Each light's group and location id as last seen, by serial, to tell a light that moves group. */
   private readonly memberships = { group: new Map<string, string>(), location: new Map<string, string>() };
@@ -96,12 +108,34 @@ export class LightBook {
     return out;
   }
 
+  /**
+   * views() for planning a write: a light only heard from since its view was made (a discovery round moves every
+   * light's lastSeenAt, and nothing else) keeps that view as it is, rather than a copy of it made for each light before
+   * a fleet-wide write's first datagram. What a write reads of a view (state, capabilities, label) is the same.
+   */
+  viewsToWrite(): LightView[] {
+    const out: LightView[] = [];
+    for (const r of this.client.registry.peekAll()) {
+      if (!isRead(r)) continue;
+      const cached = this.viewCache.get(r.serial);
+      out.push(cached !== undefined && heardOnly(cached, r) ? cached.view : this.viewOf(r));
+    }
+    return out;
+  }
+
   viewOf(record: LightRecord): LightView {
     const cached = this.viewCache.get(record.serial);
-    if (cached !== undefined && cached.revision === record.revision) return cached.view;
-    const view = lightView(record, this.names());
-    this.viewCache.set(record.serial, { revision: record.revision, view });
-    return view;
+    if (cached === undefined) {
+      const view = lightView(record, this.names());
+      this.viewCache.set(record.serial, { revision: record.revision, facts: record.facts, view });
+      return view;
+    }
+    if (cached.revision === record.revision) return cached.view;
+    // Heard from again and nothing else (every discovery round, every packet): the same view with the new lastSeenAt.
+    cached.view = heardOnly(cached, record) ? Object.freeze({ ...cached.view, lastSeenAt: record.lastSeenAt }) : lightView(record, this.names());
+    cached.revision = record.revision;
+    cached.facts = record.facts;
+    return cached.view;
   }
 
   /**

@@ -222,19 +222,55 @@ function matchPart(
 }
 
 /**
+ * The order sortedByLight last made: each entry's key and label in the order the entries came (found's), and where
+ * each one went. A fleet-wide call names the same lights with the same labels, in the same order, call after call.
+ */
+let lastOrder: { readonly keys: readonly string[]; readonly labels: readonly string[]; readonly sorted: readonly number[] } | undefined;
+
+/**
  * The entries in compareLights' order (label, then lower-case serial: the map's keys). Sorted as strings
  * `label NUL key` by the built-in sort, which orders by UTF-16 code units as compareText does, and without a
- * comparison call per pair (a fleet-wide call sorts a thousand lights before its first datagram). NUL sorts before
- * every other character, so a label that is a prefix of another still comes first; a label holding a NUL itself
- * (never sent by a device, whose labels end at the first one) takes the comparator.
+ * comparison call per pair (a fleet-wide call sorts a thousand lights before its first datagram); the same keys and
+ * labels in the same order as last time take the last order without sorting again. NUL sorts before every other
+ * character, so a label that is a prefix of another still comes first; a label holding a NUL itself (never sent by a
+ * device, whose labels end at the first one) takes the comparator.
  */
 function sortedByLight<T extends { readonly light: LightView }>(found: ReadonlyMap<string, T>): T[] {
-  const byKey = new Map<string, T>();
+  // One light (id:...) keeps the order of the fleet-wide calls in between.
+  if (found.size <= 1) return [...found.values()];
+  const entries: T[] = [];
+  const last = lastOrder;
+  let same = last !== undefined && last.keys.length === found.size;
   for (const [key, entry] of found) {
-    if (entry.light.label.includes('\0')) return [...found.values()].sort((a, b) => compareLights(a.light, b.light));
-    byKey.set(`${entry.light.label}\0${key}`, entry);
+    const label = entry.light.label;
+    if (same && (last!.keys[entries.length] !== key || last!.labels[entries.length] !== label)) same = false;
+    entries.push(entry);
   }
-  return [...byKey.keys()].sort().map((k) => byKey.get(k)!);
+  if (same) return last!.sorted.map((i) => entries[i]!);
+  const keys = [...found.keys()];
+  const labels = entries.map((e) => e.light.label);
+  if (labels.some((label) => label.includes('\0'))) return entries.sort((a, b) => compareLights(a.light, b.light));
+  const sortKeys = keys.map((key, i) => `${labels[i]!}\0${key}`);
+  const position = new Map(sortKeys.map((k, i) => [k, i]));
+  const sorted = sortKeys.sort().map((k) => position.get(k)!);
+  lastOrder = { keys, labels, sorted };
+  return sorted.map((i) => entries[i]!);
+}
+
+/**
+ * The whole fleet (a lone `all`) in the order sortedByLight made last time, when `lights` are the lights it ordered
+ * then, with the same labels, in the same order; undefined otherwise. A fleet-wide call made again builds no map.
+ */
+function wholeFleetAgain(lights: readonly LightView[]): ResolvedLight[] | undefined {
+  const last = lastOrder;
+  if (last === undefined || last.keys.length !== lights.length) return undefined;
+  for (let i = 0; i < lights.length; i++) {
+    const light = lights[i]!;
+    // Serials are read lower-case: the key is the serial itself, and toLowerCase() is for the odd one given otherwise.
+    const key = last.keys[i];
+    if (light.label !== last.labels[i] || (light.serial !== key && light.serial.toLowerCase() !== key)) return undefined;
+  }
+  return last.sorted.map((i): ResolvedLight => ({ light: lights[i]!, zones: null }));
 }
 
 /** The lights one selector names, `:random` applied. */
@@ -272,23 +308,32 @@ export function resolveSelectors(
   lights: readonly LightView[],
   options: ResolveSelectorsOptions = {},
 ): ResolvedLight[] {
-  const found = new Map<string, { light: LightView; whole: boolean; zones: ZoneRange[]; parts: PartDef[] }>();
+  const only = selectors.length === 1 ? selectors[0]! : undefined;
+  if (only !== undefined && only.kind === 'all' && !only.random && only.zones === null && only.part === undefined) {
+    const again = wholeFleetAgain(lights);
+    if (again !== undefined) return again;
+  }
+  // zones and parts made on first use: a fleet-wide call names a thousand whole lights.
+  const found = new Map<string, { light: LightView; whole: boolean; zones: ZoneRange[] | undefined; parts: PartDef[] | undefined }>();
   for (const selector of selectors) {
     for (const light of pick(selector, lights, options, false)) {
       const key = light.serial.toLowerCase();
-      const entry = found.get(key) ?? { light, whole: false, zones: [], parts: [] };
-      if (selector.part !== undefined) entry.parts.push(findPart(light, options.partsOf?.(light) ?? [], selector.part, selector.text));
+      let entry = found.get(key);
+      if (entry === undefined) {
+        entry = { light, whole: false, zones: undefined, parts: undefined };
+        found.set(key, entry);
+      }
+      if (selector.part !== undefined) (entry.parts ??= []).push(findPart(light, options.partsOf?.(light) ?? [], selector.part, selector.text));
       else if (selector.zones === null) entry.whole = true;
-      else entry.zones.push(...selector.zones);
-      found.set(key, entry);
+      else (entry.zones ??= []).push(...selector.zones);
     }
   }
   if (found.size === 0) {
     throw new LightwireError('LIGHTS_NOT_FOUND', { selector: selectors.map((s) => s.text).join(',') });
   }
-  return sortedByLight(found).map(({ light, whole, zones, parts }): ResolvedLight => {
-    if (whole || (parts.length === 0 && !light.capabilities.multizone)) return { light, zones: null };
-    if (parts.length === 0) return { light, zones: mergeZones(zones) };
+  return sortedByLight(found).map(({ light, whole, zones = [], parts }): ResolvedLight => {
+    if (whole || (parts === undefined && !light.capabilities.multizone)) return { light, zones: null };
+    if (parts === undefined) return { light, zones: mergeZones(zones) };
     return { light, zones: null, part: joinParts(parts, zones) };
   });
 }

@@ -100,7 +100,7 @@ export class LightService extends EventEmitter<LightServiceEvents> {
       deadlineMs: this.deadlineMs,
       freshStateMs: this.freshStateMs,
       defaultDurationS: this.defaultDurationS,
-      resolve: (selector) => this.resolve(selector),
+      resolve: (selector) => this.resolveAmong(selector, this.book.viewsToWrite()),
       light: (serial) => this.book.light(serial),
       stateChange: (request, prefix) => this.stateChange(request, prefix),
       reread: async (serial) => {
@@ -307,8 +307,13 @@ export class LightService extends EventEmitter<LightServiceEvents> {
 
   /** The lights a selector names (SELECTOR_INVALID, SELECTOR_TOO_MANY, LIGHTS_NOT_FOUND, PART_UNKNOWN), taken as written. */
   resolve(selector: string): ResolvedLight[] {
+    return this.resolveAmong(selector, this.views());
+  }
+
+  /** resolve() among these views (views(), or the book's views to plan a write from). */
+  private resolveAmong(selector: string, views: readonly LightView[]): ResolvedLight[] {
     // Selectors name lights: a LIFX Switch (no light at all) is in views() and has relays(), but no light state.
-    return resolveSelectors(parseSelectors(selector, { percentDecode: false }), this.views().filter((v) => v.capabilities.isLight), {
+    return resolveSelectors(parseSelectors(selector, { percentDecode: false }), views.filter((v) => v.capabilities.isLight), {
       random: this.random, partsOf: (light) => partsOf(light, this.userParts), ...(this.scenes ? { sceneSelectors: this.scenes.sceneSelectors } : {}),
     });
   }

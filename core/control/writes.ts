@@ -6,7 +6,7 @@ import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
 import { RELAYS_MAX, type Capabilities } from '../protocol/index.js';
 import { FIRMWARE_EFFECT_MIN_MAJOR, MAX_STATES, OPERATIONS, type EffectOperationName, type SelectorOperationName } from './catalogue.js';
-import type { ExecuteOptions, Executor, PlanFor } from './executor.js';
+import type { ExecuteOptions, Executor, PlanFor, Planner } from './executor.js';
 import { fieldsSet } from './light-lanes.js';
 import { Naming } from './naming.js';
 import { planEffect } from './operations.js';
@@ -58,18 +58,27 @@ function invalid(field: string, reason: string): LightwireError<'PARAMETER_INVAL
  * Fast mode's planner for one change: a fast plan depends on the light's capabilities alone unless it paints some
  * zones of a strip (then on its zones), so lights of one product share one plan (a fleet has a handful).
  */
-function fastPlanner(change: CheckedChange): PlanFor {
-  const byCapabilities = new Map<Capabilities, Plan>();
-  return (light, zones) => {
+class FastPlanner implements Planner {
+  private readonly byCapabilities = new Map<Capabilities, Plan>();
+  /** The capabilities planned for last, and their plan: a fleet's lights come product after product. */
+  private lastCapabilities: Capabilities | undefined = undefined;
+  private lastPlan: Plan | undefined = undefined;
+
+  constructor(private readonly change: CheckedChange) {}
+
+  plan(light: LightView, zones: ResolvedLight['zones']): Plan {
     const caps = light.capabilities;
-    if (caps.multizone && zones !== null && zones.length > 0) return planSetState(change, light, { fast: true, zones });
-    let plan = byCapabilities.get(caps);
+    if (caps.multizone && zones !== null && zones.length > 0) return planSetState(this.change, light, { fast: true, zones });
+    if (caps === this.lastCapabilities) return this.lastPlan!;
+    let plan = this.byCapabilities.get(caps);
     if (plan === undefined) {
-      plan = planSetState(change, light, { fast: true, zones: null });
-      byCapabilities.set(caps, plan);
+      plan = planSetState(this.change, light, { fast: true, zones: null });
+      this.byCapabilities.set(caps, plan);
     }
+    this.lastCapabilities = caps;
+    this.lastPlan = plan;
     return plan;
-  };
+  }
 }
 
 /** The operations that take a part (`label:Ceiling|uplight`); the others act on whole lights (PART_UNSUPPORTED). */
@@ -84,12 +93,19 @@ function refuseParts(name: SelectorOperationName, selector: string): void {
 
 /** The part each light was named by, by serial. */
 function partsByLight(targets: readonly ResolvedLight[]): Map<string, NonNullable<ResolvedLight['part']>> {
-  return new Map(targets.flatMap((t) => (t.part !== undefined ? [[t.light.serial, t.part] as const] : [])));
+  const parts = new Map<string, NonNullable<ResolvedLight['part']>>();
+  for (const t of targets) if (t.part !== undefined) parts.set(t.light.serial, t.part);
+  return parts;
 }
 
 /** A part's light whose zones (or pixels) are not known: fast mode reads it once first. */
 function partUnread(light: LightView): boolean {
   return zoneCount(light) === null || zonesShown(light) === null;
+}
+
+/** Whether fast mode reads a light before planning it (Writes.sized): online, named by a part if `partsOnly`, and `unknown`. */
+function unsized(t: ResolvedLight, unknown: (light: LightView) => boolean, partsOnly: boolean): boolean {
+  return t.light.online && (!partsOnly || t.part !== undefined) && unknown(t.light);
 }
 
 export class Writes {
@@ -200,7 +216,8 @@ export class Writes {
 
   /** Runs one checked change on resolved lights; `latestWins`: WriteOptions.latestWins. */
   async apply(resolved: readonly ResolvedLight[], change: CheckedChange, fast: boolean, latestWins = false): Promise<LightResult[]> {
-    const targets = fast ? await this.sized(resolved, partUnread, true) : resolved;
+    // A part whose zones are not known is read first; a call with none to read goes on at once (no promise per light).
+    const targets = fast && resolved.some((t) => unsized(t, partUnread, true)) ? await this.sized(resolved, partUnread, true) : resolved;
     const partOf = partsByLight(targets);
     if (partOf.size > 0) {
       const planFor: PlanFor = (light, zones) => {
@@ -221,7 +238,7 @@ export class Writes {
     // one to some zones sets only those, which a field list does not say.
     const fields = latestWins && !fast && targets.every((t) => t.zones === null) ? fieldsSet(change) : undefined;
     const options: ExecuteOptions = { fast, deadlineMs: this.context.deadlineMs, read, freshStateMs: this.context.freshStateMs, zonesOf: (light) => usesZones(change, light), fields };
-    return this.context.executor.run(targets, fast ? fastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
+    return this.context.executor.run(targets, fast ? new FastPlanner(change) : (light, zones) => planSetState(change, light, { fast, zones }), options);
   }
 
   private async toggle(selector: string, request: Checked<'toggle'>, fast: boolean): Promise<LightResult[]> {
@@ -287,7 +304,7 @@ export class Writes {
    */
   private async sized(targets: readonly ResolvedLight[], unknown: (light: LightView) => boolean, partsOnly = false): Promise<ResolvedLight[]> {
     return Promise.all(
-      targets.map(async (t) => (t.light.online && (!partsOnly || t.part !== undefined) && unknown(t.light) ? { ...t, light: (await this.context.reread(t.light.serial)) ?? t.light } : t)),
+      targets.map(async (t) => (unsized(t, unknown, partsOnly) ? { ...t, light: (await this.context.reread(t.light.serial)) ?? t.light } : t)),
     );
   }
 

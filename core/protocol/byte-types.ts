@@ -34,7 +34,7 @@ for (let i = 0; i < 16; i++) {
 }
 
 /** Writes `n` bytes from 2n hex digits; false (with nothing promised about the bytes) when `v` is not that. */
-function writeHex(b: Buffer, o: number, v: unknown, n: number): boolean {
+export function writeHex(b: Buffer, o: number, v: unknown, n: number): boolean {
   if (typeof v !== 'string' || v.length !== n * 2) return false;
   for (let i = 0; i < n; i++) {
     const hi = v.charCodeAt(2 * i);

@@ -1,5 +1,6 @@
 // The 36-byte header as a field table plus its two flag words (https://lan.developer.lifx.com/docs/packet-contents).
 
+import { writeHex } from './byte-types.js';
 import { argumentWriter, field, hexBytes, reserved, struct, u16, u32, u8, type FieldType, type ValueOf } from './field-types.js';
 
 export const PROTOCOL_NUMBER = 1024;
@@ -140,4 +141,25 @@ export function writeHeader(buf: Buffer, offset: number, input: HeaderInput, typ
     input.sequence,
     type,
   );
+}
+
+const TARGET_AT = HEADER_FIELDS.offsets.get('target')!;
+const SEQUENCE_AT = HEADER_FIELDS.offsets.get('sequence')!;
+const FRAME_FLAGS_AT = HEADER_FIELDS.offsets.get('frameFlags')!;
+
+/**
+ * A copy of an encoded datagram (encode()) for another device and sequence number, every other byte the same: a
+ * fleet's lights sent one payload cost one encoding, then a copy each. undefined when the copy would not be what
+ * encode() makes of it: a target that is not 12 hex digits (encode() says why) or the broadcast one, a tagged datagram,
+ * a sequence number that is not a byte.
+ */
+export function readdressed(datagram: Buffer, target: string, sequence: number): Buffer | undefined {
+  if (datagram.length < HEADER_BYTES || (datagram.readUInt16LE(FRAME_FLAGS_AT) & FLAG_TAGGED) !== 0 || target === BROADCAST_TARGET) return undefined;
+  if (!Number.isInteger(sequence) || sequence < 0 || sequence > 0xff) return undefined;
+  // Every byte is copied, so the uninitialised pool memory never leaks out.
+  const copy = Buffer.allocUnsafe(datagram.length);
+  copy.set(datagram);
+  if (!writeHex(copy, TARGET_AT, target, 6)) return undefined;
+  copy[SEQUENCE_AT] = sequence;
+  return copy;
 }

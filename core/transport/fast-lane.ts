@@ -28,6 +28,8 @@ export class FastJob implements PacedJob {
   part: string | undefined = undefined;
   /** fire() callers waiting for this message to be handed to the socket; created on first use. */
   waiters: { resolve: () => void; reject: (err: Error) => void }[] | undefined = undefined;
+  /** Its datagram when encoded ahead of its turn (prepare(): a batch's), or what encoding it threw. */
+  datagram: Buffer | Error | undefined = undefined;
 
   constructor(
     private readonly lane: FastLane,
@@ -36,6 +38,10 @@ export class FastJob implements PacedJob {
     public payload: unknown,
     public observer: FastObserver | undefined,
   ) {}
+
+  prepare(): void {
+    this.datagram = this.lane.encode(this);
+  }
 
   run(): void {
     this.lane.send(this);
@@ -86,19 +92,27 @@ export class FastLane {
     });
   }
 
-  /** A fast message's turn: encoded now (its newest payload, the light's next sequence) and handed to the socket. */
+  /** A fast message's datagram: its newest payload, with the light's next sequence number; what it throws, returned. */
+  encode(job: FastJob): Buffer | Error {
+    try {
+      return this.wire.datagram(job.device, job.name, job.payload);
+    } catch (err) {
+      return err as Error;
+    }
+  }
+
+  /** A fast message's turn: encoded now (unless its batch did, just before) and handed to the socket. */
   send(job: FastJob): void {
     job.sent = true;
     const waiters = job.waiters;
     job.waiters = undefined;
     if (waiters !== undefined) this.unsentFires.delete(job);
-    let datagram: Buffer;
-    try {
-      datagram = this.wire.datagram(job.device, job.name, job.payload);
-    } catch (err) {
+    const datagram = job.datagram ?? this.encode(job);
+    job.datagram = undefined;
+    if (datagram instanceof Error) {
       // Planned payloads always fit; one that does not is dropped here rather than thrown into a timer.
       this.stats.invalid++;
-      if (waiters !== undefined) for (const w of waiters) w.reject(err as Error);
+      if (waiters !== undefined) for (const w of waiters) w.reject(datagram);
       return;
     }
     this.stats.sent++;

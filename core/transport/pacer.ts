@@ -26,6 +26,11 @@ export const PACING_WINDOW_MS = 1000 + PACING_MARGIN_MS;
 export interface PacedJob {
   /** Called when the job's turn comes; it transmits synchronously. */
   run(): void;
+  /**
+   * Called, when it has one, for every job of a batch before the first of them runs (Pacer.uncork): what a job does
+   * before it transmits (a fast message encodes its datagram) is done for all, then the datagrams go out back to back.
+   */
+  prepare?(): void;
   /** A cancelled job is skipped (and costs no turn). */
   cancelled: boolean;
   /** Set by the pacer while the job waits under a part key (see waitingFor). */
@@ -116,6 +121,16 @@ export class Pacer {
   private sweepAt = 64;
   /** While corked: jobs whose turn came, run in order by uncork(). */
   private corked: PacedJob[] | undefined = undefined;
+  /**
+   * The array corked jobs go to, kept from batch to batch (emptied by uncork): one array of one kind for the life of
+   * the pacer, not a new one each batch (the code queueing a fleet's messages stays as compiled for the last).
+   */
+  private readonly corkedJobs: PacedJob[] = [];
+  /**
+   * While corked: the clock when the batch began, the time its turns are taken at (one reading of the clock for a
+   * fleet's messages). Their datagrams leave later still, at uncork(), as they do without it.
+   */
+  private corkedAt = 0;
 
   constructor(
     unicast: PaceLimit,
@@ -181,14 +196,28 @@ export class Pacer {
    * loop. Turns are taken at once, as without the cork. Corks do not nest.
    */
   cork(): void {
-    this.corked ??= [];
+    if (this.corked !== undefined) return;
+    // A batch begun by a job of the one being run (uncork) gets an array of its own.
+    this.corked = this.corkedJobs.length === 0 ? this.corkedJobs : [];
+    this.corkedAt = this.now();
   }
 
   uncork(): void {
     const jobs = this.corked;
     this.corked = undefined;
     if (jobs === undefined) return;
-    for (const job of jobs) if (!job.cancelled && !this.stopped) job.run();
+    try {
+      for (let i = 0; i < jobs.length; i++) {
+        const job = jobs[i]!;
+        if (!job.cancelled && !this.stopped) job.prepare?.();
+      }
+      for (let i = 0; i < jobs.length; i++) {
+        const job = jobs[i]!;
+        if (!job.cancelled && !this.stopped) job.run();
+      }
+    } finally {
+      jobs.length = 0;
+    }
   }
 
   stop(): void {
@@ -213,7 +242,7 @@ export class Pacer {
       this.lanes.set(key, lane);
     }
     // The common case, a quiet light: its turn is now, without a queue.
-    if (lane.head === lane.queue.length && lane.timer === undefined && !lane.pumping && lane.take(this.now())) {
+    if (lane.head === lane.queue.length && lane.timer === undefined && !lane.pumping && lane.take(this.corked === undefined ? this.now() : this.corkedAt)) {
       if (this.corked !== undefined) this.corked.push(job);
       else job.run();
       return true;

@@ -6,7 +6,7 @@
 
 import { randomNonZeroUint32 } from '../builtins.js';
 import { LightwireError } from '../errors.js';
-import { BROADCAST_TARGET, decode, encode, type KnownPacket, type MessageName, type Packet, type Payload } from '../protocol/index.js';
+import { BROADCAST_TARGET, decode, encode, readdressed, type KnownPacket, type MessageName, type Packet, type Payload } from '../protocol/index.js';
 import { BROADCAST_WINDOW, DiscoveryWindows } from './discovery-windows.js';
 import { DUE_EARLY_MS, DueQueue } from './due-queue.js';
 import { Batch, Exchange, ExchangeTable, planFor, type ExchangeHost, type ExchangeKind } from './exchange.js';
@@ -14,7 +14,7 @@ import { FastLane, type FastWire } from './fast-lane.js';
 import { LightStatsBook, type LightTransportStats } from './light-stats.js';
 import type { TransportOptions } from './options.js';
 import { Pacer } from './pacer.js';
-import type { DeviceAddress, EachResult, GetOptions, PacketListener, PostOptions, PostOutcome, ReplyOf, RequesterStats, RequestOptions, SetOptions, SetResult } from './request-types.js';
+import type { DeviceAddress, EachResult, FastObserver, GetOptions, PacketListener, PostOptions, PostOutcome, ReplyOf, RequesterStats, RequestOptions, SetOptions, SetResult } from './request-types.js';
 import { SetOrder, type SetOrderHost } from './set-order.js';
 import type { DatagramEndpoint, RemoteAddress } from './udp.js';
 
@@ -25,6 +25,16 @@ export type { ReplyOf, RequesterStats, RequestOptions, SetOptions, SetResult } f
 
 /** The payload of every request that has none: one frozen object, not one per request in flight. */
 export const NO_PAYLOAD: Readonly<Record<string, never>> = Object.freeze({});
+
+/** How many distinct messages a batch keeps the encoding of (a fleet-wide set: a colour and a power per product kind). */
+const BATCH_TEMPLATES = 8;
+
+/** A fast message a batch encoded: later ones with the same name and payload are copies of it, readdressed. */
+interface Template {
+  readonly name: MessageName;
+  readonly payload: unknown;
+  readonly datagram: Buffer;
+}
 
 const ignore = (): void => undefined;
 
@@ -46,13 +56,30 @@ export class Requester {
   // The requester's parts call back through these, made once: no closure per exchange.
   private readonly host: ExchangeHost = { attempt: (ex) => this.attempt(ex) };
   private readonly setHost: SetOrderHost = { transmit: (ex) => this.transmit(ex), supersede: (ex) => this.finish(ex, 'superseded') };
+  /**
+   * While a batch hands its messages to the socket: the messages it encoded. Only then, when no caller can change a
+   * payload between two of its messages; outside a batch every message is encoded from its payload when it goes out.
+   */
+  private templating = false;
+  /** The batch's templates (while templating), kept from batch to batch and emptied when one ends. */
+  private readonly templates: Template[] = [];
   private readonly fastWire: FastWire = {
-    datagram: (device, name, payload) =>
-      encode({
-        name,
-        header: { source: this.source, sequence: this.exchanges.nextSequence(this.exchanges.laneOf(device.serial)), target: device.serial },
-        payload: payload as never,
-      }),
+    datagram: (device, name, payload) => {
+      const sequence = this.exchanges.nextSequence(this.exchanges.laneOf(device.serial));
+      const templates = this.templates;
+      if (this.templating) {
+        for (let i = 0; i < templates.length; i++) {
+          const t = templates[i]!;
+          if (t.payload !== payload || t.name !== name) continue;
+          const copy = readdressed(t.datagram, device.serial, sequence);
+          if (copy !== undefined) return copy;
+          break;
+        }
+      }
+      const datagram = encode({ name, header: { source: this.source, sequence, target: device.serial }, payload: payload as never });
+      if (this.templating && templates.length < BATCH_TEMPLATES) templates.push({ name, payload, datagram });
+      return datagram;
+    },
     post: (datagram, device) => this.toSocket(datagram, device),
   };
 
@@ -130,8 +157,13 @@ export class Requester {
    * happened (PostOutcome): `closed` when the requester is closed (nothing queued).
    */
   post<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, options: PostOptions = {}): PostOutcome {
+    return this.postWith(device, name, payload, options.coalesceKey, options.observer);
+  }
+
+  /** post() with its options as arguments: for a caller posting a fleet's messages, no options object for each. */
+  postWith<N extends MessageName>(device: DeviceAddress, name: N, payload: Payload<N>, coalesceKey: string | false | undefined, observer: FastObserver | undefined): PostOutcome {
     if (this.closed) return 'closed';
-    const job = this.fast.queue(device, name, payload, options.coalesceKey, options.observer);
+    const job = this.fast.queue(device, name, payload, coalesceKey, observer);
     if (job.turnTaken) return 'sent';
     return job === this.fast.replaced ? 'replaced' : 'queued';
   }
@@ -151,7 +183,18 @@ export class Requester {
     try {
       return queue();
     } finally {
-      this.pacer.uncork();
+      // The batch's messages to many lights with one payload are encoded once (fastWire). A batch begun while this
+      // one's messages go out (a listener told of one) leaves the templates as they are.
+      const outer = !this.templating;
+      this.templating = true;
+      try {
+        this.pacer.uncork();
+      } finally {
+        if (outer) {
+          this.templating = false;
+          this.templates.length = 0;
+        }
+      }
     }
   }
 

@@ -390,6 +390,17 @@ describe('resolveSelectors', () => {
     ]);
   });
 
+  it('orders all again when a label changed since the last call, and not when nothing did', () => {
+    const before = resolve('all');
+    expect(resolve('all')).to.deep.equal(before);
+    // Office renamed "Attic": it comes first now.
+    const renamed = FLEET.map((l) => (l.serial === 'd073d5000002' ? { ...l, label: 'Attic' } : l));
+    expect(resolve('all', undefined, renamed)).to.deep.equal(['d073d5000007', 'd073d5000002', ...before.filter((s) => s !== 'd073d5000007' && s !== 'd073d5000002')]);
+    // A light fewer, and the same lights in another order, are ordered afresh.
+    expect(resolve('all', undefined, FLEET.slice(1))).to.deep.equal(before.filter((s) => s !== FLEET[0]!.serial));
+    expect(resolve('all', undefined, [...FLEET].reverse())).to.deep.equal(before);
+  });
+
   describe('label:', () => {
     it('matches every light carrying the label, offline ones included', () => {
       expect(resolve('label:Bedroom')).to.deep.equal(['d073d5000001', 'd073d5000005']);

@@ -48,6 +48,21 @@ describe('LightService against virtual lights', function () {
     expect(state.color.hue).to.be.closeTo(250, 0.1);
   });
 
+  it('shows a light heard from again with its new lastSeenAt and everything else as it was; a fast set of every light plans from it', async () => {
+    const before = rig.service.light(BULB)!;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    rig.client.registry.heard(BULB, before.address);
+    const after = rig.service.light(BULB)!;
+    expect(after.lastSeenAt).to.be.greaterThan(before.lastSeenAt);
+    expect(Object.isFrozen(after)).to.equal(true);
+    expect({ ...after, lastSeenAt: 0 }).to.deep.equal({ ...before, lastSeenAt: 0 });
+    expect(Object.keys(after)).to.deep.equal(Object.keys(before));
+    rig.client.registry.heard(BULB, before.address);
+    const results = await rig.service.setState('all', { power: 'on', color: 'green', durationS: 0 }, { fast: true });
+    expect(results.map((r) => `${r.id} ${r.label} ${r.status}`)).to.deep.equal([`${BULB} Desk ok`, `${SECOND_BULB} Desk ok`, `${WHITE} Hall ok`, `${STRIP} Shelf ok`]);
+    await until(() => rig.fleet.light(BULB).state.power === 'on' && Math.abs(rig.fleet.light(BULB).state.color.hue - 120) < 0.1, { what: 'the light on and green' });
+  });
+
   it('leaves power alone and keeps unsupplied colour components when no power is asked for', async () => {
     await rig.service.setState(`id:${SECOND_BULB}`, { color: 'saturation:0.5', durationS: 0 });
     const light = rig.fleet.light(SECOND_BULB);

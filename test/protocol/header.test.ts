@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { HEADER_BYTES, HEADER_FIELDS, decode, encode, encodeInto, readHeader, writeHeader } from '../../core/protocol/index.js';
+import { HEADER_BYTES, HEADER_FIELDS, decode, encode, encodeInto, readHeader, readdressed, writeHeader } from '../../core/protocol/index.js';
 import { headerInputArbitrary } from './helpers.js';
 
 // Vector V3 (photons' discovery test): a StateService reply with "LIFXV2" in the reserved bytes and res_required set.
@@ -110,5 +110,27 @@ describe('header', () => {
     assert.equal(buf.subarray(4, 8).toString('hex'), '04030201');
     assert.equal(buf[23], 0xab);
     assert.equal(buf.subarray(32, 34).toString('hex'), '6600');
+  });
+
+  it('readdresses a copy of a datagram to another light and sequence, byte for byte what encode() makes of them', () => {
+    const payload = { color: { hue: 120, saturation: 65535, brightness: 30000, kelvin: 3500 }, durationMs: 250 };
+    const template = encode({ name: 'SetColor', header: { source: 0xdeadbeef, sequence: 7, target: 'd073d5000001' }, payload });
+    const copy = readdressed(template, 'D073D5ABCDEF', 200);
+    const expected = encode({ name: 'SetColor', header: { source: 0xdeadbeef, sequence: 200, target: 'D073D5ABCDEF' }, payload });
+    assert.equal(copy?.toString('hex'), expected.toString('hex'));
+    // The template is left as it was.
+    assert.equal(readHeader(template, 0).target, 'd073d5000001');
+    assert.equal(readHeader(template, 0).sequence, 7);
+  });
+
+  it('readdresses nothing it cannot make as encode() would: a tagged datagram, the broadcast target, a bad target or sequence', () => {
+    const unicast = encode({ name: 'GetPower', header: { source: 1, sequence: 0, target: 'd073d5000001' }, payload: {} });
+    const tagged = encode({ name: 'GetService', header: { source: 1, sequence: 0 }, payload: {} });
+    assert.equal(readdressed(tagged, 'd073d5000002', 1), undefined);
+    assert.equal(readdressed(unicast, '000000000000', 1), undefined);
+    assert.equal(readdressed(unicast, 'd073d50000zz', 1), undefined);
+    assert.equal(readdressed(unicast, 'd073d500000', 1), undefined);
+    assert.equal(readdressed(unicast, 'd073d5000002', 256), undefined);
+    assert.equal(readdressed(unicast, 'd073d5000002', 1.5), undefined);
   });
 });

@@ -427,6 +427,26 @@ describe('Requester', () => {
     expect(endpoint.sent.every((s) => !s.packet.header.ackRequired && !s.packet.header.resRequired)).to.equal(true);
   });
 
+  it('sends a batch of one payload to many lights byte for byte as encode() makes each, in order, one sequence per light', () => {
+    const lights = Array.from({ length: 5 }, (_, i) => ({ ...LIGHT, serial: `d073d50002${String(i).padStart(2, '0')}`, address: `127.0.0.${i + 2}` }));
+    const color = { color: { ...RED, hue: 4242 }, durationMs: 0 };
+    const power = { level: 65535, durationMs: 0 };
+    requester.batch(() => {
+      for (const light of lights) {
+        expect(requester.postWith(light, 'SetColor', color, 'SetColor', undefined)).to.equal('sent');
+        expect(requester.postWith(light, 'SetLightPower', power, 'SetLightPower', undefined)).to.equal('sent');
+      }
+      // Nothing goes out before the batch ends.
+      expect(endpoint.sent).to.have.length(0);
+    });
+    const expected = lights.flatMap((light) => [
+      encode({ name: 'SetColor', header: { source: requester.source, sequence: 0, target: light.serial }, payload: color }),
+      encode({ name: 'SetLightPower', header: { source: requester.source, sequence: 1, target: light.serial }, payload: power }),
+    ]);
+    expect(endpoint.sent.map((s) => s.bytes.toString('hex'))).to.deep.equal(expected.map((b) => b.toString('hex')));
+    expect(endpoint.sent.map((s) => s.to.address)).to.deep.equal(lights.flatMap((l) => [l.address, l.address]));
+  });
+
   it('rejects fast messages still waiting when closed; post() refuses once closed', async () => {
     const fires = Array.from({ length: 30 }, () => requester.fire(LIGHT, 'GetPower', {}, { coalesceKey: false }).then(() => 'sent', (e: unknown) => e));
     await clock.tickAsync(0);
