@@ -60,8 +60,6 @@ export interface SequenceLane {
   readonly key: string;
   readonly id: number;
   last: number;
-  /** Confirmed Sets begun to this destination so far (Requester.setsBegun). */
-  setsBegun: number;
 }
 
 /** The key of a request in flight: its destination's lane and its sequence number (0-255). */
@@ -199,7 +197,7 @@ export class ExchangeTable {
   laneOf(key: string): SequenceLane {
     let lane = this.lanes.get(key);
     if (lane === undefined) {
-      lane = { key, id: this.lanes.size, last: -1, setsBegun: 0 };
+      lane = { key, id: this.lanes.size, last: -1 };
       this.lanes.set(key, lane);
     }
     return lane;
@@ -209,11 +207,6 @@ export class ExchangeTable {
   nextSequence(lane: SequenceLane): number {
     lane.last = (lane.last + 1) & 0xff;
     return lane.last;
-  }
-
-  /** Confirmed Sets begun to this destination so far. */
-  setsBegun(key: string): number {
-    return this.lanes.get(key)?.setsBegun ?? 0;
   }
 
   /** Puts an exchange in flight; returns the one it displaces (the same sequence, 256 requests ago), if still there. */

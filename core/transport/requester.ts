@@ -234,14 +234,6 @@ export class Requester {
     return this.lights.of(serial);
   }
 
-  /**
-   * How many confirmed Sets to this light have begun so far. Two reads asked while it stayed the same wait for the
-   * same Sets (a read waits for those unacknowledged when it is asked), so one reply serves both.
-   */
-  setsBegun(serial: string): number {
-    return this.exchanges.setsBegun(serial);
-  }
-
   /** Confirmed Sets to one light not acknowledged yet (a read sent now would wait for them). */
   pendingSets(serial: string): number {
     return this.sets.pending(serial);
@@ -353,10 +345,7 @@ export class Requester {
       ex.batch = batch;
       ex.batchIndex = batchIndex;
     }
-    if (plan.answer === 'set') {
-      lane.setsBegun++;
-      this.sets.begun(ex);
-    }
+    if (plan.answer === 'set') this.sets.begun(ex);
     try {
       this.start(ex);
     } catch (err) {
