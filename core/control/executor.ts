@@ -68,6 +68,8 @@ interface SharedRead {
   readonly setsBegun: number;
   /** Whether it reads the zones too. */
   readonly zones: boolean;
+  /** Whether it reads colour, power and label (false: the zones alone). */
+  readonly state: boolean;
   readonly done: Promise<void>;
 }
 
@@ -174,9 +176,10 @@ export class Executor {
       let planFrom: LightView;
       const zones = options.read === 'state+zones' || options.zonesOf?.(light) === true;
       if (options.read === 'none' && !zones) current = planFrom = light;
-      else if (options.read === 'cached-state' && !zones && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
-        current = light;
-        planFrom = this.fromCache(light);
+      else if (options.read === 'cached-state' && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
+        // Power and colour are fresh; a strip's zones are still read (another app may have painted them), alone.
+        current = zones ? await this.read(light, zones, remaining, names, false) : light;
+        planFrom = this.fromCache(current);
       } else current = planFrom = await this.read(light, zones, remaining, names);
       const plan = planFor(planFrom, target.zones);
       // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
@@ -320,16 +323,17 @@ export class Executor {
    * together share one read (a flood of confirmed writes would otherwise queue a read each in the light's pacing
    * lane, and time out behind them): a read in flight is joined when no confirmed Set to the light has begun since
    * it was asked, so it waits for the very Sets this write's own read would have waited for, and has the zones
-   * when this write needs them. Its deadline is that of the write that asked it, a moment earlier.
+   * when this write needs them. Its deadline is that of the write that asked it, a moment earlier. `state` false:
+   * the zones alone (the caller holds power and colour fresh).
    */
-  private async read(light: LightView, zones: boolean, remaining: () => number, names: GroupNames): Promise<LightView> {
+  private async read(light: LightView, zones: boolean, remaining: () => number, names: GroupNames, state = true): Promise<LightView> {
     const registry = this.client.registry;
     const setsBegun = this.client.requester.setsBegun(light.serial);
     let shared = this.readsInFlight.get(light.serial);
-    if (shared === undefined || shared.setsBegun !== setsBegun || (zones && !shared.zones)) {
+    if (shared === undefined || shared.setsBegun !== setsBegun || (zones && !shared.zones) || (state && !shared.state)) {
       // The client's one state read: a reply to a read sent before one of our writes, or taken while its transition
       // runs, does not replace what the write set, so a relative change starts from the target, not a mid-fade sample.
-      const mine: SharedRead = { setsBegun, zones, done: this.client.readLightState(light.serial, { zones, remainingMs: remaining }) };
+      const mine: SharedRead = { setsBegun, zones, state, done: this.client.readLightState(light.serial, { zones, state, remainingMs: remaining }) };
       this.readsInFlight.set(light.serial, mine);
       const forget = (): void => {
         if (this.readsInFlight.get(light.serial) === mine) this.readsInFlight.delete(light.serial);
