@@ -31,6 +31,14 @@ if (!process.argv.includes('--rebuild')) assertPrivateNetns();
 
 const ROOT = path.resolve(__dirname, '..');
 const WRITES = 50;
+/**
+ * The pause after the fleet showed one write before the next is sent (--write-gap-ms). 250 ms lets both plugins'
+ * per-light pacing rest (Lightwire: the vendor's 20 messages a second, less room for discovery, a strip's write
+ * taking up to three; the peer's lifx-lan-client: one message per 50 ms), so the figure is each write's own latency.
+ * With 30 ms (the gap until 2026-11-28) the writes to one light come faster than that pacing lets them out, and the
+ * figure is the pacing: Lightwire 33 ms (99 ms for 20 lights with their strips), the peer 19 ms (52 ms).
+ */
+let writeGapMs = 250;
 const MANY = 20;
 const READ_S = 3;
 const READERS = 4;
@@ -205,7 +213,7 @@ async function writes(hb: HomebridgeProcess, fleet: FleetProc, index: HapIndex, 
       throw new Error(`PUT ${percent}% answered ${res.status} ${res.body}; the fleet never showed it: ${(await state)?.text}\n${hb.child.tail(15)}`);
     }
     if (k >= 0) out.push(at === null ? null : at - started);
-    await sleep(30);
+    await sleep(writeGapMs);
   }
   return out;
 }
@@ -397,9 +405,9 @@ function details(runs: Record<string, SizeRun>): string {
 /** Why a figure can be short, and what it would take (found by timing each product alone; see the report of issue 31). */
 const WHY: Record<string, string> = {
   'hb-write1-median':
-    "Lightwire holds a HomeKit write for its merge window (lights.mergeWindowMs, 30 ms by default) so that On, Brightness, Hue and Saturation sent as separate writes become one change; the peer sends each write at once. It would take sending the first write of a burst at once and merging only what follows within the window (one more packet when HomeKit splits a change), or a shorter window.",
+    'A write goes out at the end of the turn HomeKit made it in (one PUT, one change). Writes to one light closer together than its pacing (the vendor\'s 20 messages a second, less room for discovery: one every 66 ms once the light is busy) wait for their turn; the peer sends one message per 50 ms per light. A gap shorter than the pacing measures that pacing, not the write.',
   'hb-write20-median':
-    "The 20 lights include the default fleet's multizone lights (LIFX Z, Beam): Lightwire keeps their zones, so a brightness change re-reads and rewrites the zones, paced at the vendor's 20 messages a second (about 150-170 ms for those lights alone, 1-3 ms for flat ones), while the peer's SetColor paints the whole strip one colour. It would take scaling the zones from the cached picture in one SetExtendedColorZones without the read first.",
+    "The 20 lights include the default fleet's multizone lights (LIFX Z, Beam): Lightwire reads a strip's zones before a brightness change so zones painted elsewhere keep their hues (two messages in the strip's paced lane, three when its power and colour are not fresh), while the peer's SetColor paints the whole strip one colour. Writes to one strip closer together than that pacing wait for their turn.",
 };
 WHY['hb-silent-read'] =
   'Both plugins answer reads from what they hold (neither waits on the network, and neither says No Response within the window): the medians are a few hundredths of a millisecond apart, within the noise of a shared machine; the slowest read is the figure in brackets.';
@@ -445,7 +453,9 @@ function build(runs: Record<string, SizeRun>, m: Machine): BenchResult & { runs:
       `"verified by Homebridge" users install) is built from its source at ${PEER_COMMIT.slice(0, 7)} with its config.schema.json defaults, ` +
       `broadcasting to 127.255.255.255, with no fades. Start: from spawning Homebridge until every light (at most ${HAP_BRIDGE_MAX}: one HAP bridge carries no more) is an accessory with its serial over HAP ` +
       `(the peer sets the serial once it has read the light's firmware, hardware and state; /accessories polled every 100 ms). Writes: a PUT of ` +
-      `Brightness, timed until the fleet shows every written light at that brightness (${WRITES} each; ${MANY} lights in one PUT). Reads: GET /characteristics ` +
+      `Brightness, timed until the fleet shows every written light at that brightness (${WRITES} each; ${MANY} lights in one PUT), each sent ${writeGapMs} ms ` +
+      `after the fleet showed the one before, so both plugins' per-light pacing has rested and the figure is the write's own latency (with 30 ms, the gap ` +
+      `until 2026-11-28, it was that pacing instead: Lightwire one message per 66 ms once a light is busy, the peer one per 50 ms). Reads: GET /characteristics ` +
       `of On and Brightness of one light per request, the lights in turn, ${READERS} keep-alive connections for ${READ_S} s. Unresponsive: one light stops answering ` +
       `(but discovery); for ${WINDOW_S} s its On and Brightness are read back to back while the other lights are read on another connection ` +
       `("before": those other lights read on one connection alone, so part of any difference is the second connection, not the silent light). RSS: the ` +
@@ -453,7 +463,7 @@ function build(runs: Record<string, SizeRun>, m: Machine): BenchResult & { runs:
       `lights held and nobody asking. One run per N and plugin; the machine's 2 cores are shared with other work, so expect noise. ` +
       `\`npm run bench:homebridge\` (\`-- --sizes 10,100 --hold-s 300\`). ` +
       `N = 500 (run of 2026-11-27 23:55 UTC, not in the tables): a HAP bridge carries at most ${HAP_BRIDGE_MAX} accessories; Lightwire published ${HAP_BRIDGE_MAX} ` +
-      `and kept running (its writes and reads as at N = 100: 32 ms, 165 ms for 20 lights, 15,299 reads a second), while ${PEER_NAME}'s Homebridge ` +
+      `and kept running (its writes and reads as at N = 100, with the 30 ms gap and before the changes of 2026-11-28: 32 ms, 165 ms for 20 lights, 15,299 reads a second), while ${PEER_NAME}'s Homebridge ` +
       `exited at the 150th light (the plugin registers it and HAP-NodeJS throws), so there are no peer figures to compare at 500.`,
     figures: figures(runs),
     details: details(runs),
@@ -471,6 +481,7 @@ async function main(): Promise<void> {
   // Up to 149 lights by default: one bridge carries no more, and the peer's Homebridge exits past that.
   const sizes = flag('--sizes', '10,100').split(',').map(Number);
   const holdS = Number(flag('--hold-s', '300'));
+  writeGapMs = Number(flag('--write-gap-ms', String(writeGapMs)));
   const only = argv.includes('--only') ? (flag('--only', '') as PluginKey) : undefined;
   const jsonFile = path.resolve(ROOT, flag('--json', 'bench/results/homebridge.json'));
   if (argv.includes('--rebuild')) {
