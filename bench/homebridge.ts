@@ -31,6 +31,14 @@ if (!process.argv.includes('--rebuild')) assertPrivateNetns();
 
 const ROOT = path.resolve(__dirname, '..');
 const WRITES = 50;
+/**
+ * The pause after the fleet showed one write before the next is sent (--write-gap-ms). 250 ms lets both plugins'
+ * per-light pacing rest (Lightwire: the vendor's 20 messages a second, less room for discovery, a strip's write
+ * taking up to three; the peer's lifx-lan-client: one message per 50 ms), so the figure is each write's own latency.
+ * With 30 ms (the gap until 2026-11-28) the writes to one light come faster than that pacing lets them out, and the
+ * figure is the pacing: Lightwire 33 ms (99 ms for 20 lights with their strips), the peer 19 ms (52 ms).
+ */
+let writeGapMs = 250;
 const MANY = 20;
 const READ_S = 3;
 const READERS = 4;
@@ -205,7 +213,7 @@ async function writes(hb: HomebridgeProcess, fleet: FleetProc, index: HapIndex, 
       throw new Error(`PUT ${percent}% answered ${res.status} ${res.body}; the fleet never showed it: ${(await state)?.text}\n${hb.child.tail(15)}`);
     }
     if (k >= 0) out.push(at === null ? null : at - started);
-    await sleep(30);
+    await sleep(writeGapMs);
   }
   return out;
 }
@@ -397,17 +405,20 @@ function details(runs: Record<string, SizeRun>): string {
 /** Why a figure can be short, and what it would take (found by timing each product alone; see the report of issue 31). */
 const WHY: Record<string, string> = {
   'hb-write1-median':
-    "Lightwire holds a HomeKit write for its merge window (lights.mergeWindowMs, 30 ms by default) so that On, Brightness, Hue and Saturation sent as separate writes become one change; the peer sends each write at once. It would take sending the first write of a burst at once and merging only what follows within the window (one more packet when HomeKit splits a change), or a shorter window.",
+    'A write goes out at the end of the turn HomeKit made it in (one PUT, one change). Writes to one light closer together than its pacing (the vendor\'s 20 messages a second, less room for discovery: one every 66 ms once the light is busy) wait for their turn; the peer sends one message per 50 ms per light. A gap shorter than the pacing measures that pacing, not the write.',
   'hb-write20-median':
-    "The 20 lights include the default fleet's multizone lights (LIFX Z, Beam): Lightwire keeps their zones, so a brightness change re-reads and rewrites the zones, paced at the vendor's 20 messages a second (about 150-170 ms for those lights alone, 1-3 ms for flat ones), while the peer's SetColor paints the whole strip one colour. It would take scaling the zones from the cached picture in one SetExtendedColorZones without the read first.",
+    "The 20 lights include the default fleet's multizone lights (LIFX Z, Beam): Lightwire reads a strip's zones before a brightness change so zones painted elsewhere keep their hues (two messages in the strip's paced lane, three when its power and colour are not fresh), while the peer's SetColor paints the whole strip one colour. Writes to one strip closer together than that pacing wait for their turn.",
 };
 WHY['hb-silent-read'] =
   'Both plugins answer reads from what they hold (neither waits on the network, and neither says No Response within the window): the medians are a few hundredths of a millisecond apart, within the noise of a shared machine; the slowest read is the figure in brackets.';
 WHY['hb-silent-others'] = WHY['hb-silent-read'];
 WHY['hb-start'] =
-  `Above ${HAP_BRIDGE_MAX} lights neither plugin can publish every light on one bridge (HAP-NodeJS's MAX_ACCESSORIES; users split a fleet over child bridges); the benchmark now times until ${HAP_BRIDGE_MAX} are published there, and a run taken before that change says "> cap" for both.`;
+  `Below ${HAP_BRIDGE_MAX} lights both plugins publish every light within about a second, and which is first at N = 100 changes from run to run on this shared machine (Lightwire 0.85 s against 1.03 s on 2026-11-27, 1.10 against 1.02 s and 0.86 against 1.05 s in two runs on 2026-11-28). ` +
+  `Above ${HAP_BRIDGE_MAX} lights neither plugin can publish every light on one bridge (HAP-NodeJS's MAX_ACCESSORIES; users split a fleet over child bridges); the benchmark times until ${HAP_BRIDGE_MAX} are published there.`;
+WHY['hb-reads'] =
+  'Both plugins answer reads from memory, so the figure is mostly HAP-NodeJS and the machine: on this shared machine it swings by half from run to run and the order flips (at N = 100: 16,091 against 7,463 a second on 2026-11-27; 8,459 against 11,341 and 14,496 against 6,346 in two runs on 2026-11-28; at N = 10: 13,226 against 4,011, then 7,970 against 13,371).';
 WHY['hb-rss'] =
-  'Lightwire holds more per light than the peer (product, firmware, group, location, Wi-Fi, zones and effect, read for HomeKit and its switches). Finding which part to shed would take comparing heap snapshots of the two bridges at N = 500; issue 31 §1 compares the libraries at equal work.';
+  "At N = 10 the two are even (94.7 and 95.1 against 95.3 and 95.1 MiB in two runs on 2026-11-28); at N = 100 Lightwire holds 4-9 MiB more (107.8 and 104.3 against 98.5 and 98.6), 100-150 KiB a light against the peer's 35-40. The heap does not explain it: measured in one process (heap after GC, per light added) a bare HAP accessory with Adaptive Lighting (both plugins offer it) is about 24 KiB, Lightwire's accessory 1-2 KiB more (no timer or queue per light while idle) and the library about 8 KiB (a Tile's 320 pixels and a Beam's 80 zones included). What start-up takes at its peak grows faster with N for Lightwire (RSS when every light is published: +23 to +33 MiB from 10 to 100 lights, against +18 to +21) and is not all given back; finding what allocates there (every light's first reads at once, Homebridge saving its accessory cache once per registration) would take a GC trace of the bridge during start.";
 WHY['hb-write20-p99'] = WHY['hb-write20-median']!;
 WHY['hb-write1-p99'] = WHY['hb-write1-median']!;
 
@@ -445,7 +456,9 @@ function build(runs: Record<string, SizeRun>, m: Machine): BenchResult & { runs:
       `"verified by Homebridge" users install) is built from its source at ${PEER_COMMIT.slice(0, 7)} with its config.schema.json defaults, ` +
       `broadcasting to 127.255.255.255, with no fades. Start: from spawning Homebridge until every light (at most ${HAP_BRIDGE_MAX}: one HAP bridge carries no more) is an accessory with its serial over HAP ` +
       `(the peer sets the serial once it has read the light's firmware, hardware and state; /accessories polled every 100 ms). Writes: a PUT of ` +
-      `Brightness, timed until the fleet shows every written light at that brightness (${WRITES} each; ${MANY} lights in one PUT). Reads: GET /characteristics ` +
+      `Brightness, timed until the fleet shows every written light at that brightness (${WRITES} each; ${MANY} lights in one PUT), each sent ${writeGapMs} ms ` +
+      `after the fleet showed the one before, so both plugins' per-light pacing has rested and the figure is the write's own latency (with 30 ms, the gap ` +
+      `until 2026-11-28, it was that pacing instead: Lightwire one message per 66 ms once a light is busy, the peer one per 50 ms). Reads: GET /characteristics ` +
       `of On and Brightness of one light per request, the lights in turn, ${READERS} keep-alive connections for ${READ_S} s. Unresponsive: one light stops answering ` +
       `(but discovery); for ${WINDOW_S} s its On and Brightness are read back to back while the other lights are read on another connection ` +
       `("before": those other lights read on one connection alone, so part of any difference is the second connection, not the silent light). RSS: the ` +
@@ -453,7 +466,7 @@ function build(runs: Record<string, SizeRun>, m: Machine): BenchResult & { runs:
       `lights held and nobody asking. One run per N and plugin; the machine's 2 cores are shared with other work, so expect noise. ` +
       `\`npm run bench:homebridge\` (\`-- --sizes 10,100 --hold-s 300\`). ` +
       `N = 500 (run of 2026-11-27 23:55 UTC, not in the tables): a HAP bridge carries at most ${HAP_BRIDGE_MAX} accessories; Lightwire published ${HAP_BRIDGE_MAX} ` +
-      `and kept running (its writes and reads as at N = 100: 32 ms, 165 ms for 20 lights, 15,299 reads a second), while ${PEER_NAME}'s Homebridge ` +
+      `and kept running (its writes and reads as at N = 100, with the 30 ms gap and before the changes of 2026-11-28: 32 ms, 165 ms for 20 lights, 15,299 reads a second), while ${PEER_NAME}'s Homebridge ` +
       `exited at the 150th light (the plugin registers it and HAP-NodeJS throws), so there are no peer figures to compare at 500.`,
     figures: figures(runs),
     details: details(runs),
@@ -471,6 +484,7 @@ async function main(): Promise<void> {
   // Up to 149 lights by default: one bridge carries no more, and the peer's Homebridge exits past that.
   const sizes = flag('--sizes', '10,100').split(',').map(Number);
   const holdS = Number(flag('--hold-s', '300'));
+  writeGapMs = Number(flag('--write-gap-ms', String(writeGapMs)));
   const only = argv.includes('--only') ? (flag('--only', '') as PluginKey) : undefined;
   const jsonFile = path.resolve(ROOT, flag('--json', 'bench/results/homebridge.json'));
   if (argv.includes('--rebuild')) {

@@ -103,6 +103,31 @@ export function isLightContext(context: unknown): context is LightContext {
   return lightContextProblem(context) === undefined;
 }
 
+/** Whether a context needs no saving over `before`: what a restored accessory is built from is unchanged. */
+export function sameContext(before: LightContext, next: LightContext): boolean {
+  return (
+    before.label === next.label &&
+    before.productName === next.productName &&
+    JSON.stringify(before.capabilities) === JSON.stringify(next.capabilities) &&
+    (before.relayCount ?? 0) === (next.relayCount ?? 0) &&
+    before.lastSeenAt !== null
+  );
+}
+
+/** What a restored accessory needs of a light; the product's name as last known while the light's is not known. */
+export function contextOf(view: LightView, relayCount?: number, productName?: string): LightContext {
+  const product = view.product?.name ?? productName;
+  return {
+    kind: 'light',
+    serial: view.serial,
+    label: view.label,
+    capabilities: view.capabilities,
+    lastSeenAt: view.lastSeenAt,
+    ...(relayCount !== undefined && relayCount > 0 ? { relayCount } : {}),
+    ...(product !== undefined ? { productName: product } : {}),
+  };
+}
+
 /** Whether HomeKit gets anything for this device: a light, or a LIFX Switch (its relays). */
 export function offered(caps: Capabilities): boolean {
   return caps.isLight || caps.relays;

@@ -12,9 +12,9 @@ import { KELVIN_MAX, KELVIN_MIN, kelvinToMireds, miredsToKelvin, type Capabiliti
 export type MappedCharacteristic = 'On' | 'Brightness' | 'Hue' | 'Saturation' | 'ColorTemperature' | 'CurrentAmbientLightLevel';
 
 /**
- * What HomeKit asked of one light since the last change went out, in service units. Writes to one light within
- * the merge window are folded into one of these, then sent as one setState (the planner sets the colour while
- * the light is off, then powers it on).
+ * What HomeKit asked of one light since the last change went out, in service units. The writes of one turn (one
+ * HAP request), and those made while a change is on its way, are folded into one of these, then sent as one setState
+ * (the planner sets the colour while the light is off, then powers it on): writer.ts.
  */
 export interface Patch {
   readonly power?: 'on' | 'off';

@@ -3,22 +3,26 @@
 // lights not seen for the grace period, and stops everything on shutdown. Homebridge never waits on the LAN:
 // reads come from the service's cache and writes answer within the response timeout.
 
-import type { API, Characteristic, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
-import { allOk, LightService, LightwireError, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
+import type { API, DynamicPlatformPlugin, Logging, MatterAccessory, PlatformAccessory, PlatformConfig } from 'homebridge';
+import { LightService, type LightResult, type LightServiceOptions, type LightView } from '../core/index.js';
 import type { RunningServer, ServerOptions } from '../core/http/index.js';
-import { LightAccessory, isLightContext, lightContextProblem, offered, relayCountOf, type LightContext } from './accessory.js';
+import { LightAccessory, contextOf, isLightContext, sameContext, lightContextProblem, offered, relayCountOf, type LightContext } from './accessory.js';
+import { BackgroundErrors } from './background-errors.js';
+import { bounded } from './bounded.js';
 import { lightSettings, parseConfig, serviceOptions, type LightwireConfig } from './config.js';
+import { startHttpApi } from './http-api.js';
 import { MatterFace, matterProblem, removeMatterLeftovers } from './matter.js';
 import { lightName } from './names.js';
 import { SceneSwitches, isScenesContext } from './scenes.js';
 import { LIGHT_UUID_SEED, PLATFORM_NAME, PLUGIN_NAME, SCENES_UUID_SEED } from './settings.js';
 import { Writer } from './writer.js';
 import { Timers } from './timers.js';
+import { answerUnavailable, clearUnavailable } from './unavailable.js';
+
+export { ERROR_LOG_INTERVAL_MS } from './background-errors.js';
 
 /** A failed start (no usable network yet, say) is tried again this much later. */
 export const START_RETRY_MS = 30_000;
-/** The same background error is logged at most once in this period. */
-export const ERROR_LOG_INTERVAL_MS = 60_000;
 /** Stale lights are looked for this often at most (and at least once per grace period). */
 export const STALE_CHECK_MAX_MS = 3_600_000;
 
@@ -53,8 +57,8 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   private http: RunningServer | undefined;
   private readonly timers = new Timers();
   private staleInterval: ReturnType<typeof setInterval> | undefined;
-  private readonly loggedErrors = new Map<string, number>();
   private readonly now: () => number;
+  private readonly errors: BackgroundErrors;
   private launchedAt = 0;
   private stopped = false;
 
@@ -65,6 +69,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     private readonly deps: PlatformDeps = {},
   ) {
     this.now = deps.now ?? Date.now;
+    this.errors = new BackgroundErrors(log, this.now);
     if (rawConfig === undefined || rawConfig === null) {
       log.info('Lightwire is installed but not configured: nothing is started.');
       return;
@@ -107,7 +112,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   configureAccessory(accessory: PlatformAccessory): void {
     this.accessories.set(accessory.UUID, accessory);
     if (this.service === undefined) {
-      this.answerUnavailable(accessory);
+      answerUnavailable(accessory, this.api.hap, () => this.failure());
       return;
     }
     if (accessory.UUID === this.api.hap.uuid.generate(SCENES_UUID_SEED)) {
@@ -211,7 +216,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       } else light.update(view, ['online']);
     });
     service.on('scenes', () => this.scenesChanged());
-    service.on('error', (err) => this.backgroundError(err));
+    service.on('error', (err) => this.errors.report(err));
   }
 
   private changed(view: LightView, fields: readonly string[]): void {
@@ -290,7 +295,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     try {
       // Undone first: the rebuild binds its own handlers, and characteristics it does not bind (Adaptive Lighting's
       // transition count, say) must not keep answering "No Response".
-      this.clearUnavailable(accessory);
+      clearUnavailable(accessory, this.api.hap);
       accessory.context = contextOf(view);
       light = this.handlerFor(accessory);
       light.setup(view);
@@ -299,7 +304,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
       if (light !== undefined) this.discard(light);
       accessory.context = cached as PlatformAccessory['context'];
       this.unusable.add(accessory.UUID);
-      this.answerUnavailable(accessory);
+      answerUnavailable(accessory, this.api.hap, () => this.failure());
       this.log.error(
         `Cannot rebuild "${accessory.displayName}" from the light (${view.serial}): ${err instanceof Error ? err.message : String(err)}. ` +
           'It answers "No Response" until it is rebuilt (when its light comes back online, or at the next start).',
@@ -336,7 +341,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
    */
   private unusableCache(accessory: PlatformAccessory, problem: string): void {
     this.unusable.add(accessory.UUID);
-    this.answerUnavailable(accessory);
+    answerUnavailable(accessory, this.api.hap, () => this.failure());
     const hours = this.config?.discovery.removeAfterHours ?? 0;
     this.log.warn(
       `Cached accessory "${accessory.displayName}" cannot be restored: ${problem} (Homebridge's accessory cache). ` +
@@ -370,13 +375,7 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   private saveContext(light: LightAccessory, view: LightView): void {
     const before = light.context;
     const next = contextOf(view, light.relayCount || before.relayCount, before.productName);
-    const same =
-      before.label === next.label &&
-      before.productName === next.productName &&
-      JSON.stringify(before.capabilities) === JSON.stringify(next.capabilities) &&
-      (before.relayCount ?? 0) === (next.relayCount ?? 0) &&
-      before.lastSeenAt !== null;
-    if (same) return;
+    if (sameContext(before, next)) return;
     light.accessory.context = next;
     this.api.updatePlatformAccessories([light.accessory]);
   }
@@ -461,24 +460,11 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
   }
 
   private async startHttp(config: LightwireConfig): Promise<void> {
-    try {
-      const start = this.deps.startHttp ?? (await import('../core/http/index.js')).startServer;
-      this.http = await start({
-        service: this.service!,
-        host: config.http.host,
-        port: config.http.port,
-        ...(config.http.tokens.length > 0 ? { tokens: config.http.tokens } : {}),
-        log: (line) => this.log.error(`HTTP API: ${line}`),
-      });
-      if (this.stopped) {
-        await this.http.close();
-        this.http = undefined;
-        return;
-      }
-      this.log.info(`HTTP API listening at ${this.http.url}`);
-    } catch (err) {
-      this.log.error(`HTTP API not started: ${(err as Error).message}`);
-    }
+    this.http = await startHttpApi(config, this.service!, this.log, this.deps.startHttp);
+    if (this.http !== undefined && this.stopped) {
+      await this.http.close().catch((err: unknown) => this.log.error(`HTTP API not started: ${(err as Error).message}`));
+      this.http = undefined;
+    } else if (this.http !== undefined) this.log.info(`HTTP API listening at ${this.http.url}`);
   }
 
   // ---- answers to HomeKit ----
@@ -497,96 +483,11 @@ export class LightwirePlatform implements DynamicPlatformPlugin {
     if (this.service === undefined || this.stopped || (!key.startsWith('scene:') && (view === undefined || !view.online))) {
       return Promise.reject(this.failure());
     }
-    const timeoutMs = this.config!.lights.responseTimeoutMs;
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(this.failure()), timeoutMs);
-      Promise.resolve()
-        .then(work)
-        .then(
-          (results) => {
-            if (allOk(results)) resolve();
-            else reject(this.failure());
-          },
-          (err: unknown) => {
-            this.log.debug(`${key}: ${(err as Error).message}`);
-            reject(this.failure());
-          },
-        )
-        .finally(() => clearTimeout(timer));
-    });
-  }
-
-  /**
-   * Cached accessories of an unconfigured or broken platform, or with an unusable cache entry, answer "No Response"
-   * rather than stale values. Names are no state: they keep answering.
-   */
-  private answerUnavailable(accessory: PlatformAccessory): void {
-    for (const characteristic of this.stateCharacteristics(accessory)) {
-      characteristic.onGet(() => {
-        throw this.failure();
-      });
-      if (characteristic.props.perms.includes(this.api.hap.Perms.PAIRED_WRITE)) {
-        characteristic.onSet(() => {
-          throw this.failure();
-        });
-      }
-    }
-  }
-
-  /**
-   * Undoes answerUnavailable before an accessory is rebuilt: characteristics the rebuild does not bind (Adaptive
-   * Lighting's transition count, say) must not keep answering "No Response".
-   */
-  private clearUnavailable(accessory: PlatformAccessory): void {
-    for (const characteristic of this.stateCharacteristics(accessory)) {
-      characteristic.removeOnGet();
-      characteristic.removeOnSet();
-    }
-  }
-
-  private stateCharacteristics(accessory: PlatformAccessory): Characteristic[] {
-    const { Characteristic: C, Service } = this.api.hap;
-    return accessory.services
-      .filter((service) => service.UUID !== Service.AccessoryInformation.UUID)
-      .flatMap((service) => service.characteristics)
-      .filter((c) => c.UUID !== C.Name.UUID && c.UUID !== C.ConfiguredName.UUID);
+    return bounded(work, this.config!.lights.responseTimeoutMs, () => this.failure(), (err) => this.log.debug(`${key}: ${err.message}`));
   }
 
   private nameOf(serial: string): string {
     return this.service?.light(serial)?.label || serial;
   }
-
-  private backgroundError(err: Error): void {
-    const now = this.now();
-    const last = this.loggedErrors.get(err.message);
-    if (last !== undefined && now - last < ERROR_LOG_INTERVAL_MS) return;
-    this.loggedErrors.set(err.message, now);
-    // The scene file's trouble is the config's scenes.file (the lights go on without scenes), not the network's.
-    const scenes = err instanceof LightwireError && err.code.startsWith('SCENE_STORE_');
-    // So is the products file's (discovery.productsFile): the lights go on with the bundled products.
-    const products = err instanceof LightwireError && err.code === 'PRODUCTS_FILE_INVALID';
-    this.log.warn(
-      scenes
-        ? `Scenes (scenes.file): ${err.message}; the lights work without scenes.`
-        : products
-          ? `Products (discovery.productsFile): ${err.code}: ${err.message}`
-          : `Network: ${err.message}`,
-    );
-  }
-
-}
-
-/** What a restored accessory needs of a light; the product's name as last known while the light's is not known. */
-function contextOf(view: LightView, relayCount?: number, productName?: string): LightContext {
-  const product = view.product?.name ?? productName;
-  return {
-    kind: 'light',
-    serial: view.serial,
-    label: view.label,
-    capabilities: view.capabilities,
-    lastSeenAt: view.lastSeenAt,
-    ...(relayCount !== undefined && relayCount > 0 ? { relayCount } : {}),
-    ...(product !== undefined ? { productName: product } : {}),
-  };
 }
 

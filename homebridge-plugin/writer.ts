@@ -1,7 +1,14 @@
 // HomeKit writes On, Brightness, Hue and Saturation as separate characteristic writes, often in one PUT and
-// sometimes in several a few milliseconds apart. The writer folds the writes to one light that arrive within
-// the merge window into one setState, so the planner can set the colour while the light is off and then power
-// it on (the light never flashes its old colour), and the light gets one change instead of four.
+// sometimes in several a few milliseconds apart. HAP-NodeJS calls the handlers of every characteristic of one PUT
+// in the same turn of the event loop, so the writer sends what a light got in that turn as one setState at the end
+// of it (setImmediate): the planner sets the colour while the light is off and then powers it on (the light never
+// flashes its old colour), the light gets one change instead of four, and no write waits for a timer.
+// Two cases wait longer, and fold what comes meanwhile into one change:
+// - writes that arrive while a change to the light is on its way go out together once it is confirmed (latest
+//   value wins), so a dragged slider never builds a queue;
+// - a power-on of a light that is not on, without a hue, saturation or colour temperature, waits up to the merge
+//   window for one sent separately (controllers that split On and the colour over two requests, Matter's OnOff and
+//   ColorControl commands): the colour still goes first. A colour arriving sends it at once.
 //
 // Every write answers HomeKit within `responseTimeoutMs`: with success once the light has confirmed the change,
 // or with the error from `failure()` (HAP's SERVICE_COMMUNICATION_FAILURE, "No Response") when the light is
@@ -45,8 +52,16 @@ interface Queue {
   /** The transition the latest write carried (a Matter command's own), instead of the light's setting. */
   durationS: number | undefined;
   waiters: Waiter[];
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the flush that is due (at the end of this turn, or at the end of the merge window), if one is. */
+  cancel: (() => void) | undefined;
+  /** The pending power-on waits for a colour (the merge window); a colour sends it at once. */
+  held: boolean;
   inFlight: boolean;
+}
+
+/** Whether a patch carries a colour (a hue, a saturation or a colour temperature; brightness alone is none). */
+function hasColor(patch: Patch): boolean {
+  return patch.hue !== undefined || patch.saturation !== undefined || patch.kelvin !== undefined;
 }
 
 export interface WriterStats {
@@ -79,7 +94,7 @@ export class Writer {
     if (view.infrared !== null && view.infrared > 0) this.lastInfrared.set(serial, view.infrared);
     let queue = this.queues.get(serial);
     if (queue === undefined) {
-      queue = { pending: {}, durationS: undefined, waiters: [], timer: undefined, inFlight: false };
+      queue = { pending: {}, durationS: undefined, waiters: [], cancel: undefined, held: false, inFlight: false };
       this.queues.set(serial, queue);
     }
     queue.pending = mergePatch(queue.pending, patch);
@@ -97,8 +112,16 @@ export class Writer {
       };
       queue.waiters.push({ resolve: () => settle(resolve), reject: (err) => settle(() => reject(err)) });
     });
-    // While a change is on its way, new writes wait for it and then go out together (latest value wins).
-    if (queue.timer === undefined && !queue.inFlight) queue.timer = setTimeout(() => this.flush(serial), this.options.mergeWindowMs);
+    // While a change is on its way, new writes wait for it and then go out together (latest value wins). Otherwise
+    // they go at the end of this turn, with whatever else this turn writes to the light (one PUT's characteristics),
+    // and a held power-on goes as soon as its colour comes.
+    if (!queue.inFlight) {
+      if (queue.cancel === undefined) this.schedule(serial, queue, 0);
+      else if (queue.held && hasColor(patch)) {
+        queue.cancel();
+        this.schedule(serial, queue, 0);
+      }
+    }
     return done;
   }
 
@@ -120,10 +143,38 @@ export class Writer {
     };
   }
 
+  /** Flushes the light's queue at the end of this turn (`delayMs` 0) or `delayMs` later. */
+  private schedule(serial: string, queue: Queue, delayMs: number): void {
+    const run = (): void => {
+      queue.cancel = undefined;
+      this.flush(serial);
+    };
+    if (delayMs === 0) {
+      const immediate = setImmediate(run);
+      queue.cancel = () => clearImmediate(immediate);
+    } else {
+      const timer = setTimeout(run, delayMs);
+      queue.cancel = () => clearTimeout(timer);
+    }
+  }
+
+  /**
+   * A power-on that may show the light's old colour should its new one come in a separate request: the light is not
+   * known to be on and the change has no colour.
+   */
+  private mayShowOldColor(serial: string, patch: Patch): boolean {
+    return patch.power === 'on' && !hasColor(patch) && this.target.light(serialOf(serial))?.power !== 'on';
+  }
+
   private flush(serial: string): void {
     const queue = this.queues.get(serial);
     if (queue === undefined) return;
-    queue.timer = undefined;
+    if (!queue.held && this.options.mergeWindowMs > 0 && this.mayShowOldColor(serial, queue.pending)) {
+      queue.held = true;
+      this.schedule(serial, queue, this.options.mergeWindowMs);
+      return;
+    }
+    queue.held = false;
     const patch = queue.pending;
     const durationS = queue.durationS;
     const waiters = queue.waiters;
@@ -155,7 +206,7 @@ export class Writer {
       )
       .finally(() => {
         queue.inFlight = false;
-        if (queue.waiters.length > 0 && queue.timer === undefined) this.flush(serial);
+        if (queue.waiters.length > 0 && queue.cancel === undefined) this.flush(serial);
         else if (queue.waiters.length === 0) this.queues.delete(serial);
       });
   }
@@ -164,8 +215,8 @@ export class Writer {
   stop(): void {
     this.stopped = true;
     for (const queue of this.queues.values()) {
-      if (queue.timer !== undefined) clearTimeout(queue.timer);
-      queue.timer = undefined;
+      queue.cancel?.();
+      queue.cancel = undefined;
       for (const w of queue.waiters.splice(0)) w.reject(this.options.failure());
     }
     this.queues.clear();

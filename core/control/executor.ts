@@ -247,14 +247,15 @@ export class Executor {
       let planFrom: LightView;
       const zones = options.read === 'state+zones' || options.zonesOf?.(light) === true;
       if (options.read === 'none' && !zones) current = planFrom = light;
-      // Zones are read before every write that needs them (another app may have painted them since), except within
-      // a latest-wins stream, whose own writes painted them within STREAM_TRUST_MS.
-      else if (options.read === 'cached-state' && (!zones || options.fields !== undefined) && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS, zones ? STREAM_TRUST_MS : undefined)) {
-        current = light;
+      else if (options.read === 'cached-state' && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
+        // Power and colour are fresh. A strip's zones are still read first, alone (another app may have painted
+        // them), except within a latest-wins stream, whose own writes painted them within STREAM_TRUST_MS.
+        const zonesKnown = zones && options.fields !== undefined && this.zonesConfirmedSince(light.serial, Date.now() - STREAM_TRUST_MS);
+        current = zones && !zonesKnown ? await this.read(light, zones, remaining, names, false) : light;
         // A latest-wins write is one of a stream of changes: power confirmed within the last STREAM_TRUST_MS is
         // the light's, so a stream sends it at most about once a second, not with every colour (see fromCache).
         const streamTrusts = options.fields !== undefined && this.powerConfirmedSince(light.serial, Date.now() - STREAM_TRUST_MS);
-        planFrom = streamTrusts ? light : this.fromCache(light);
+        planFrom = streamTrusts ? current : this.fromCache(current);
       } else current = planFrom = await this.read(light, zones, remaining, names);
       const plan = planFor(planFrom, target.zones);
       // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
@@ -372,11 +373,11 @@ export class Executor {
 
   /**
    * What the service knows of a light is fresh enough to plan a confirmed write from, without reading it first:
-   * power and colour were read, or written by us, within `freshMs` (the zones, when asked, within `zonesWithinMs`); no
+   * power and colour were read, or written by us, within `freshMs`; no
    * transition of ours is running on them (the light shows a mid-fade value); no confirmed write to it is still
    * unacknowledged; it answered its last exchange.
    */
-  private fresh(light: LightView, freshMs: number, zonesWithinMs: number | undefined): boolean {
+  private fresh(light: LightView, freshMs: number): boolean {
     if (freshMs <= 0 || !light.online) return false;
     const registry = this.client.registry;
     const record = registry.peek(light.serial);
@@ -386,12 +387,13 @@ export class Executor {
     const oldest = Date.now() - freshMs;
     if (power.readAt < oldest || color.readAt < oldest) return false;
     if (registry.settlesAt(light.serial, 'power') !== undefined || registry.settlesAt(light.serial, 'color') !== undefined) return false;
-    // A strip planned zone by zone (a colour given in part keeps each zone's own rest) needs its zones fresh too.
-    if (zonesWithinMs !== undefined) {
-      const zones = record.facts.zones;
-      if (zones === undefined || zones.readAt < Date.now() - zonesWithinMs || registry.settlesAt(light.serial, 'zones') !== undefined) return false;
-    }
     return this.client.requester.pendingSets(light.serial) === 0;
+  }
+
+  /** Whether a strip's zones were read or acknowledged at or after `sinceMs`, and no transition of ours runs on them. */
+  private zonesConfirmedSince(serial: string, sinceMs: number): boolean {
+    const zones = this.client.registry.peek(serial)?.facts.zones;
+    return zones !== undefined && zones.readAt >= sinceMs && this.client.registry.settlesAt(serial, 'zones') === undefined;
   }
 
   /** Whether the light's power was read or acknowledged (registry clock, Date.now) at or after `sinceMs`. */
@@ -416,10 +418,11 @@ export class Executor {
    * in turn (LightLanes), so a read is never shared: each is sent after the writes before it were acknowledged.
    * A reply to a read sent before one of our writes, or taken while its transition runs, does not replace what the
    * write set (the client's readLightState), so a relative change starts from the target, not a mid-fade sample.
+   * `state` false: the zones alone (the caller holds power and colour fresh).
    */
-  private async read(light: LightView, zones: boolean, remaining: () => number, names: GroupNames): Promise<LightView> {
+  private async read(light: LightView, zones: boolean, remaining: () => number, names: GroupNames, state = true): Promise<LightView> {
     const registry = this.client.registry;
-    await this.client.readLightState(light.serial, { zones, remainingMs: remaining });
+    await this.client.readLightState(light.serial, { zones, state, remainingMs: remaining });
     registry.answered(light.serial);
     const record = registry.get(light.serial);
     return record ? lightView(record, names) : light;

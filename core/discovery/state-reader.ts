@@ -32,6 +32,11 @@ function withinKelvin(color: Hsbk, range: KelvinRange): Hsbk {
 /** Options of one state read: `remainingMs` is asked before each request, so a caller's deadline covers them all. */
 export interface StateReadOptions {
   readonly zones: boolean;
+  /**
+   * `false`: the zones (or pixels) of a light of known product only, not its colour, power and label (a caller that
+   * holds those fresh). Ignored without `zones`, and for a device whose product is unknown or that is no light.
+   */
+  readonly state?: boolean;
   readonly remainingMs: () => number;
 }
 
@@ -57,6 +62,11 @@ export class StateReader {
     const mark = registry.mark();
     if (product ? !product.capabilities.isLight : this.notLights.has(serial)) {
       await this.readDevice(serial, device, product, mark, options.remainingMs);
+      return;
+    }
+    if (options.state === false && options.zones && product !== undefined && (product.capabilities.multizone || product.capabilities.matrix)) {
+      if (product.capabilities.multizone) await this.readZones(serial, device, product, mark, options.remainingMs());
+      else await this.readPixels(serial, device, product, mark, options.remainingMs());
       return;
     }
     let reply: ReplyOf<'GetColor'> | undefined;

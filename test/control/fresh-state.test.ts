@@ -9,9 +9,11 @@ import { until } from '../helpers/wait.js';
 
 const BULB = 'd073d5000001';
 const OTHER = 'd073d5000002';
+const STRIP = 'd073d5000003';
 const lights = [
   { serial: BULB, product: 91, label: 'Desk', power: 'off' as const, color: { hue: 0, saturation: 1, brightness: 1, kelvin: 3500 } },
   { serial: OTHER, product: 91, label: 'Lamp', power: 'on' as const, color: { hue: 60, saturation: 1, brightness: 0.4, kelvin: 3500 } },
+  { serial: STRIP, product: 32, label: 'Strip', power: 'on' as const, color: { hue: 0, saturation: 1, brightness: 1, kelvin: 3500 }, zoneCount: 16, firmware: { major: 2, minor: 80 } },
 ];
 
 describe('Confirmed writes from fresh state', function () {
@@ -54,6 +56,27 @@ describe('Confirmed writes from fresh state', function () {
     // The brightness merges over the colour we wrote: still red.
     const s = rig.fleet.light(OTHER).state;
     expect([Math.round(s.color.hue), s.color.brightness]).to.deep.equal([0, 0.25]);
+  });
+
+  it('reads only a strip\'s zones before part of a colour when its state is fresh, its colour and power too when not', async () => {
+    await start();
+    // The first read of a strip brings its zones once its product is known: that one is not the write's.
+    await until(() => (rig.service.light(STRIP)?.zones?.length ?? 0) > 0, { what: 'the strip\'s zones read' });
+    rig.fleet.clearRecords();
+    rig.fleet.light(STRIP).setState({ zones: Array.from({ length: 16 }, (_, i) => ({ hue: i < 8 ? 240 : 0, saturation: 1, brightness: 1, kelvin: 3500 })) });
+    expect((await rig.service.setState(`id:${STRIP}`, { brightness: 0.5, durationS: 0 }))[0]!.status).to.equal('ok');
+    expect(reads(STRIP)).to.equal(0);
+    expect(rig.fleet.light(STRIP).receivedCount('GetExtendedColorZones')).to.equal(1);
+    // The zones painted behind the service's back keep their hues.
+    expect(rig.fleet.light(STRIP).state.zones!.map((z) => [Math.round(z.hue), z.brightness])).to.deep.equal(
+      Array.from({ length: 16 }, (_, i) => [i < 8 ? 240 : 0, 0.5]),
+    );
+    await rig.close();
+    await start({ freshStateMs: 0 });
+    await until(() => (rig.service.light(STRIP)?.zones?.length ?? 0) > 0, { what: 'the strip\'s zones read' });
+    rig.fleet.clearRecords();
+    await rig.service.setState(`id:${STRIP}`, { brightness: 0.5, durationS: 0 });
+    expect([reads(STRIP), rig.fleet.light(STRIP).receivedCount('GetExtendedColorZones')]).to.deep.equal([1, 1]);
   });
 
   it('reads when the state is older than freshStateMs', async () => {

@@ -163,7 +163,7 @@ describe('homebridge end to end: packed plugin in Homebridge 2 against virtual l
         values += read.length;
       }
       const perSecond = values / ((performance.now() - started) / 1000);
-      process.stdout.write(`      (HAP write -> light changed: median ${median(times).toFixed(1)} ms of 20, merge window 30 ms included; ` +
+      process.stdout.write(`      (HAP write -> light changed: median ${median(times).toFixed(1)} ms of 20; ` +
         `cache reads over HAP: ${Math.round(perSecond).toLocaleString('en')} values/s in ${ids.length}-value GETs)\n`);
       expect(median(times)).to.be.below(200);
     });

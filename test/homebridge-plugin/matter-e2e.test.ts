@@ -230,7 +230,7 @@ describe('homebridge end to end over Matter: a real controller commissions Homeb
       expect((await light(S(4))).state.color.brightness).to.be.closeTo(level / 254, 0.001);
       times.push(performance.now() - started);
     }
-    process.stdout.write(`      (Matter command -> light changed: median ${median(times).toFixed(1)} ms of 20, merge window 30 ms included)\n`);
+    process.stdout.write(`      (Matter command -> light changed: median ${median(times).toFixed(1)} ms of 20)\n`);
   });
 
   it('stops cleanly on SIGTERM (exit code 0) without an unhandled error', async () => {

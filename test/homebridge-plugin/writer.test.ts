@@ -80,9 +80,10 @@ describe('homebridge write merger', () => {
       outcome(writer.write('d073d5000001', { hue: 240 })),
       outcome(writer.write('d073d5000001', { saturation: 1 })),
     ];
-    await clock.tickAsync(29);
+    // Nothing goes out during the turn that wrote them (HAP-NodeJS calls one PUT's handlers in one turn) ...
     expect(lights.calls).to.have.length(0);
-    await clock.tickAsync(1);
+    // ... and everything goes out together at its end, no window waited for.
+    await clock.tickAsync(0);
     expect(lights.calls.map((c) => [c.serial, c.request])).to.deep.equal([
       ['d073d5000001', { power: 'on', color: { hue: 240, saturation: 1 }, brightness: 0.4, durationS: 0.5 }],
     ]);
@@ -91,6 +92,68 @@ describe('homebridge write merger', () => {
     await clock.tickAsync(0);
     expect(writes.map((w) => w.settled?.status)).to.deep.equal(['ok', 'ok', 'ok', 'ok']);
     expect(writer.stats).to.deep.equal({ writes: 4, changes: 1 });
+  });
+
+  it('sends a write at the end of the turn that made it, with no timer to wait for', async () => {
+    lights.views.set('d073d5000001', { ...lights.views.get('d073d5000001')!, power: 'on' });
+    const write = outcome(writer.write('d073d5000001', { brightness: 0.3 }));
+    await clock.tickAsync(0);
+    expect(clock.now).to.equal(0);
+    expect(lights.calls.map((c) => c.request)).to.deep.equal([{ brightness: 0.3, durationS: 0.5 }]);
+    lights.calls[0]!.answer('ok');
+    await clock.tickAsync(0);
+    expect(write.settled?.status).to.equal('ok');
+    // A power-on of a light that is on cannot show an old colour: it does not wait either.
+    void writer.write('d073d5000001', { power: 'on' });
+    await clock.tickAsync(0);
+    expect(lights.calls.map((c) => c.request)).to.deep.equal([
+      { brightness: 0.3, durationS: 0.5 },
+      { power: 'on', durationS: 0.5 },
+    ]);
+  });
+
+  it('holds a power-on of a light that is off for the window, so a colour written separately goes with it (first)', async () => {
+    const on = outcome(writer.write('d073d5000001', { power: 'on' }));
+    await clock.tickAsync(10);
+    expect(lights.calls).to.have.length(0);
+    // The colour in a request of its own, 10 ms later: sent at the end of its turn, with the power-on.
+    const hue = outcome(writer.write('d073d5000001', { hue: 120, saturation: 1 }));
+    await clock.tickAsync(0);
+    expect(clock.now).to.equal(10);
+    expect(lights.calls.map((c) => c.request)).to.deep.equal([{ power: 'on', color: { hue: 120, saturation: 1 }, durationS: 0.5 }]);
+    lights.calls[0]!.answer('ok');
+    await clock.tickAsync(0);
+    expect([on.settled?.status, hue.settled?.status]).to.deep.equal(['ok', 'ok']);
+    expect(clock.countTimers()).to.equal(0);
+  });
+
+  it('sends a power-on of a light that is off, with no colour coming, once the window is over', async () => {
+    void writer.write('d073d5000001', { power: 'on' });
+    await clock.tickAsync(20);
+    // Brightness is no colour: the hue may still come.
+    void writer.write('d073d5000001', { brightness: 0.6 });
+    await clock.tickAsync(9);
+    expect(lights.calls).to.have.length(0);
+    await clock.tickAsync(1);
+    expect(lights.calls.map((c) => c.request)).to.deep.equal([{ power: 'on', brightness: 0.6, durationS: 0.5 }]);
+  });
+
+  it('sends a power-on of a light that is off at once when its colour is in the same turn, and without a window at 0', async () => {
+    void writer.write('d073d5000001', { power: 'on' });
+    void writer.write('d073d5000001', { kelvin: 2700 });
+    await clock.tickAsync(0);
+    expect(lights.calls.map((c) => c.request)).to.deep.equal([{ power: 'on', color: { kelvin: 2700 }, durationS: 0.5 }]);
+    const unwindowed = new Writer(lights, { mergeWindowMs: 0, responseTimeoutMs: 1000, durationS: () => 0, failure: () => new hap.HapStatusError(FAILURE) });
+    try {
+      void unwindowed.write('d073d5000002', { power: 'on' });
+      await clock.tickAsync(0);
+      expect(lights.calls.map((c) => [c.serial, c.request])).to.deep.equal([
+        ['d073d5000001', { power: 'on', color: { kelvin: 2700 }, durationS: 0.5 }],
+        ['d073d5000002', { power: 'on', durationS: 0 }],
+      ]);
+    } finally {
+      unwindowed.stop();
+    }
   });
 
   it('sends writes further apart than the window as separate changes, with each light its own transition', async () => {
