@@ -13,6 +13,7 @@ import {
   resolveFeatures,
   type Capabilities,
 } from '../../core/protocol/index.js';
+import { PRODUCTS_DATA } from '../../core/protocol/products-data.js';
 import { renderProductsModule } from '../../scripts/gen-products.js';
 import { vendorFile } from './helpers.js';
 
@@ -232,6 +233,17 @@ describe('products: generated module', () => {
   it('is in sync with test/fixtures/vendor/products.json (run npm run gen:products if not)', () => {
     const generated = readFileSync(path.resolve(__dirname, '../../core/protocol/products-data.ts'), 'utf8');
     assert.equal(renderProductsModule(readFileSync(vendorFile('products.json'), 'utf8')), generated);
+  });
+
+  it('holds the registry as one compact JSON text parsed at load, the same data as the vendor file', () => {
+    // Every process that loads the package keeps each module's source text in its heap: the indented object literal
+    // compiled to 92 KB of JavaScript (and was built with the literal's bytecode); the compact JSON text is 36 KB.
+    const vendors = parseVendorRegistry(JSON.parse(readFileSync(vendorFile('products.json'), 'utf8')));
+    assert.deepEqual(PRODUCTS_DATA, vendors);
+    const generated = readFileSync(path.resolve(__dirname, '../../core/protocol/products-data.ts'), 'utf8');
+    const literal = /= JSON\.parse\(("(?:[^"\\]|\\.)*")\) as VendorRegistry;/.exec(generated);
+    assert.ok(literal !== null, 'PRODUCTS_DATA is not JSON.parse of one string literal');
+    assert.equal(JSON.parse(literal[1]!), JSON.stringify(vendors));
   });
 
   it('refuses to render malformed registry data', () => {
