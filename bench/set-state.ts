@@ -386,8 +386,9 @@ async function main(): Promise<void> {
       `${20} lights in flight. Fast: Lightwire fast (setState resolves once every message is queued; a quiet light's go out within the ` +
       `call), lifx-lan-client and node-lifx without callbacks; "handed to the socket" is when the call's 2N-th unicast datagram was given ` +
       `to socket.send() (counted in the client process; Lightwire's socket makes each send's system call within send(), the peers' ` +
-      `with Node's default lookup on a later tick). "bare dgram loop (floor)" is no library: every light's colour and power encoded and ` +
-      `handed in a loop to one socket that, like Lightwire's, sends within send(): the least any client can take on this machine.`,
+      `with Node's default lookup on a later tick). "bare dgram loop (floor)" is no library: the colour and the power encoded once, ` +
+      `copied per light with its target and sequence written in, and handed in a loop to one socket that, like Lightwire's, sends ` +
+      `within send(): the least any client can take on this machine.`,
     figures,
     details: ['Every run, median [min–max] over the client processes:', '', ...detailTable(o, runs)].join('\n'),
   });

@@ -9,8 +9,9 @@
 //               at most 20 lights in flight (its sequence numbers are shared by all lights: its best setting)
 //   nl-acked    node-lifx 0.8.0, colour and power with callbacks (ack_required)
 //   nl-fast     node-lifx 0.8.0, colour and power without callbacks
-//   floor       no library: every light's colour and power encoded and handed to one dgram socket in a loop (its
-//               lookup answering at once, so each send() is its system call); the least any client can take here
+//   floor       no library: the colour and the power encoded once, copied per light (target and sequence written in)
+//               and handed to one dgram socket in a loop (its lookup answering at once, so each send() is its system
+//               call); the least any client can take here
 //
 // Over IPC: the parent sends a SetStateConfig; the worker finds the fleet, gets ready and answers `ready`. For each
 // call the parent resets the fleet, arms its watch and sends `go` with the colour; the worker starts the call at the
@@ -253,7 +254,10 @@ async function prepareNll(cfg: SetStateConfig, t0: number): Promise<Prepared> {
   };
 }
 
-/** The floor: pre-encoded datagrams (our codec, outside the timing) handed to a plain socket in a loop. */
+/**
+ * The floor: no library. Each message encoded once (our codec) and copied per light with its target and sequence,
+ * every datagram handed to a plain socket in a loop: the least work any client can do, timed like the clients.
+ */
 async function prepareFloor(cfg: SetStateConfig, t0: number): Promise<Prepared> {
   const dgram = await import('node:dgram');
   const { encode, hsbkToWire } = await import('../../core/protocol/index.js');
@@ -266,14 +270,25 @@ async function prepareFloor(cfg: SetStateConfig, t0: number): Promise<Prepared> 
     discoveryMs: performance.now() - t0,
     found: () => cfg.lights.length,
     run: async (t) => {
+      // The timed part starts when run() is called: encoding is included, as every client encodes too. The least
+      // encoding there is: each of the two messages once, then a copy per light with its target and sequence written
+      // in (the frame address: target at byte 8, sequence at byte 23, https://lan.developer.lifx.com/docs/header-description).
       const color = hsbkToWire({ hue: t.hue, saturation: t.saturation, brightness: t.brightness, kelvin: t.kelvin });
+      const header = { source: 0x4c575746, target: cfg.lights[0]!.serial, sequence: 0 };
+      const templates = [
+        encode({ name: 'SetColor', header, payload: { color, durationMs: 0 } }),
+        encode({ name: 'SetLightPower', header, payload: { level: 65535, durationMs: 0 } }),
+      ];
       const datagrams: [Buffer, string][] = [];
       for (const l of cfg.lights) {
-        const header = { source: 0x4c575746, target: l.serial };
-        datagrams.push([encode({ name: 'SetColor', header: { ...header, sequence: sequence++ & 0xff }, payload: { color, durationMs: 0 } }), l.address]);
-        datagrams.push([encode({ name: 'SetLightPower', header: { ...header, sequence: sequence++ & 0xff }, payload: { level: 65535, durationMs: 0 } }), l.address]);
+        for (const template of templates) {
+          const d = Buffer.allocUnsafe(template.length);
+          d.set(template);
+          d.write(l.serial, 8, 6, 'hex');
+          d[23] = sequence++ & 0xff;
+          datagrams.push([d, l.address]);
+        }
       }
-      // The timed part starts when run() is called: encoding is included, as every client encodes too.
       for (const [d, address] of datagrams) socket.send(d, LIFX_PORT, address);
       return { ok: cfg.lights.length, other: new Map() };
     },
