@@ -393,6 +393,20 @@ function toResult(clients: readonly ClientResult[], floor: { rssMiB: number; pea
   const med = (c: ClientResult, n: number): number => median(c.set[n]!.map((v) => v ?? Infinity));
   const setAhead = SET_SIZES.every((n) => med(ours, n) < med(peer, n));
   const rateAhead = RATE_SIZES.every((n) => ours.rates[n]!.best > peer.rates[n]!.best);
+  /** One RSS figure: each package, the "fast" variant and Node-RED alone; `target`: below the peer. */
+  const rssFigure = (id: string, title: string, pick: (c: ClientResult) => { rssMiB: number }, target: boolean): Figure => ({
+    id,
+    title,
+    unit: 'MiB',
+    lowerIsBetter: true,
+    clients: {
+      [ours.label]: [{ n: LIGHTS, values: [pick(ours).rssMiB] }],
+      [peer.label]: [{ n: LIGHTS, values: [pick(peer).rssMiB] }],
+      ...also((c) => [{ n: LIGHTS, values: [pick(c).rssMiB] }]),
+      [`Node-RED ${NODE_RED_VERSION} alone (floor)`]: [{ n: LIGHTS, values: [floor.rssMiB], note: 'no LIFX package, no lights' }],
+    },
+    ...(target ? { target: { text: `below ${peer.label}`, met: pick(ours).rssMiB < pick(peer).rssMiB } } : {}),
+  });
   const figures: Figure[] = [
     {
       id: 'nr-set-shown',
@@ -411,45 +425,15 @@ function toResult(clients: readonly ClientResult[], floor: { rssMiB: number; pea
       clients: { [ours.label]: ratePoints(ours), [peer.label]: ratePoints(peer), ...also(ratePoints) },
       target: { text: `ahead of ${peer.label} on 1 and on 100 lights`, met: rateAhead },
     },
-    {
-      id: 'nr-rss-found',
-      title: 'RSS of the Node-RED runtime once it found the 100 lights and set them once, 5 s idle',
-      unit: 'MiB',
-      lowerIsBetter: true,
-      clients: {
-        [ours.label]: [{ n: LIGHTS, values: [ours.rssFound.rssMiB] }],
-        [peer.label]: [{ n: LIGHTS, values: [peer.rssFound.rssMiB] }],
-        ...also((c) => [{ n: LIGHTS, values: [c.rssFound.rssMiB] }]),
-        [`Node-RED ${NODE_RED_VERSION} alone (floor)`]: [{ n: LIGHTS, values: [floor.rssMiB], note: 'no LIFX package, no lights' }],
-      },
-      target: { text: `below ${peer.label}`, met: ours.rssFound.rssMiB < peer.rssFound.rssMiB },
-    },
-    {
-      id: 'nr-rss-same-work',
-      title: `RSS of the Node-RED runtime after the set runs and the rates up to ${SAME_WORK_MAX_PER_S} messages a second (the same work for each package), 5 s idle, holding 100 lights`,
-      unit: 'MiB',
-      lowerIsBetter: true,
-      clients: {
-        [ours.label]: [{ n: LIGHTS, values: [ours.rssSameWork.rssMiB] }],
-        [peer.label]: [{ n: LIGHTS, values: [peer.rssSameWork.rssMiB] }],
-        ...also((c) => [{ n: LIGHTS, values: [c.rssSameWork.rssMiB] }]),
-        [`Node-RED ${NODE_RED_VERSION} alone (floor)`]: [{ n: LIGHTS, values: [floor.rssMiB], note: 'no LIFX package, no lights' }],
-      },
-      target: { text: `below ${peer.label}`, met: ours.rssSameWork.rssMiB < peer.rssSameWork.rssMiB },
-    },
-    {
-      id: 'nr-rss',
-      title: 'RSS of the Node-RED runtime after the set and sustained runs (each package up to the rate it lags at), 5 s idle, holding 100 lights',
-      unit: 'MiB',
-      lowerIsBetter: true,
-      clients: {
-        [ours.label]: [{ n: LIGHTS, values: [ours.rss.rssMiB] }],
-        [peer.label]: [{ n: LIGHTS, values: [peer.rss.rssMiB] }],
-        ...also((c) => [{ n: LIGHTS, values: [c.rss.rssMiB] }]),
-        [`Node-RED ${NODE_RED_VERSION} alone (floor)`]: [{ n: LIGHTS, values: [floor.rssMiB], note: 'no LIFX package, no lights' }],
-      },
-      // Not a target: a package that keeps up runs the higher rates too (more work); nr-rss-same-work compares.
-    },
+    rssFigure('nr-rss-found', 'RSS of the Node-RED runtime once it found the 100 lights and set them once, 5 s idle', (c) => c.rssFound, true),
+    rssFigure(
+      'nr-rss-same-work',
+      `RSS of the Node-RED runtime after the set runs and the rates up to ${SAME_WORK_MAX_PER_S} messages a second (the same work for each package), 5 s idle, holding 100 lights`,
+      (c) => c.rssSameWork,
+      true,
+    ),
+    // Not a target: a package that keeps up runs the higher rates too (more work); nr-rss-same-work compares.
+    rssFigure('nr-rss', 'RSS of the Node-RED runtime after the set and sustained runs (each package up to the rate it lags at), 5 s idle, holding 100 lights', (c) => c.rss, false),
   ];
   const stepRows = clients.flatMap((c) =>
     RATE_SIZES.flatMap((n) =>
