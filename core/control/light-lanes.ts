@@ -1,11 +1,12 @@
 // Confirmed writes to one light, in turn: each starts once the one before it on that light has settled, so it is
 // planned from what that write left (our own acknowledged state, no read) and the light's pacing budget goes to
-// what is still wanted. A write still waiting its turn is dropped for a newer one that sets every field it sets
-// (latest wins, as fast mode's queue does per message): a flood of Set States (a dragged slider, a Node-RED flow at
-// 50 messages a second) keeps each light at most one write behind the newest, instead of working through a backlog
-// the light can take only at the vendor's 20 messages a second
+// what is still wanted. With latest wins (WriteOptions.latestWins), a write still waiting its turn is dropped for a
+// newer one that sets every field it sets, as fast mode's queue does per message: a flood of Set States (a dragged
+// slider, a Node-RED flow at 50 messages a second) keeps each light at most one write behind the newest, instead of
+// working through a backlog the light can take only at the vendor's 20 messages a second
 // (https://lan.developer.lifx.com/docs/communicating-with-device). The dropped write answers with the result of
-// the one that replaced it: the light ended with every field it asked for set, to newer values.
+// the one that replaced it, marked as such (the executor's `superseded`): the light ended with every field it asked
+// for set, to newer values. Without latest wins every write runs, so `ok` means the light took it.
 
 import type { StateChange } from './types.js';
 
