@@ -1,6 +1,7 @@
 // Runs plans: concurrent across lights, steps in order within a light, confirmed writes to one light in turn
-// (latest wins among those waiting: light-lanes.ts), a deadline per light, one result per light. `ok` only when the light acknowledged every message; `timed_out` when a known light did not
-// answer in time; `offline` when it is known to be gone. Never a hang: every light's result is settled by its deadline.
+// (latest wins among those waiting: light-lanes.ts), a deadline per light, one result per light. `ok` only when the
+// light acknowledged every message; `timed_out` when a known light did not answer in time; `offline` when it is known
+// to be gone. Never a hang: every light's result is settled by its deadline.
 
 import type { LightClient } from '../discovery/client.js';
 import { LightwireError } from '../errors.js';
@@ -249,13 +250,11 @@ export class Executor {
       if (options.read === 'none' && !zones) current = planFrom = light;
       else if (options.read === 'cached-state' && this.fresh(light, options.freshStateMs ?? DEFAULT_FRESH_STATE_MS)) {
         // Power and colour are fresh. A strip's zones are still read first, alone (another app may have painted
-        // them), except within a latest-wins stream, whose own writes painted them within STREAM_TRUST_MS.
-        const zonesKnown = zones && options.fields !== undefined && this.zonesConfirmedSince(light.serial, Date.now() - STREAM_TRUST_MS);
-        current = zones && !zonesKnown ? await this.read(light, zones, remaining, names, false) : light;
-        // A latest-wins write is one of a stream of changes: power confirmed within the last STREAM_TRUST_MS is
-        // the light's, so a stream sends it at most about once a second, not with every colour (see fromCache).
-        const streamTrusts = options.fields !== undefined && this.powerConfirmedSince(light.serial, Date.now() - STREAM_TRUST_MS);
-        planFrom = streamTrusts ? current : this.fromCache(current);
+        // them), and power goes out with the colour (fromCache), except in a latest-wins stream (only latest-wins
+        // writes carry fields): what its own writes set within STREAM_TRUST_MS is the light's.
+        const stream = options.fields !== undefined;
+        current = zones && !(stream && this.setWithin(light.serial, 'zones')) ? await this.read(light, zones, remaining, names, false) : light;
+        planFrom = stream && this.setWithin(light.serial, 'power') ? current : this.fromCache(current);
       } else current = planFrom = await this.read(light, zones, remaining, names);
       const plan = planFor(planFrom, target.zones);
       // A confirmed write never coalesces (latest wins is fast mode's): a Set replaced before it went out would answer
@@ -373,9 +372,8 @@ export class Executor {
 
   /**
    * What the service knows of a light is fresh enough to plan a confirmed write from, without reading it first:
-   * power and colour were read, or written by us, within `freshMs`; no
-   * transition of ours is running on them (the light shows a mid-fade value); no confirmed write to it is still
-   * unacknowledged; it answered its last exchange.
+   * power and colour were read, or written by us, within `freshMs`; no transition of ours is running on them (the
+   * light shows a mid-fade value); no confirmed write to it is still unacknowledged; it answered its last exchange.
    */
   private fresh(light: LightView, freshMs: number): boolean {
     if (freshMs <= 0 || !light.online) return false;
@@ -390,16 +388,14 @@ export class Executor {
     return this.client.requester.pendingSets(light.serial) === 0;
   }
 
-  /** Whether a strip's zones were read or acknowledged at or after `sinceMs`, and no transition of ours runs on them. */
-  private zonesConfirmedSince(serial: string, sinceMs: number): boolean {
-    const zones = this.client.registry.peek(serial)?.facts.zones;
-    return zones !== undefined && zones.readAt >= sinceMs && this.client.registry.settlesAt(serial, 'zones') === undefined;
-  }
-
-  /** Whether the light's power was read or acknowledged (registry clock, Date.now) at or after `sinceMs`. */
-  private powerConfirmedSince(serial: string, sinceMs: number): boolean {
-    const power = this.client.registry.peek(serial)?.facts.power;
-    return power !== undefined && power.readAt >= sinceMs;
+  /**
+   * Whether the light's power (or a strip's zones) was read or acknowledged within the last STREAM_TRUST_MS (registry
+   * clock, Date.now), with no transition of ours running on it.
+   */
+  private setWithin(serial: string, fact: 'power' | 'zones'): boolean {
+    const registry = this.client.registry;
+    const known = registry.peek(serial)?.facts[fact];
+    return known !== undefined && known.readAt >= Date.now() - STREAM_TRUST_MS && registry.settlesAt(serial, fact) === undefined;
   }
 
   /**

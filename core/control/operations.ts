@@ -14,6 +14,14 @@ type Planner<N extends EffectOperationName> = (request: Checked<N>) => PlanFor;
 /** effects.ts, loaded on first use (require: synchronous; the package is CommonJS). */
 const effects = (): typeof import('./effects.js') => require('./effects.js') as typeof import('./effects.js');
 
+/** A waveform or device effect's planner (`plannerOf` picks it from effects.ts): the request as checked. */
+const plain =
+  <R extends object>(plannerOf: (planners: typeof import('./effects.js')) => (request: R, light: LightView) => Plan) =>
+  (r: R): PlanFor => {
+    const planner = plannerOf(effects());
+    return (light) => planner(r, light);
+  };
+
 /**
  * A firmware effect's planner (`plannerOf` picks it from effects.ts): the run gets a fresh instance id, the same for
  * every light of the request.
@@ -28,28 +36,16 @@ const firmware =
 
 /** Every effect of the catalogue and its planner; the compiler checks that none is missing. */
 export const EFFECT_PLANNERS: { readonly [N in EffectOperationName]: Planner<N> } = Object.freeze({
-  breathe: (r) => {
-    const { planBreathe } = effects();
-    return (light) => planBreathe(r, light);
-  },
-  pulse: (r) => {
-    const { planPulse } = effects();
-    return (light) => planPulse(r, light);
-  },
+  breathe: plain((e) => e.planBreathe),
+  pulse: plain((e) => e.planPulse),
   move: firmware((e) => e.planMove),
   morph: firmware((e) => e.planMorph),
   flame: firmware((e) => e.planFlame),
   clouds: firmware((e) => e.planClouds),
   sunrise: firmware((e) => e.planSunrise),
   sunset: firmware((e) => e.planSunset),
-  effectsOff: (r) => {
-    const { planEffectsOff } = effects();
-    return (light) => planEffectsOff(r, light);
-  },
-  clean: (r) => {
-    const { planClean } = effects();
-    return (light) => planClean(r, light);
-  },
+  effectsOff: plain((e) => e.planEffectsOff),
+  clean: plain((e) => e.planClean),
 });
 
 /** The per-light planner of one checked effect request. */
